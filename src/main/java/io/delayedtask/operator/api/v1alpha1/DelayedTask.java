@@ -1,0 +1,32 @@
+package io.delayedtask.operator.api.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/** "Do this once, at that time": the resource users write (shared/API.md, "The resource"). */
+@Group(DelayedTask.GROUP)
+@Version(DelayedTask.VERSION)
+@Kind("DelayedTask")
+@Plural("delayedtasks")
+@Singular("delayedtask")
+@ShortNames("dt")
+@AdditionalPrinterColumn(name = "Due", jsonPath = ".status.dueTime", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Job", jsonPath = ".status.jobName", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class DelayedTask extends CustomResource<DelayedTaskSpec, DelayedTaskStatus> implements Namespaced {
+  public static final String GROUP = "delayedtask.io";
+  public static final String VERSION = "v1alpha1";
+
+  @Override
+  protected DelayedTaskStatus initStatus() {
+    return new DelayedTaskStatus();
+  }
+}

@@ -1,0 +1,127 @@
+package io.delayedtask.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import java.util.Map;
+
+/** What the user asks for. Exactly one of runAt and delay; everything else is optional. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "has(self.runAt) != has(self.delay)",
+    message = "set exactly one of spec.runAt (an RFC 3339 time) and spec.delay (a duration such as 10m)")
+public class DelayedTaskSpec {
+
+  /** The shape of an RFC 3339 time; the operator parses it again and reports what is wrong. */
+  static final String RFC3339 =
+      "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
+  /** Go-style (1h30m, 1.5h, 500ms) or ISO-8601 time-based (PT10M) durations, never negative. */
+  static final String DURATION =
+      "^(([0-9]+(\\.[0-9]+)?(ms|s|m|h))+|[Pp]([0-9]+[Dd])?([Tt]([0-9]+[Hh])?([0-9]+[Mm])?([0-9]+(\\.[0-9]+)?[Ss])?)?)$";
+
+  @ValidationRule(value = "self.matches(r'" + RFC3339 + "')",
+      message = "spec.runAt must be an RFC 3339 time such as 2026-12-03T07:00:00Z or 2026-12-03T08:00:00.5+01:00")
+  @JsonPropertyDescription("Absolute due time, RFC 3339 (2026-12-03T07:00:00Z; offsets and fractions allowed). "
+      + "Exactly one of runAt and delay is set.")
+  private String runAt;
+
+  @ValidationRule(value = "self.matches(r'" + DURATION + "')",
+      message = "spec.delay must be a non-negative duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M")
+  @JsonPropertyDescription("Due time relative to metadata.creationTimestamp: a duration such as 500ms, 45s, 10m, "
+      + "1h30m, 1.5h, or ISO-8601 PT10M. Exactly one of runAt and delay is set.")
+  private String delay;
+
+  @Min(0)
+  @JsonPropertyDescription("If the task cannot fire within this many seconds after its due time, it does not fire "
+      + "and its phase becomes Missed. Unset: no deadline.")
+  private Long startingDeadlineSeconds;
+
+  @Default("false")
+  @JsonPropertyDescription("A suspended task does not fire. Un-suspending schedules it again; if it is already "
+      + "overdue it fires at once unless its starting deadline has passed.")
+  private Boolean suspend;
+
+  @Min(0)
+  @JsonPropertyDescription("The DelayedTask is deleted this many seconds after it reaches a finished phase "
+      + "(Fired, Succeeded, Failed, Missed); its Job goes with it. Unset: kept.")
+  private Long ttlSecondsAfterFinished;
+
+  // The full Job schema would make the CRD too large for client-side apply (its last-applied
+  // annotation is capped at 256 KiB), so the schema of the template is a slim one and the API
+  // server validates the Job itself when the operator creates it.
+  @SchemaFrom(type = JobTemplateSchema.class)
+  @JsonPropertyDescription("A batch/v1 JobTemplateSpec (metadata, spec). Present: firing creates a Job from it "
+      + "in the task's namespace. Absent: firing only records it in the status.")
+  private JobTemplateSpec jobTemplate;
+
+  @JsonPropertyDescription("Opaque data for whoever reacts to the task; copied onto the created Job as "
+      + "annotations delayedtask.io/payload.<key>.")
+  private Map<String, String> payload;
+
+  public String getRunAt() {
+    return runAt;
+  }
+
+  public void setRunAt(String runAt) {
+    this.runAt = runAt;
+  }
+
+  public String getDelay() {
+    return delay;
+  }
+
+  public void setDelay(String delay) {
+    this.delay = delay;
+  }
+
+  public Long getStartingDeadlineSeconds() {
+    return startingDeadlineSeconds;
+  }
+
+  public void setStartingDeadlineSeconds(Long startingDeadlineSeconds) {
+    this.startingDeadlineSeconds = startingDeadlineSeconds;
+  }
+
+  public Boolean getSuspend() {
+    return suspend;
+  }
+
+  public void setSuspend(Boolean suspend) {
+    this.suspend = suspend;
+  }
+
+  /** Null-safe view of {@link #getSuspend()}: absent means not suspended. */
+  @JsonIgnore
+  public boolean isSuspended() {
+    return Boolean.TRUE.equals(suspend);
+  }
+
+  public Long getTtlSecondsAfterFinished() {
+    return ttlSecondsAfterFinished;
+  }
+
+  public void setTtlSecondsAfterFinished(Long ttlSecondsAfterFinished) {
+    this.ttlSecondsAfterFinished = ttlSecondsAfterFinished;
+  }
+
+  public JobTemplateSpec getJobTemplate() {
+    return jobTemplate;
+  }
+
+  public void setJobTemplate(JobTemplateSpec jobTemplate) {
+    this.jobTemplate = jobTemplate;
+  }
+
+  public Map<String, String> getPayload() {
+    return payload;
+  }
+
+  public void setPayload(Map<String, String> payload) {
+    this.payload = payload;
+  }
+}

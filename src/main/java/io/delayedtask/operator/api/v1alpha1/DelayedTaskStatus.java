@@ -1,0 +1,107 @@
+package io.delayedtask.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** What the operator reports (shared/API.md, "status"). Times are UTC with three fraction digits. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class DelayedTaskStatus {
+
+  @JsonPropertyDescription("Scheduled, Suspended, Running, Fired, Succeeded, Failed, Missed or Invalid.")
+  private Phase phase;
+
+  @JsonPropertyDescription("The absolute due time the operator computed, UTC (2026-12-03T07:00:00.000Z).")
+  private String dueTime;
+
+  @JsonPropertyDescription("When the task fired, UTC, same format as dueTime.")
+  private String firedTime;
+
+  @JsonPropertyDescription("The Job the task created, in the task's namespace.")
+  private String jobName;
+
+  @JsonPropertyDescription("One sentence on the current phase: why it is Invalid, Failed or Missed.")
+  private String message;
+
+  @JsonPropertyDescription("The metadata.generation this status describes.")
+  private Long observedGeneration;
+
+  @JsonPropertyDescription("Standard conditions: Scheduled, Fired, Complete, Failed.")
+  private List<Condition> conditions = new ArrayList<>();
+
+  public Phase getPhase() {
+    return phase;
+  }
+
+  public void setPhase(Phase phase) {
+    this.phase = phase;
+  }
+
+  public String getDueTime() {
+    return dueTime;
+  }
+
+  public void setDueTime(String dueTime) {
+    this.dueTime = dueTime;
+  }
+
+  public String getFiredTime() {
+    return firedTime;
+  }
+
+  public void setFiredTime(String firedTime) {
+    this.firedTime = firedTime;
+  }
+
+  public String getJobName() {
+    return jobName;
+  }
+
+  public void setJobName(String jobName) {
+    this.jobName = jobName;
+  }
+
+  public String getMessage() {
+    return message;
+  }
+
+  public void setMessage(String message) {
+    this.message = message;
+  }
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions == null ? new ArrayList<>() : conditions;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof DelayedTaskStatus that)) {
+      return false;
+    }
+    return phase == that.phase && Objects.equals(dueTime, that.dueTime) && Objects.equals(firedTime, that.firedTime)
+        && Objects.equals(jobName, that.jobName) && Objects.equals(message, that.message)
+        && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(conditions, that.conditions);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(phase, dueTime, firedTime, jobName, message, observedGeneration, conditions);
+  }
+}

@@ -1,0 +1,203 @@
+package io.delayedtask.operator.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * The operator's configuration, built once from the environment (see shared/API.md, "The operator
+ * process") and passed through constructors. Every value is checked here, so a bad one stops the
+ * process at start with a message naming the variable and what it accepts.
+ */
+public record OperatorConfig(
+    String redisUri,
+    boolean redisCluster,
+    Optional<String> redisPassword,
+    String keyPrefix,
+    Set<String> namespaces,
+    boolean leaderElection,
+    String leaseName,
+    String leaseNamespace,
+    String identity,
+    Duration resyncInterval,
+    int httpPort) {
+
+  public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
+  public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
+  public static final String REDIS_PASSWORD = "DELAYEDTASK_REDIS_PASSWORD";
+  public static final String KEY_PREFIX = "DELAYEDTASK_KEY_PREFIX";
+  public static final String NAMESPACES = "DELAYEDTASK_NAMESPACES";
+  public static final String LEADER_ELECTION = "DELAYEDTASK_LEADER_ELECTION";
+  public static final String LEASE_NAME = "DELAYEDTASK_LEASE_NAME";
+  public static final String LEASE_NAMESPACE = "DELAYEDTASK_LEASE_NAMESPACE";
+  public static final String IDENTITY = "DELAYEDTASK_IDENTITY";
+  public static final String RESYNC_SECONDS = "DELAYEDTASK_RESYNC_SECONDS";
+  public static final String HTTP_PORT = "DELAYEDTASK_HTTP_PORT";
+
+  /** Where a pod learns its namespace (downward API is not needed: the service account mount has it). */
+  static final String POD_NAMESPACE = "POD_NAMESPACE";
+
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  /** Hash tags use braces and Redis keys are separated by ':' in our layout, so neither may appear. */
+  private static final Pattern KEY_PREFIX_PATTERN = Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
+  private static final Set<String> REDIS_SCHEMES = Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel");
+
+  public OperatorConfig {
+    Objects.requireNonNull(redisUri);
+    Objects.requireNonNull(redisPassword);
+    Objects.requireNonNull(keyPrefix);
+    namespaces = Set.copyOf(namespaces);
+    Objects.requireNonNull(leaseName);
+    Objects.requireNonNull(leaseNamespace);
+    Objects.requireNonNull(identity);
+    Objects.requireNonNull(resyncInterval);
+  }
+
+  /** True when the operator watches every namespace. */
+  public boolean watchesAllNamespaces() {
+    return namespaces.isEmpty();
+  }
+
+  /** The Redis URIs to connect to: one, or several cluster seeds. */
+  public List<String> redisUris() {
+    return RedisUris.split(redisUri);
+  }
+
+  /**
+   * Reads the configuration from an environment map, typically {@code System.getenv()}.
+   *
+   * @throws ConfigException naming the first bad variable
+   */
+  public static OperatorConfig fromEnv(Map<String, String> env) {
+    boolean cluster = bool(env, REDIS_CLUSTER, false);
+    String redisUri = redisUri(env, cluster);
+    Optional<String> password = Optional.ofNullable(blankToNull(env.get(REDIS_PASSWORD)));
+    String keyPrefix = matching(env, KEY_PREFIX, "delayedtask", KEY_PREFIX_PATTERN,
+        "1 to 64 letters, digits, '_', '.' or '-' (no ':' or braces: they structure the Redis keys)");
+    Set<String> namespaces = namespaces(env);
+    boolean leaderElection = bool(env, LEADER_ELECTION, true);
+    String leaseName = matching(env, LEASE_NAME, "delayed-task-operator", DNS_SUBDOMAIN,
+        "a DNS subdomain name: lower-case letters, digits, '-' and '.', at most 253 characters");
+    String leaseNamespaceDefault = Optional.ofNullable(blankToNull(env.get(POD_NAMESPACE))).orElse("default");
+    String leaseNamespace = matching(env, LEASE_NAMESPACE, leaseNamespaceDefault, DNS_LABEL,
+        "a namespace name: lower-case letters, digits and '-', at most 63 characters");
+    String identity = Optional.ofNullable(blankToNull(env.get(IDENTITY)))
+        .or(() -> Optional.ofNullable(blankToNull(env.get("HOSTNAME"))))
+        .orElseGet(() -> "delayed-task-operator-" + UUID.randomUUID());
+    int resyncSeconds = integer(env, RESYNC_SECONDS, 300, 1, 86_400);
+    int httpPort = integer(env, HTTP_PORT, 8080, 0, 65_535);
+    return new OperatorConfig(redisUri, cluster, password, keyPrefix, namespaces, leaderElection,
+        leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort);
+  }
+
+  private static String redisUri(Map<String, String> env, boolean cluster) {
+    String value = Optional.ofNullable(blankToNull(env.get(REDIS_URI))).orElse("redis://localhost:6379");
+    List<String> uris = RedisUris.split(value);
+    if (!cluster && uris.size() > 1) {
+      throw new ConfigException(REDIS_URI + "='" + RedisUris.redact(value) + "' names several nodes; "
+          + "set " + REDIS_CLUSTER + "=true for Redis Cluster seeds, or give one redis://, rediss:// or "
+          + "redis-sentinel:// URI");
+    }
+    for (String uri : uris) {
+      String scheme;
+      try {
+        scheme = new URI(uri).getScheme();
+      } catch (URISyntaxException e) {
+        scheme = null;
+      }
+      if (scheme == null || !REDIS_SCHEMES.contains(scheme)) {
+        throw new ConfigException(REDIS_URI + "='" + RedisUris.redact(value) + "' is not a Redis URI; "
+            + "use redis://host:port, rediss://host:port (TLS) or redis-sentinel://host:port#master");
+      }
+      if (cluster && scheme.contains("sentinel")) {
+        throw new ConfigException(REDIS_URI + " uses Sentinel while " + REDIS_CLUSTER + "=true; "
+            + "Redis Cluster seeds are redis:// or rediss:// URIs");
+      }
+    }
+    return value;
+  }
+
+  private static Set<String> namespaces(Map<String, String> env) {
+    String value = blankToNull(env.get(NAMESPACES));
+    if (value == null) {
+      return Set.of();
+    }
+    Set<String> namespaces = new java.util.LinkedHashSet<>();
+    for (String namespace : Arrays.stream(value.split(",")).map(String::trim).toList()) {
+      if (namespace.isEmpty()) {
+        continue;
+      }
+      if (!DNS_LABEL.matcher(namespace).matches()) {
+        throw new ConfigException(NAMESPACES + " has '" + namespace + "', which is not a namespace name; "
+            + "give comma-separated namespace names (lower-case letters, digits, '-'), or leave it unset "
+            + "to watch all namespaces");
+      }
+      namespaces.add(namespace);
+    }
+    return namespaces;
+  }
+
+  private static boolean bool(Map<String, String> env, String name, boolean fallback) {
+    String value = blankToNull(env.get(name));
+    if (value == null) {
+      return fallback;
+    }
+    return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new ConfigException(name + "='" + value + "' is not a boolean; use true or false");
+    };
+  }
+
+  private static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
+    String value = blankToNull(env.get(name));
+    if (value == null) {
+      return fallback;
+    }
+    try {
+      int parsed = Integer.parseInt(value.trim());
+      if (parsed >= min && parsed <= max) {
+        return parsed;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below with the accepted range
+    }
+    throw new ConfigException(name + "='" + value + "' is not valid; use a whole number from " + min + " to " + max);
+  }
+
+  private static String matching(Map<String, String> env, String name, String fallback, Pattern pattern,
+      String accepts) {
+    String value = blankToNull(env.get(name));
+    if (value == null) {
+      return fallback;
+    }
+    if (!pattern.matcher(value.trim()).matches()) {
+      throw new ConfigException(name + "='" + value + "' is not valid; use " + accepts);
+    }
+    return value.trim();
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value;
+  }
+
+  /** Never print the password, whatever the caller logs. */
+  @Override
+  public String toString() {
+    return "OperatorConfig[redisUri=" + RedisUris.redact(redisUri) + ", redisCluster=" + redisCluster
+        + ", redisPassword=" + (redisPassword.isPresent() ? "<set>" : "<none>") + ", keyPrefix=" + keyPrefix
+        + ", namespaces=" + (namespaces.isEmpty() ? "<all>" : namespaces) + ", leaderElection=" + leaderElection
+        + ", lease=" + leaseNamespace + "/" + leaseName + ", identity=" + identity
+        + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort + "]";
+  }
+}

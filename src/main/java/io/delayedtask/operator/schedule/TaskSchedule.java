@@ -1,0 +1,61 @@
+package io.delayedtask.operator.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Redis schedule as the rest of the operator sees it: entries (an opaque id and a due time)
+ * that become due by the Redis server's clock and are claimed with a lease.
+ *
+ * <p>Ids are chosen by the caller; the operator uses "namespace/name/uid". Every method may throw
+ * {@link ScheduleUnavailableException} when Redis cannot be reached; nothing is lost then, the
+ * caller retries.
+ */
+public interface TaskSchedule extends AutoCloseable {
+
+  /** Adds the entry or moves it to a new due time; wakes the poller when it is the new earliest. */
+  void schedule(String id, Instant due);
+
+  /** Removes the entry, whether waiting or claimed. Idempotent. */
+  void cancel(String id);
+
+  /** Moves at most {@code max} due entries (score at or before the Redis clock) into flight. */
+  ClaimBatch claimDue(int max, Duration lease);
+
+  /** Removes a claimed entry for good: its effect is durable. */
+  void acknowledge(ClaimedEntry entry);
+
+  /** Puts a claimed entry back to wait until {@code retryAt} (retry with backoff). */
+  void release(ClaimedEntry entry, Instant retryAt);
+
+  /** Returns claims whose lease ran out to the due set; returns how many. */
+  int requeueExpiredClaims();
+
+  /** The earliest due time of any waiting entry. */
+  Optional<Instant> earliestDue();
+
+  /** Waiting and in-flight counts and the age of the oldest overdue entry. */
+  ScheduleCounts counts();
+
+  /** Every waiting entry with its due time (for the resync against the DelayedTasks). */
+  Map<String, Instant> waitingEntries();
+
+  /** Ids of every entry in flight (claimed, not yet acknowledged). */
+  List<String> inFlightIds();
+
+  /**
+   * The identity of the Redis server(s) behind the schedule (run_id, for a cluster the sorted
+   * run_ids of the masters): when it changes, Redis restarted or failed over and the schedule is
+   * rebuilt from the DelayedTasks.
+   */
+  String serverIdentity();
+
+  /** The Redis server's clock. */
+  Instant serverTime();
+
+  @Override
+  void close();
+}
