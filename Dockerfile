@@ -10,7 +10,8 @@ RUN groupadd --system --gid 10001 operator \
       --shell /usr/sbin/nologin operator
 
 WORKDIR /app
-COPY --chown=0:0 --chmod=0444 target/delayed-task-operator.jar /app/delayed-task-operator.jar
+# Owned by root and not writable by the operator user.
+COPY target/delayed-task-operator.jar /app/delayed-task-operator.jar
 
 # Container-aware JVM defaults: the heap follows the memory limit, an OutOfMemoryError ends the
 # process (Kubernetes restarts it) instead of leaving it half-alive, temp files go to /tmp (an
