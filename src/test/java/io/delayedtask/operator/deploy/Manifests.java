@@ -26,7 +26,7 @@ final class Manifests {
   static final Path PLAIN = Path.of("k8s");
   static final Path EXAMPLES = PLAIN.resolve("examples");
 
-  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   private static final Pattern DOCUMENT_SEPARATOR = Pattern.compile("(?m)^---\\s*$");
   private static final Pattern ONLY_COMMENTS = Pattern.compile("(?s)\\s*(#[^\\n]*\\n?\\s*)*");
 
