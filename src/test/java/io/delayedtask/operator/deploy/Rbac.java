@@ -40,11 +40,14 @@ final class Rbac {
       "/events: create,patch",
       "events.k8s.io/events: create,patch");
 
-  /** Leader election, in the operator's namespace only. */
+  /**
+   * Leader election, in the operator's namespace only. JOSDK checks get/create/update before it
+   * starts; fabric8's LeaseLock then renews with a JSON merge patch.
+   */
   static Set<String> leaderElection(String leaseName) {
     return Set.of(
         "coordination.k8s.io/leases: create",
-        "coordination.k8s.io/leases[" + leaseName + "]: get,update");
+        "coordination.k8s.io/leases[" + leaseName + "]: get,patch,update");
   }
 
   static final Set<String> USER_EDIT = Set.of(
