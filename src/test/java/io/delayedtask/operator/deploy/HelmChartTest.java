@@ -5,8 +5,10 @@ import static io.delayedtask.operator.deploy.RenderedChart.NAMESPACE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.marcnuri.helm.DryRun;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -29,7 +31,9 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -355,6 +359,22 @@ class HelmChartTest {
         .hasMessageContaining("watchNamespaces");
     assertThatThrownBy(() -> RenderedChart.template("replicaCont: 3"))
         .as("typos in value names are refused, not ignored").hasMessageContaining("replicaCont");
+  }
+
+  @Test
+  void notesTellTheUserWhatToTryFirstWithATaskTheApiAccepts() {
+    String notes = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
+        .clientOnly().withDryRunOption(DryRun.CLIENT).call().getOutput();
+    assertThat(notes).contains("kubectl -n ops rollout status deployment/" + FULLNAME, "get dt hello-later -w");
+
+    Matcher heredoc = Pattern.compile("(?s)<<'YAML'[^\\n]*\\n(.*?)\\n\\s*YAML\\n").matcher(notes);
+    assertThat(heredoc.find()).as("NOTES carry a DelayedTask to apply:%n%s", notes).isTrue();
+    String manifest = heredoc.group(1).lines().map(line -> line.length() > 3 ? line.substring(3) : line.strip())
+        .collect(Collectors.joining("\n"));
+    DelayedTask task = Manifests.SERIALIZATION.unmarshal(manifest, DelayedTask.class);
+    assertThat(task.getSpec().getDelay()).isEqualTo("30s");
+    assertThat(task.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers()).hasSize(1);
+    assertThat(Manifests.unknownFields(task.getSpec().getJobTemplate(), "NOTES jobTemplate")).isEmpty();
   }
 
   @Test
