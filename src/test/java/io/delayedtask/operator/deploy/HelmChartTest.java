@@ -28,9 +28,14 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -375,6 +380,33 @@ class HelmChartTest {
     assertThat(task.getSpec().getDelay()).isEqualTo("30s");
     assertThat(task.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers()).hasSize(1);
     assertThat(Manifests.unknownFields(task.getSpec().getJobTemplate(), "NOTES jobTemplate")).isEmpty();
+  }
+
+  /** Keys whose value is a Kubernetes object documented by Kubernetes itself; the key has the comment. */
+  private static final Set<String> KUBERNETES_OBJECT_VALUES = Set.of("resources", "podSecurityContext", "securityContext");
+
+  @Test
+  void everyValueHasACommentAboveIt() throws IOException {
+    List<String> lines = Files.readAllLines(Manifests.CHART.resolve("values.yaml"));
+    Pattern key = Pattern.compile("^( *)([A-Za-z][A-Za-z0-9_.-]*):");
+    Deque<Map.Entry<Integer, String>> parents = new ArrayDeque<>();
+    List<String> uncommented = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      Matcher line = key.matcher(lines.get(i));
+      if (!line.find()) {
+        continue;
+      }
+      int indent = line.group(1).length();
+      while (!parents.isEmpty() && parents.peek().getKey() >= indent) {
+        parents.pop();
+      }
+      boolean insideKubernetesObject = parents.stream().anyMatch(p -> KUBERNETES_OBJECT_VALUES.contains(p.getValue()));
+      if (!insideKubernetesObject && (i == 0 || !lines.get(i - 1).strip().startsWith("#"))) {
+        uncommented.add((i + 1) + ": " + lines.get(i).strip());
+      }
+      parents.push(Map.entry(indent, line.group(2)));
+    }
+    assertThat(uncommented).as("values.yaml keys without a comment line above").isEmpty();
   }
 
   @Test
