@@ -254,6 +254,22 @@ abstract class AbstractRedisScheduleIT {
   }
 
   @Test
+  void claimingOneAtATimeReachesEveryShard() {
+    Instant due = redisNow().minusSeconds(1);
+    for (int i = 0; i < 30; i++) {
+      schedule.schedule("single/" + i, due);
+    }
+    List<String> claimed = new ArrayList<>();
+    ClaimBatch batch;
+    do {
+      batch = schedule.claimDue(1, LONG_LEASE);
+      assertThat(batch.entries()).hasSizeLessThanOrEqualTo(1);
+      batch.entries().forEach(entry -> claimed.add(entry.id()));
+    } while (!batch.entries().isEmpty() || batch.moreDue());
+    assertThat(claimed).hasSize(30).doesNotHaveDuplicates();
+  }
+
+  @Test
   void countsReportTheOldestOverdueAgeByTheRedisClock() {
     Instant now = redisNow();
     schedule.schedule("old", now.minusSeconds(30));
