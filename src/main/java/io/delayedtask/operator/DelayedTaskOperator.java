@@ -143,6 +143,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
       });
       operator.register(new DelayedTaskReconciler(schedule, validator, events, clock), c -> {
         c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
+        // Every task is looked at again at least this often, so an event lost around a leadership
+        // change (or a TTL missed) cannot leave a task unreconciled for long.
+        c.withReconciliationMaxInterval(config.resyncInterval());
         if (config.watchesAllNamespaces()) {
           c.watchingAllNamespaces();
         } else {

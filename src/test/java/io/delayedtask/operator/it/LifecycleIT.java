@@ -63,6 +63,9 @@ class LifecycleIT {
     operator = OperatorFixture.start(env, kube.newClient());
     schedule = RedisSchedule.open(OperatorConfig.fromEnv(env));
     await().atMost(TIMEOUT).until(operator::isFiring);
+    // The operator is fully up once it has reconciled a task.
+    create(client, task(NS, "warm-up", s -> s.setRunAt("2099-01-01T00:00:00Z")));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "warm-up").orElse(null) == Phase.Scheduled);
   }
 
   @AfterAll
