@@ -143,7 +143,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
           o.withLeaderElectionConfiguration(leaderElection(config, options, firing));
         }
       });
-      operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks), c -> {
+      operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
+          () -> !config.leaderElection() || firing.isFiring()), c -> {
         c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
         // Every task is looked at again at least this often, so an event lost around a leadership
         // change (or a TTL missed) cannot leave a task unreconciled for long.

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,10 +47,16 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
   private final TaskEvents events;
   private final Clock clock;
   private final TaskLocks locks;
+  private final BooleanSupplier leading;
 
+  /**
+   * @param leading whether this instance leads; JOSDK keeps reconciling after the lease is lost when
+   *     the process does not exit (in-process tests), and a former leader must not write then
+   */
   public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock,
-      TaskLocks locks) {
+      TaskLocks locks, BooleanSupplier leading) {
     this.locks = locks;
+    this.leading = leading;
     this.schedule = schedule;
     this.validator = validator;
     this.events = events;
@@ -79,6 +86,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
 
   @Override
   public UpdateControl<DelayedTask> reconcile(DelayedTask cached, Context<DelayedTask> context) {
+    if (!leading.getAsBoolean()) {
+      return UpdateControl.noUpdate();
+    }
     return locks.withLock(cached.getMetadata().getNamespace(), cached.getMetadata().getName(),
         () -> reconcileLocked(cached, context));
   }
