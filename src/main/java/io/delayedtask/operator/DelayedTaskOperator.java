@@ -208,6 +208,10 @@ public final class DelayedTaskOperator implements AutoCloseable {
   /** Stops everything in the reverse order of starting. Idempotent. */
   @Override
   public synchronized void close() {
+    if (stopInReverse.isEmpty()) {
+      return;
+    }
+    LOG.info("Stopping");
     while (!stopInReverse.isEmpty()) {
       AutoCloseable next = stopInReverse.pop();
       try {
@@ -216,5 +220,6 @@ public final class DelayedTaskOperator implements AutoCloseable {
         LOG.warn("Stopping {} failed: {}", next.getClass().getSimpleName(), e.toString());
       }
     }
+    LOG.info("Stopped");
   }
 }
