@@ -270,8 +270,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     if (cancel(ScheduleIds.idOf(task))) {
       return DeleteControl.defaultDelete();
     }
-    // Keep the finalizer: dropping it now would leave an entry that fires a deleted task's effect
-    // (the firer would skip it, but only a live Redis can be told to forget it).
+    // Redis is down: keep the finalizer and try again, rather than leave an entry behind for a task
+    // that is gone (the firer would skip it, but the schedule should not keep what no task backs).
     return DeleteControl.noFinalizerRemoval().rescheduleAfter(REDIS_RETRY.toMillis());
   }
 
