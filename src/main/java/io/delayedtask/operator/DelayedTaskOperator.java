@@ -45,6 +45,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
   private final Firing firing;
   private final HttpEndpoints http;
   private final TaskSchedule schedule;
+  private final boolean exitOnStopLeading;
+  private volatile boolean closing;
 
   /**
    * What differs between production and tests: leadership timing, whether losing the lease ends
@@ -110,6 +112,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
   private DelayedTaskOperator(OperatorConfig config, KubernetesClient client, Options options) {
     Clock clock = options.clock();
+    exitOnStopLeading = options.exitOnStopLeading();
     try {
       // 1. Metrics: one registry for ours, JOSDK's and the JVM's, scraped at /metrics.
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -140,7 +143,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
             .withCloseClientOnStop(false)
             .withStopOnInformerErrorDuringStartup(false);
         if (config.leaderElection()) {
-          o.withLeaderElectionConfiguration(leaderElection(config, options, firing));
+          o.withLeaderElectionConfiguration(leaderElection(config, options, firing, this::afterLosingLease));
         }
       });
       operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
@@ -178,20 +181,34 @@ public final class DelayedTaskOperator implements AutoCloseable {
       }
       LOG.info("Started; HTTP on port {}", http.port());
     } catch (RuntimeException e) {
-      close();
+      closing = true;
+      closeInReverse();
       throw e;
     }
   }
 
-  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Options options, Firing firing) {
+  /**
+   * Production ends the process when the lease is lost (options.exitOnStopLeading). Done here rather
+   * than by JOSDK's own exitOnStopLeading, which would also call System.exit while the shutdown hook
+   * stops the operator, and System.exit inside a shutdown hook blocks forever.
+   */
+  private void afterLosingLease() {
+    if (exitOnStopLeading && !closing) {
+      LOG.error("Lost the leader lease; exiting so that this instance restarts as a standby");
+      new Thread(() -> System.exit(1), "exit-after-losing-lease").start();
+    }
+  }
+
+  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Options options, Firing firing,
+      Runnable afterLosingLease) {
     return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(config.leaseName())
         .withLeaseNamespace(config.leaseNamespace())
         .withIdentity(config.identity())
         .withLeaseDuration(options.leaseDuration())
         .withRenewDeadline(options.renewDeadline())
         .withRetryPeriod(options.retryPeriod())
-        .withLeaderCallbacks(firing.leaderCallbacks())
-        .withExitOnStopLeading(options.exitOnStopLeading())
+        .withLeaderCallbacks(firing.leaderCallbacks(afterLosingLease))
+        .withExitOnStopLeading(false) // see afterLosingLease()
         .build();
   }
 
@@ -207,7 +224,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
   /** Stops everything in the reverse order of starting. Idempotent. */
   @Override
-  public synchronized void close() {
+  public void close() {
+    closing = true;
+    closeInReverse();
+  }
+
+  private synchronized void closeInReverse() {
     if (stopInReverse.isEmpty()) {
       return;
     }

@@ -52,10 +52,15 @@ public class Firing implements AutoCloseable {
     return poller != null;
   }
 
-  /** Leader election callbacks: lead → fire; stop leading → stop firing. */
-  public LeaderCallbacks leaderCallbacks() {
-    return new LeaderCallbacks(this::start, this::stop,
-        leader -> LOG.info("The leader is now {}", leader));
+  /**
+   * Leader election callbacks: lead → fire; stop leading → stop firing, then {@code afterLosingLease}
+   * (in production: end the process, so Kubernetes restarts it as a clean standby).
+   */
+  public LeaderCallbacks leaderCallbacks(Runnable afterLosingLease) {
+    return new LeaderCallbacks(this::start, () -> {
+      stop();
+      afterLosingLease.run();
+    }, leader -> LOG.info("The leader is now {}", leader));
   }
 
   @Override
