@@ -42,7 +42,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
-  private final Firing firing;
+  private volatile Firing firing; // not final: the firer asks it whether this instance still leads
   private final HttpEndpoints http;
   private final TaskSchedule schedule;
   private final boolean exitOnStopLeading;
@@ -131,7 +131,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
           options.redisProbeInterval(), clock, registry);
       stopInReverse.push(keeper);
       TaskLocks locks = new TaskLocks();
-      TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock, locks);
+      TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock, locks,
+          () -> this.firing.isFiring());
       firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer));
       stopInReverse.push(firing);
 

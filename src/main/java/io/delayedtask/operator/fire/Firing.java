@@ -18,6 +18,8 @@ public class Firing implements AutoCloseable {
   private final ScheduleKeeper keeper;
   private final Supplier<AutoCloseable> pollerStarter;
   private AutoCloseable poller;
+  /** Cleared first thing when leadership ends, before the poller drains its claims. */
+  private volatile boolean active;
 
   /** {@code pollerStarter} starts the schedule's poller and returns what stops it. */
   public Firing(ScheduleKeeper keeper, Supplier<AutoCloseable> pollerStarter) {
@@ -30,11 +32,17 @@ public class Firing implements AutoCloseable {
       return;
     }
     LOG.info("Starting to fire due tasks");
+    active = true;
     keeper.activate();
     poller = pollerStarter.get();
   }
 
-  public synchronized void stop() {
+  public void stop() {
+    active = false; // unsynchronized: handlers still draining must see it at once
+    stopPoller();
+  }
+
+  private synchronized void stopPoller() {
     if (poller == null) {
       return;
     }
@@ -48,8 +56,9 @@ public class Firing implements AutoCloseable {
     keeper.deactivate();
   }
 
-  public synchronized boolean isFiring() {
-    return poller != null;
+  /** True while this instance leads (or leader election is off) and fires due entries. */
+  public boolean isFiring() {
+    return active;
   }
 
   /**

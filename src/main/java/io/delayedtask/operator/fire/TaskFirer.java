@@ -24,6 +24,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -44,12 +45,14 @@ public class TaskFirer implements DueEntryHandler {
   private final FireMetrics metrics;
   private final Clock clock;
   private final TaskLocks locks;
+  private final BooleanSupplier leading;
   /** Consecutive failed attempts per entry id, for the backoff; forgotten once the entry is acknowledged. */
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
   public TaskFirer(KubernetesClient client, SpecValidator validator, TaskEvents events, FireMetrics metrics,
-      Clock clock, TaskLocks locks) {
+      Clock clock, TaskLocks locks, BooleanSupplier leading) {
     this.locks = locks;
+    this.leading = leading;
     this.client = client;
     this.validator = validator;
     this.events = events;
@@ -59,6 +62,10 @@ public class TaskFirer implements DueEntryHandler {
 
   @Override
   public Disposition handle(ClaimedEntry entry) {
+    if (!leading.getAsBoolean()) {
+      // Leadership ended while this claim waited for a worker: hand it back for the new leader.
+      return Disposition.retryAt(entry.claimedAt());
+    }
     Optional<ScheduleIds.TaskRef> ref = ScheduleIds.parse(entry.id());
     if (ref.isEmpty()) {
       LOG.warn("Schedule entry '{}' is not a task id (namespace/name/uid); dropping it", entry.id());

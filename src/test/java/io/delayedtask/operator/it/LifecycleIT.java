@@ -387,7 +387,8 @@ class LifecycleIT {
     await().atMost(TIMEOUT).until(() -> entry(task).isPresent());
     assertThat(entry(task)).contains(Instant.parse(Times.format(runAt)));
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "survivor").orElse(null) == Phase.Fired);
-    assertThat(scrape("/metrics")).containsPattern("delayedtask_resync_repairs_total\\{kind=\"added\"} [1-9]");
+    // Healed by the resync or by the periodic reconciliation (both run every second here);
+    // ScheduleResyncIT checks the resync's repairs one by one.
   }
 
   @Test
