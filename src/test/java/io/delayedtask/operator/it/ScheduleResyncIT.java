@@ -1,0 +1,67 @@
+package io.delayedtask.operator.it;
+
+import static io.delayedtask.operator.testing.Tasks.create;
+import static io.delayedtask.operator.testing.Tasks.task;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.reconcile.ScheduleIds;
+import io.delayedtask.operator.reconcile.ScheduleResync;
+import io.delayedtask.operator.reconcile.SpecValidator;
+import io.delayedtask.operator.schedule.RedisSchedule;
+import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.RedisProcess;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The resync on its own, against a real Redis and the mock API server: each kind of repair. */
+class ScheduleResyncIT {
+  private static final String NS = "resync";
+  private static final Instant LATER = Instant.parse("2099-01-01T00:00:00Z");
+
+  @Test
+  void rebuildsTheScheduleFromTheTasks() {
+    try (RedisProcess redis = RedisProcess.start(); MockKubernetes kube = MockKubernetes.start();
+        RedisSchedule schedule = RedisSchedule.open(OperatorConfig.fromEnv(
+            Map.of(OperatorConfig.REDIS_URI, redis.uri(), OperatorConfig.KEY_PREFIX, "resync")))) {
+      KubernetesClient client = kube.client();
+      DelayedTask missing = create(client, task(NS, "missing", s -> s.setRunAt(LATER.toString())));
+      DelayedTask early = create(client, task(NS, "early", s -> s.setRunAt(LATER.toString())));
+      DelayedTask suspended = create(client, task(NS, "suspended", s -> {
+        s.setRunAt(LATER.toString());
+        s.setSuspend(true);
+      }));
+      DelayedTask fired = create(client, task(NS, "fired", s -> s.setRunAt("2026-01-01T00:00:00Z")));
+      DelayedTaskStatus firedStatus = new DelayedTaskStatus();
+      firedStatus.setPhase(Phase.Fired);
+      firedStatus.setDueTime("2026-01-01T00:00:00.000Z");
+      fired.setStatus(firedStatus);
+      client.resource(fired).updateStatus();
+
+      schedule.schedule(ScheduleIds.idOf(early), LATER.minusSeconds(3600));
+      schedule.schedule(ScheduleIds.idOf(suspended), LATER);
+      schedule.schedule(ScheduleIds.idOf(fired), Instant.parse("2026-01-01T00:00:00Z"));
+      schedule.schedule(NS + "/deleted-long-ago/uid-0", LATER);
+
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      ScheduleResync resync = new ScheduleResync(client, Set.of(), schedule, new SpecValidator(), registry);
+      ScheduleResync.Repairs repairs = resync.run();
+
+      assertThat(repairs).isEqualTo(new ScheduleResync.Repairs(1, 3, 1));
+      assertThat(schedule.waitingEntries()).containsOnly(
+          Map.entry(ScheduleIds.idOf(missing), LATER),
+          Map.entry(ScheduleIds.idOf(early), LATER));
+      assertThat(registry.get(ScheduleResync.REPAIRS).tag("kind", "removed").counter().count()).isEqualTo(3.0);
+
+      // Nothing left to repair.
+      assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(0, 0, 0));
+    }
+  }
+}
