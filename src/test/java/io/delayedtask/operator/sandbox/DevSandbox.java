@@ -34,8 +34,12 @@ public final class DevSandbox {
   private static final PrintStream OUT = System.out;
 
   private final Deque<AutoCloseable> running = new ArrayDeque<>();
+  private KubernetesClient client;
+  private Path kubeconfig;
 
   public static void main(String[] args) throws Exception {
+    // The mock API server logs every request through java.util.logging; the sandbox has its own output.
+    java.util.logging.LogManager.getLogManager().reset();
     DevSandbox sandbox = new DevSandbox();
     Runtime.getRuntime().addShutdownHook(new Thread(sandbox::stop, "sandbox-stop"));
     sandbox.start(Path.of("").toAbsolutePath());
@@ -52,14 +56,14 @@ public final class DevSandbox {
     // 2. An embedded Kubernetes API with the CRD and discovery, and a kubeconfig for kubectl.
     SandboxApiServer api = new SandboxApiServer(project.resolve("crds/delayedtasks.delayedtask.io-v1.yml"), 0);
     running.push(api);
-    Path kubeconfig = Kubeconfig.write(work.resolve("kubeconfig"), api.url(), "default");
-    KubernetesClient client = api.client();
+    kubeconfig = Kubeconfig.write(work.resolve("kubeconfig"), api.url(), "default");
+    client = api.client();
 
     // 3. The mock has no kubelet: something has to finish the Jobs the operator creates.
     running.push(new JobCompleter(client, Duration.ofSeconds(3)));
 
     // 4. The operator, configured the way the process reads its environment.
-    int httpPort = freePortPreferring(8080);
+    int httpPort = freePortPreferring(Integer.getInteger("sandbox.httpPort", 8080));
     OperatorConfig config = OperatorConfig.fromEnv(Map.of(
         OperatorConfig.REDIS_URI, redis.uri(),
         OperatorConfig.HTTP_PORT, Integer.toString(httpPort),
@@ -116,6 +120,16 @@ public final class DevSandbox {
         OUT.println("could not apply " + file.getFileName() + ": " + e.getMessage());
       }
     }
+  }
+
+  /** A client of the sandbox's API server. */
+  KubernetesClient client() {
+    return client;
+  }
+
+  /** The kubeconfig the sandbox wrote for kubectl. */
+  Path kubeconfig() {
+    return kubeconfig;
   }
 
   /** Stops everything in the reverse order of starting. */
