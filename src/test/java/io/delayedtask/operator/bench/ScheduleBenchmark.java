@@ -39,18 +39,19 @@ public final class ScheduleBenchmark {
     System.setProperty("java.awt.headless", "true");
     BenchParameters parameters = BenchParameters.fromSystemProperties();
 
+    for (String key : parameters.systems()) {
+      if (!systems("redis://unused").containsKey(key)) {
+        throw new IllegalArgumentException("-Dbench.systems: unknown system '" + key
+            + "'; choose from " + String.join(",", systems("redis://unused").keySet()));
+      }
+    }
     try (RedisProcess redis = RedisProcess.start(); RedisProbe probe = new RedisProbe(redis.uri())) {
       Map<String, Supplier<DelayQueueUnderTest>> systems = systems(redis.uri());
       String before = machine(probe);
       SystemRun.log(before.replace("\n", " | "));
       List<SystemResult> results = new ArrayList<>();
       for (String key : parameters.systems()) {
-        Supplier<DelayQueueUnderTest> factory = systems.get(key);
-        if (factory == null) {
-          throw new IllegalArgumentException("-Dbench.systems: unknown system '" + key
-              + "'; choose from " + String.join(",", systems.keySet()));
-        }
-        results.add(new SystemRun(probe, parameters).run(factory));
+        results.add(new SystemRun(probe, parameters).run(systems.get(key)));
       }
       String environment = before + "\nLoad average at the end: " + loadAverage() + ".";
       String report = MarkdownReport.render(environment, parameters, results);
