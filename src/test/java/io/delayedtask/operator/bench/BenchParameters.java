@@ -33,8 +33,8 @@ record BenchParameters(
         Duration.ofMillis(integer("bench.aheadMinMillis", 1_000)),
         Duration.ofMillis(integer("bench.aheadMaxMillis", 2_000)),
         drainEntries,
-        // Loading runs at several thousand entries/s; the due instant must come after the last one.
-        Duration.ofMillis(integer("bench.drainLoadMarginMillis", 2_000 + drainEntries / 8)),
+        // Loading runs at 5,000-20,000 entries/s here; the due instant must come after the last one.
+        Duration.ofMillis(integer("bench.drainLoadMarginMillis", 2_000 + drainEntries / 4)),
         Duration.ofSeconds(integer("bench.drainTimeoutSeconds", 120)),
         integer("bench.loaderThreads", 8),
         Arrays.stream(System.getProperty("bench.systems", ALL_SYSTEMS).split(","))

@@ -26,8 +26,11 @@ final class RedisProbe implements AutoCloseable {
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
+  private final Map<String, String> scriptNames;
 
-  RedisProbe(String uri) {
+  /** {@code scriptNames}: SHA-1 to a readable name, for the scripts whose source we know. */
+  RedisProbe(String uri, Map<String, String> scriptNames) {
+    this.scriptNames = Map.copyOf(scriptNames);
     RedisURI redisUri = RedisURI.create(uri);
     redisUri.setClientName(CLIENT_NAME);
     redisUri.setTimeout(Duration.ofSeconds(60));
@@ -94,7 +97,7 @@ final class RedisProbe implements AutoCloseable {
       if (CLIENT_NAME.equals(name)) {
         continue;
       }
-      String command = args.isEmpty() ? "?" : String.valueOf(args.get(0)).toUpperCase();
+      String command = label(args);
       if (address.startsWith(SCRIPT_CLIENT_ADDRESS_PREFIX)) {
         scriptCommands++;
         continue;
@@ -103,21 +106,25 @@ final class RedisProbe implements AutoCloseable {
       clientCommandsByName.merge(command, 1L, Long::sum);
       if (micros > longestMicros) {
         longestMicros = micros;
-        longestCommand = describe(args);
+        longestCommand = command + (command.startsWith("EVAL") || args.size() < 2 ? "" : " " + args.get(1));
       }
     }
     return new CommandLog(clientCommands, scriptCommands, longestMicros, longestCommand,
         clientCommandsByName, entries.size() >= capacity);
   }
 
-  private static String describe(List<?> args) {
-    String command = String.valueOf(args.get(0)).toUpperCase();
-    if (command.startsWith("EVAL") && args.size() > 1) {
-      // The script body or SHA says little; the first key says which script it was.
-      String firstKey = args.size() > 3 ? String.valueOf(args.get(3)) : "";
-      return command + " (key " + firstKey + ")";
+  /** The command name; for a script, which script (by name when known, else SHA prefix and key count). */
+  private String label(List<?> args) {
+    if (args.isEmpty()) {
+      return "?";
     }
-    return args.size() > 1 ? command + " " + args.get(1) : command;
+    String command = String.valueOf(args.get(0)).toUpperCase();
+    if (command.equals("EVALSHA") && args.size() > 2) {
+      String sha = String.valueOf(args.get(1));
+      String known = scriptNames.get(sha);
+      return known != null ? "EVALSHA " + known : "EVALSHA " + sha.substring(0, 7) + " (" + args.get(2) + " keys)";
+    }
+    return command;
   }
 
   private static Map<String, String> fields(String info) {

@@ -2,6 +2,7 @@ package io.delayedtask.operator.bench;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import io.delayedtask.operator.schedule.LuaScript;
 import io.delayedtask.operator.testing.RedisProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -45,7 +47,7 @@ public final class ScheduleBenchmark {
             + "'; choose from " + String.join(",", systems("redis://unused").keySet()));
       }
     }
-    try (RedisProcess redis = RedisProcess.start(); RedisProbe probe = new RedisProbe(redis.uri())) {
+    try (RedisProcess redis = RedisProcess.start(); RedisProbe probe = new RedisProbe(redis.uri(), projectScripts())) {
       Map<String, Supplier<DelayQueueUnderTest>> systems = systems(redis.uri());
       String before = machine(probe);
       SystemRun.log(before.replace("\n", " | "));
@@ -63,10 +65,16 @@ public final class ScheduleBenchmark {
 
   private static Map<String, Supplier<DelayQueueUnderTest>> systems(String uri) {
     Map<String, Supplier<DelayQueueUnderTest>> systems = new LinkedHashMap<>();
+    systems.put("schedule", () -> new ProjectScheduleSubject(uri));
     systems.put("redisson", () -> new RedissonDelayedQueueSubject(uri));
     systems.put("naive100ms", () -> new NaiveZsetPoller(uri, Duration.ofMillis(100)));
     systems.put("naive1s", () -> new NaiveZsetPoller(uri, Duration.ofSeconds(1)));
     return systems;
+  }
+
+  /** Names the project's scripts in the command counts: "EVALSHA claim" rather than a SHA. */
+  private static Map<String, String> projectScripts() {
+    return LuaScript.ALL.stream().collect(Collectors.toMap(LuaScript::sha1, LuaScript::name));
   }
 
   private static void write(BenchParameters parameters, List<SystemResult> results, String report) throws IOException {
