@@ -36,7 +36,7 @@ final class MarkdownReport {
           .append(" |\n");
     }
     out.append("\n### Detail\n\n");
-    out.append("| System | Steady: scheduled / fired / duplicates / early by Redis clock | Steady: client commands per fired task | Longest command, steady | Drain: load time | Drain: fired / duplicates | Drain: commands per task, clients (all) | Drain lag p50 |\n");
+    out.append("| System | Steady: scheduled / fired / duplicates / early by Redis clock | Steady: client commands per fired task | Longest command, steady | Drain: load time | Drain: fired / duplicates | Drain: commands per entry to claim and deliver, clients (all) | Drain lag p50 |\n");
     out.append("|---|---|---|---|--:|---|--:|--:|\n");
     for (SystemResult r : results) {
       LagSummary lag = r.steady().lag();
@@ -52,6 +52,13 @@ final class MarkdownReport {
           .append(" | ").append(String.format(Locale.ROOT, "%.2f (%.2f)", drain.clientCommandsPerTask(), drain.commandsPerTask()))
           .append(" | ").append(millis(drain.lag().p50Millis()))
           .append(" |\n");
+    }
+    out.append("\n### Client commands during the drain: how many, and how long each took inside Redis\n\n");
+    out.append("| System | Command | Calls | p50 | p99 | max |\n|---|---|--:|--:|--:|--:|\n");
+    for (SystemResult r : results) {
+      r.drain().log().durations().forEach((command, d) -> out.append(String.format(Locale.ROOT,
+          "| %s | %s | %,d | %.3f ms | %.3f ms | %.3f ms |%n", r.system(), command, d.count(),
+          d.p50Micros() / 1000.0, d.p99Micros() / 1000.0, d.maxMicros() / 1000.0)));
     }
     return out.toString();
   }

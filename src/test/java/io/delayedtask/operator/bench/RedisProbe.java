@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
 
 /**
  * The harness's own view of the Redis server: its identity, per-command call counters
@@ -88,6 +89,7 @@ final class RedisProbe implements AutoCloseable {
     long longestMicros = -1;
     String longestCommand = "";
     Map<String, Long> clientCommandsByName = new TreeMap<>();
+    Map<String, Histogram> durationsByName = new TreeMap<>();
     for (Object raw : entries) {
       List<?> entry = (List<?>) raw;
       long micros = (Long) entry.get(2);
@@ -104,13 +106,17 @@ final class RedisProbe implements AutoCloseable {
       }
       clientCommands++;
       clientCommandsByName.merge(command, 1L, Long::sum);
+      durationsByName.computeIfAbsent(command, c -> new Histogram(3)).recordValue(micros);
       if (micros > longestMicros) {
         longestMicros = micros;
         longestCommand = command + (command.startsWith("EVAL") || args.size() < 2 ? "" : " " + args.get(1));
       }
     }
+    Map<String, Durations> durations = new TreeMap<>();
+    durationsByName.forEach((command, histogram) -> durations.put(command, new Durations(histogram.getTotalCount(),
+        histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99), histogram.getMaxValue())));
     return new CommandLog(clientCommands, scriptCommands, longestMicros, longestCommand,
-        clientCommandsByName, entries.size() >= capacity);
+        clientCommandsByName, durations, entries.size() >= capacity);
   }
 
   /** The command name; for a script, which script (by name when known, else SHA prefix and key count). */
@@ -149,5 +155,8 @@ final class RedisProbe implements AutoCloseable {
    * scripts, the longest client command and its duration, and whether the log overflowed.
    */
   record CommandLog(long clientCommands, long scriptCommands, long longestMicros, String longestCommand,
-      Map<String, Long> clientCommandsByName, boolean overflowed) {}
+      Map<String, Long> clientCommandsByName, Map<String, Durations> durations, boolean overflowed) {}
+
+  /** How long one kind of client command took inside Redis, in microseconds. */
+  record Durations(long count, long p50Micros, long p99Micros, long maxMicros) {}
 }

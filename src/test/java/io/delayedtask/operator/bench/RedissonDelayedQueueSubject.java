@@ -1,5 +1,7 @@
 package io.delayedtask.operator.bench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RBlockingQueue;
@@ -10,16 +12,20 @@ import org.redisson.config.Config;
 
 /**
  * Redisson's {@code RDelayedQueue}, used the way its documentation shows: offer with a delay into a
- * delayed queue in front of a blocking queue, and a consumer that {@code take()}s from the
- * blocking queue. Redisson moves due entries (at most 100 per script) on its own timer.
+ * delayed queue in front of a blocking queue, and consumers that {@code take()} from the blocking
+ * queue. Redisson moves due entries (at most 100 per script) on its own timer. As many consumer
+ * threads as the project's poller has handler threads, so a single consumer's round trips are not
+ * what limits it.
  */
 @SuppressWarnings("deprecation") // RDelayedQueue is deprecated in favour of the paid RReliableQueue
 final class RedissonDelayedQueueSubject implements DelayQueueUnderTest {
   private final RedissonClient redisson;
   private final RBlockingQueue<String> destination;
   private final RDelayedQueue<String> delayed;
+  private static final int CONSUMERS = 8;
+
   private volatile boolean running;
-  private Thread consumer;
+  private final List<Thread> consumers = new ArrayList<>();
 
   RedissonDelayedQueueSubject(String uri) {
     Config config = new Config();
@@ -38,21 +44,26 @@ final class RedissonDelayedQueueSubject implements DelayQueueUnderTest {
   @Override
   public void start(DeliverySink sink) {
     running = true;
-    consumer = new Thread(() -> {
-      while (running) {
-        try {
-          sink.delivered(destination.take());
-        } catch (InterruptedException e) {
-          return;
-        } catch (RuntimeException e) {
-          if (running) {
-            System.err.println(name() + ": " + e);
-          }
+    for (int i = 0; i < CONSUMERS; i++) {
+      Thread consumer = new Thread(() -> consume(sink), "redisson-consumer-" + i);
+      consumer.setDaemon(true);
+      consumer.start();
+      consumers.add(consumer);
+    }
+  }
+
+  private void consume(DeliverySink sink) {
+    while (running) {
+      try {
+        sink.delivered(destination.take());
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        if (running) {
+          System.err.println(name() + ": " + e);
         }
       }
-    }, "redisson-consumer");
-    consumer.setDaemon(true);
-    consumer.start();
+    }
   }
 
   @Override
@@ -66,9 +77,7 @@ final class RedissonDelayedQueueSubject implements DelayQueueUnderTest {
   @Override
   public void close() {
     running = false;
-    if (consumer != null) {
-      consumer.interrupt();
-    }
+    consumers.forEach(Thread::interrupt);
     delayed.destroy();
     redisson.shutdown();
   }
