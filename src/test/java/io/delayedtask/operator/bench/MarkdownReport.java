@@ -36,8 +36,8 @@ final class MarkdownReport {
           .append(" |\n");
     }
     out.append("\n### Detail\n\n");
-    out.append("| System | Steady: scheduled / fired / duplicates / early by Redis clock | Steady: client commands per fired task | Longest command, steady | Drain: load time | Drain: fired / duplicates | Drain: commands per entry to claim and deliver, clients (all) | Drain lag p50 |\n");
-    out.append("|---|---|---|---|--:|---|--:|--:|\n");
+    out.append("| System | Steady: scheduled / fired / duplicates / early by Redis clock | Steady: client commands per fired task | Longest command, steady | Machine hiccups, steady: p99 / max | Drain: load time | Drain: fired / duplicates | Drain: commands per entry to claim and deliver, clients (all) | Drain lag p50 |\n");
+    out.append("|---|---|---|---|--:|--:|---|--:|--:|\n");
     for (SystemResult r : results) {
       LagSummary lag = r.steady().lag();
       SystemResult.Drain drain = r.drain();
@@ -47,6 +47,7 @@ final class MarkdownReport {
           .append(lag.earlyByServerClock() + drain.lag().earlyByServerClock())
           .append(" | ").append(breakdown(r.steady().log().clientCommandsByName(), lag.fired()))
           .append(" | ").append(String.format(Locale.ROOT, "%.2f ms %s", r.steady().log().longestMicros() / 1000.0, r.steady().log().longestCommand()))
+          .append(" | ").append(millis(r.steady().hiccups().p99Millis())).append(" / ").append(millis(r.steady().hiccups().maxMillis()))
           .append(" | ").append(String.format(Locale.ROOT, "%,d ms", drain.loadMillis())).append(drain.loadOverran() ? " (overran the due instant)" : "")
           .append(" | ").append(drain.lag().fired()).append(" / ").append(drain.lag().duplicates())
           .append(" | ").append(String.format(Locale.ROOT, "%.2f (%.2f)", drain.clientCommandsPerTask(), drain.commandsPerTask()))

@@ -47,13 +47,14 @@ public final class ScheduleBenchmark {
             + "'; choose from " + String.join(",", systems("redis://unused").keySet()));
       }
     }
-    try (RedisProcess redis = RedisProcess.start(); RedisProbe probe = new RedisProbe(redis.uri(), projectScripts())) {
+    try (RedisProcess redis = RedisProcess.start(); RedisProbe probe = new RedisProbe(redis.uri(), projectScripts());
+        HiccupMeter hiccups = new HiccupMeter()) {
       Map<String, Supplier<DelayQueueUnderTest>> systems = systems(redis.uri());
       String before = machine(probe);
       SystemRun.log(before.replace("\n", " | "));
       List<SystemResult> results = new ArrayList<>();
       for (String key : parameters.systems()) {
-        results.add(new SystemRun(probe, parameters).run(systems.get(key)));
+        results.add(new SystemRun(probe, parameters, hiccups).run(systems.get(key)));
       }
       String environment = before + "\nLoad average at the end: " + loadAverage() + ".";
       String report = MarkdownReport.render(environment, parameters, results);

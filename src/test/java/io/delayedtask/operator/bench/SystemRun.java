@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
 
 /** Drives one system through warm-up, steady load and the same-instant drain, on a flushed Redis. */
 final class SystemRun {
@@ -21,10 +22,12 @@ final class SystemRun {
 
   private final RedisProbe probe;
   private final BenchParameters parameters;
+  private final HiccupMeter hiccups;
 
-  SystemRun(RedisProbe probe, BenchParameters parameters) {
+  SystemRun(RedisProbe probe, BenchParameters parameters, HiccupMeter hiccups) {
     this.probe = probe;
     this.parameters = parameters;
+    this.hiccups = hiccups;
   }
 
   SystemResult run(Supplier<DelayQueueUnderTest> factory) throws Exception {
@@ -48,15 +51,18 @@ final class SystemRun {
     FireRecorder recorder = sink.beginPhase();
     probe.startCommandLog(COMMAND_LOG_CAPACITY);
     Map<String, Long> before = probe.commandCalls();
+    hiccups.reset();
     long scheduled = produceSteadily(system, "s", parameters.load());
     if (!recorder.awaitDistinct(scheduled, parameters.aheadMax().plus(SETTLE))) {
       log(system.name() + ": only " + recorder.distinct() + " of " + scheduled + " fired");
     }
+    Histogram machine = hiccups.interval();
     long calls = RedisProbe.callsBetween(before, probe.commandCalls());
     CommandLog commands = probe.readCommandLog(COMMAND_LOG_CAPACITY);
     long fired = Math.max(1, recorder.distinct());
     return new SystemResult.Steady(recorder.summary(scheduled), (double) calls / fired,
-        (double) commands.clientCommands() / fired, commands);
+        (double) commands.clientCommands() / fired, commands,
+        new SystemResult.Hiccups(machine.getValueAtPercentile(99) / 1000.0, machine.getMaxValue() / 1000.0));
   }
 
   private SystemResult.Drain drain(DelayQueueUnderTest system, PhaseSink sink) throws Exception {
