@@ -50,6 +50,7 @@ public final class RedisSchedule implements TaskSchedule {
   private final String origin = UUID.randomUUID().toString();
   private final List<Consumer<Instant>> wakeupListeners = new CopyOnWriteArrayList<>();
   private final AtomicLong noScriptFallbacks = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicInteger claimRotation = new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean subscriptionFailureLogged;
 
   public RedisSchedule(RedisConnections connections, String keyPrefix, int shards) {
@@ -112,14 +113,13 @@ public final class RedisSchedule implements TaskSchedule {
     ensureSubscribed();
     int total = Math.min(max, MAX_CLAIM);
     int shards = keys.shards();
+    // Each shard gets its part of the batch, so one round trip still claims at most max in all;
+    // the remainder goes to shards in turn. A shard whose part is 0 is still asked (max 0) for its
+    // clock and next entry, so no shard's entries are overlooked.
+    int firstWithExtra = Math.floorMod(claimRotation.getAndIncrement(), shards);
     List<CompletableFuture<List<Object>>> replies = new ArrayList<>(shards);
     for (int shard = 0; shard < shards; shard++) {
-      // Each shard gets its part of the batch, so one round trip still claims at most max in all.
-      int quota = total / shards + (shard < total % shards ? 1 : 0);
-      if (quota == 0) {
-        replies.add(null);
-        continue;
-      }
+      int quota = total / shards + (Math.floorMod(shard - firstWithExtra, shards) < total % shards ? 1 : 0);
       replies.add(run(LuaScript.CLAIM, ScriptOutputType.MULTI,
           new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
           Integer.toString(quota), Long.toString(lease.toMillis())));
@@ -134,11 +134,17 @@ public final class RedisSchedule implements TaskSchedule {
     // Shards may sit on nodes whose clocks differ slightly: the batch reports the clock of the
     // shard holding the next entry, so nextDue - serverTime is that entry's wait by its own clock.
     Instant nextDueShardTime = null;
+    ScheduleUnavailableException failure = null;
     for (CompletableFuture<List<Object>> reply : replies) {
-      if (reply == null) {
+      List<Object> result;
+      try {
+        result = connections.await(reply, "claim");
+      } catch (ScheduleUnavailableException e) {
+        // Other shards' claims may have succeeded: hand those out rather than leave them in
+        // flight until their lease expires. This shard is asked again on the next claim.
+        failure = e;
         continue;
       }
-      List<Object> result = connections.await(reply, "claim");
       Instant time = time(result.get(0), result.get(1));
       latestTime = latestTime == null || time.isAfter(latestTime) ? time : latestTime;
       String next = string(result.get(2));
@@ -150,10 +156,13 @@ public final class RedisSchedule implements TaskSchedule {
         entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time));
       }
     }
-    Instant serverTime = nextDueShardTime != null ? nextDueShardTime : latestTime;
-    if (serverTime == null) {
-      serverTime = serverTime();
+    if (latestTime == null) {
+      throw failure;
     }
+    if (failure != null) {
+      LOG.warn("Claimed from some shards only: {}", failure.getMessage());
+    }
+    Instant serverTime = nextDueShardTime != null ? nextDueShardTime : latestTime;
     return new ClaimBatch(List.copyOf(entries), serverTime, Optional.ofNullable(nextDue));
   }
 
