@@ -2,6 +2,8 @@ package io.delayedtask.operator.bench;
 
 import io.delayedtask.operator.bench.RedisProbe.CommandLog;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +21,7 @@ final class SystemRun {
   /** Enough SLOWLOG entries for every command of a phase, those run inside scripts included. */
   private static final long COMMAND_LOG_CAPACITY = 5_000_000;
   private static final Duration SETTLE = Duration.ofSeconds(10);
+  private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
   private final RedisProbe probe;
   private final BenchParameters parameters;
@@ -150,6 +153,6 @@ final class SystemRun {
   }
 
   static void log(String message) {
-    System.out.println("[bench " + java.time.LocalTime.now().withNano(0) + "] " + message);
+    System.out.println("[bench " + LocalTime.now().format(CLOCK) + "] " + message);
   }
 }
