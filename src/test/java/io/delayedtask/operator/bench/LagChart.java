@@ -21,6 +21,7 @@ import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.category.DefaultCategoryDataset;
 
@@ -31,7 +32,7 @@ final class LagChart {
 
   private LagChart() {}
 
-  static void write(List<SystemResult> results, int ratePerSecond, Path png) throws IOException {
+  static void write(List<SystemResult> results, int ratePerSecond, String subtitle, Path png) throws IOException {
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (SystemResult r : results) {
       FireRecorder.LagSummary lag = r.steady().lag();
@@ -43,6 +44,7 @@ final class LagChart {
         "Fire lag at " + ratePerSecond + " tasks/s (lower is better)",
         null, "fire lag, ms (log scale)", data, PlotOrientation.VERTICAL, true, false, false);
     chart.setBackgroundPaint(Color.WHITE);
+    chart.addSubtitle(new TextTitle(subtitle, new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
     CategoryPlot plot = chart.getCategoryPlot();
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);

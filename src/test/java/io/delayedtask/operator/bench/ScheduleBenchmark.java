@@ -60,7 +60,9 @@ public final class ScheduleBenchmark {
       String report = MarkdownReport.render(environment, parameters, results);
       System.out.println();
       System.out.println(report);
-      write(parameters, results, report);
+      write(parameters, results, report, probe.serverDescription().replaceAll(" \\(.*", "")
+          + ", " + Runtime.getRuntime().availableProcessors() + " shared cores, load average " + loadAverage()
+          + " at the end: tails follow machine stalls, see the hiccup column");
     }
   }
 
@@ -78,12 +80,13 @@ public final class ScheduleBenchmark {
     return LuaScript.ALL.stream().collect(Collectors.toMap(LuaScript::sha1, LuaScript::name));
   }
 
-  private static void write(BenchParameters parameters, List<SystemResult> results, String report) throws IOException {
+  private static void write(BenchParameters parameters, List<SystemResult> results, String report, String chartNote)
+      throws IOException {
     Path directory = Path.of(parameters.outputDirectory());
     Files.createDirectories(directory);
     Files.writeString(directory.resolve("benchmark.md"), report);
     Path chart = directory.resolve("benchmark-lag.png");
-    LagChart.write(results, parameters.ratePerSecond(), chart);
+    LagChart.write(results, parameters.ratePerSecond(), chartNote, chart);
     SystemRun.log("wrote " + directory.resolve("benchmark.md") + " and " + chart);
   }
 
