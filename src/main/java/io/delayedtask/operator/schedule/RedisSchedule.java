@@ -40,7 +40,11 @@ public final class RedisSchedule implements TaskSchedule {
   public static final int DEFAULT_SHARDS = 1;
   /** Largest claim one script call makes: keeps each claim script well under a few ms. */
   public static final int MAX_CLAIM = 1000;
-  private static final int ACK_CHUNK = 1000;
+  /**
+   * Ids per ack script call. The benchmark measured a 1,000-id ack at up to 10 ms of Redis time;
+   * 200 keeps each call near a claim of 100 while still amortising the round trip.
+   */
+  private static final int ACK_CHUNK = 200;
   private static final int SCAN_PAGE = 1000;
   private static final Logger LOG = LoggerFactory.getLogger(RedisSchedule.class);
 
