@@ -18,38 +18,48 @@ public final class ApiFault {
   private final Predicate<String> body;
   private final int code;
   private final String reason;
+  private final String statusReason;
   private final Duration delay;
   private final AtomicInteger remaining;
   private final AtomicInteger hits = new AtomicInteger();
 
-  private ApiFault(String method, Pattern path, Predicate<String> body, int code, String reason, Duration delay,
-      int times) {
+  private ApiFault(String method, Pattern path, Predicate<String> body, int code, String reason, String statusReason,
+      Duration delay, int times) {
     this.method = method;
     this.path = path;
     this.body = body;
     this.code = code;
     this.reason = reason;
+    this.statusReason = statusReason;
     this.delay = delay;
     this.remaining = new AtomicInteger(times);
   }
 
   /** {@code times} answers of {@code code} to {@code method} requests whose path matches {@code pathRegex}. */
   public static ApiFault of(String method, String pathRegex, int code, int times) {
-    return new ApiFault(method, Pattern.compile(pathRegex), b -> true, code, reasonFor(code), Duration.ZERO, times);
+    return new ApiFault(method, Pattern.compile(pathRegex), b -> true, code, reasonFor(code), reasonWord(code),
+        Duration.ZERO, times);
   }
 
   /** Only requests whose body contains {@code fragment} (for example one Job's name). */
   public ApiFault whenBodyContains(String fragment) {
-    return new ApiFault(method, path, b -> b != null && b.contains(fragment), code, reason, delay, remaining.get());
+    return new ApiFault(method, path, b -> b != null && b.contains(fragment), code, reason, statusReason, delay,
+        remaining.get());
   }
 
   /** The answer comes only after {@code value}: the client sits in the request meanwhile. */
   public ApiFault delayed(Duration value) {
-    return new ApiFault(method, path, body, code, reason, value, remaining.get());
+    return new ApiFault(method, path, body, code, reason, statusReason, value, remaining.get());
   }
 
-  public ApiFault withReason(String value) {
-    return new ApiFault(method, path, body, code, value, delay, remaining.get());
+  /** The human message in the Status body. */
+  public ApiFault withMessage(String value) {
+    return new ApiFault(method, path, body, code, value, statusReason, delay, remaining.get());
+  }
+
+  /** The machine reason in the Status body (409 comes as Conflict or AlreadyExists). */
+  public ApiFault withStatusReason(String value) {
+    return new ApiFault(method, path, body, code, reason, value, delay, remaining.get());
   }
 
   /** How many requests this fault has answered so far. */
@@ -73,7 +83,7 @@ public final class ApiFault {
   String statusBody() {
     return """
         {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"%s","reason":"%s","code":%d}"""
-        .formatted(reason.replace("\"", "'"), reasonWord(code), code);
+        .formatted(reason.replace("\"", "'"), statusReason, code);
   }
 
   /** True (and one use consumed) when this fault answers {@code request}. */

@@ -3,6 +3,8 @@ package io.delayedtask.operator.testing;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 /**
  * The CRUD mock API server with two additions: injected faults ({@link ApiFault}) answer before
@@ -20,6 +24,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class FaultyDispatcher extends KubernetesMixedDispatcher {
   private final List<ApiFault> faults = new CopyOnWriteArrayList<>();
   private final List<ApiCall> calls = new CopyOnWriteArrayList<>();
+  private final List<Planting> plantings = new CopyOnWriteArrayList<>();
+
+  /** Before the first creation whose body contains {@code fragment}, store {@code foreign.apply(body)} there. */
+  record Planting(String fragment, UnaryOperator<String> foreign, AtomicBoolean used) {}
 
   FaultyDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
     super(responses);
@@ -27,6 +35,10 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
 
   void inject(ApiFault fault) {
     faults.add(fault);
+  }
+
+  void plant(String fragment, UnaryOperator<String> foreign) {
+    plantings.add(new Planting(fragment, foreign, new AtomicBoolean()));
   }
 
   void clearFaults() {
@@ -41,6 +53,17 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
   public MockResponse dispatch(RecordedRequest request) {
     // getBytes() leaves the body in place for the CRUD store; readUtf8() would consume it.
     String body = request.getBody() == null ? null : new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
+    if ("POST".equals(request.getMethod()) && body != null) {
+      for (Planting planting : plantings) {
+        if (body.contains(planting.fragment()) && planting.used().compareAndSet(false, true)) {
+          // Someone else got there first: the same name, stored just before the request lands.
+          byte[] foreign = planting.foreign().apply(body).getBytes(StandardCharsets.UTF_8);
+          MockResponse planted = super.dispatch(new RecordedRequest(request.getHttpVersion(), HttpMethod.POST,
+              request.getPath(), request.getHeaders(), new Buffer(foreign)));
+          calls.add(new ApiCall(Instant.now(), "PLANT", request.getPath(), planted.code(), true, null));
+        }
+      }
+    }
     for (ApiFault fault : faults) {
       if (fault.claim(request, body)) {
         calls.add(new ApiCall(Instant.now(), request.getMethod(), request.getPath(), fault.code(), true, null));

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 /**
  * The fabric8 mock API server in CRUD mode over plain http, ready for operator processes: the
@@ -78,6 +79,15 @@ public final class MockApiServer implements AutoCloseable {
   public ApiFault inject(ApiFault fault) {
     dispatcher.inject(fault);
     return fault;
+  }
+
+  /**
+   * Just before the first creation request whose body contains {@code fragment} reaches the store,
+   * stores {@code foreign.apply(requestBody)} under the same path, so the real request meets
+   * AlreadyExists from an object someone else made (without knowing the name in advance).
+   */
+  public void plantBeforeFirstCreation(String fragment, UnaryOperator<String> foreign) {
+    dispatcher.plant(fragment, foreign);
   }
 
   public void clearFaults() {

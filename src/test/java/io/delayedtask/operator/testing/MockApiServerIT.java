@@ -50,6 +50,19 @@ class MockApiServerIT {
   }
 
   @Test
+  void aPlantedForeignObjectMakesTheFirstCreationMeetAlreadyExists() {
+    api.plantBeforeFirstCreation("\"mine\"", body -> body.replace("\"mine\"", "\"theirs\""));
+    Job job = new JobBuilder().withNewMetadata().withName("j").withNamespace(NS).addToLabels("owner", "mine")
+        .endMetadata().withNewSpec().withNewTemplate().withNewSpec().addNewContainer().withName("c").withImage("x")
+        .endContainer().endSpec().endTemplate().endSpec().build();
+
+    assertThatThrownBy(() -> api.client().resource(job).create())
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+    assertThat(api.client().batch().v1().jobs().inNamespace(NS).withName("j").get().getMetadata().getLabels())
+        .containsEntry("owner", "theirs");
+  }
+
+  @Test
   void serverErrorsAreRetriedByTheFabric8ClientItself() {
     // Worth knowing for every 5xx test: the client retries them with backoff before a caller sees one.
     ApiFault fault = api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 500, 2));
