@@ -49,6 +49,22 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
     return List.copyOf(calls);
   }
 
+  /**
+   * The CRUD store answers a create of an existing name with 409 and reason "Invalid"; a real API
+   * server says "AlreadyExists", which is what the operator (like every controller) tells apart
+   * from other conflicts. Rewritten here so tests exercise the real-world path.
+   */
+  private static MockResponse alreadyExistsLikeARealApiServer(RecordedRequest request, MockResponse response) {
+    if (!"POST".equals(request.getMethod()) || response.code() != 409) {
+      return response;
+    }
+    String original = response.getBody() == null ? "" : new String(response.getBody().getBytes(), StandardCharsets.UTF_8);
+    String status = """
+        {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"%s","reason":"AlreadyExists","code":409}"""
+        .formatted(("already exists: " + original).replace("\\", "").replace("\"", "'").replace("\n", " "));
+    return response.setBody(status);
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
     // getBytes() leaves the body in place for the CRUD store; readUtf8() would consume it.
@@ -80,7 +96,7 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
         return response;
       }
     }
-    MockResponse response = super.dispatch(request);
+    MockResponse response = alreadyExistsLikeARealApiServer(request, super.dispatch(request));
     ApiCall call = new ApiCall(Instant.now(), request.getMethod(), request.getPath(), response.code(), false, null);
     calls.add(call.isJobCreation() ? new ApiCall(call.at(), call.method(), call.path(), call.code(), false, body) : call);
     return response;

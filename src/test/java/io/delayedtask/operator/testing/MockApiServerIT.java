@@ -56,8 +56,12 @@ class MockApiServerIT {
         .endMetadata().withNewSpec().withNewTemplate().withNewSpec().addNewContainer().withName("c").withImage("x")
         .endContainer().endSpec().endTemplate().endSpec().build();
 
+    // The operator tells "someone made it first" from other conflicts by the reason, as with a real API server.
     assertThatThrownBy(() -> api.client().resource(job).create())
-        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(409);
+          assertThat(e.getStatus().getReason()).isEqualTo("AlreadyExists");
+        });
     assertThat(api.client().batch().v1().jobs().inNamespace(NS).withName("j").get().getMetadata().getLabels())
         .containsEntry("owner", "theirs");
   }
