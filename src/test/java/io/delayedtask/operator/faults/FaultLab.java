@@ -3,11 +3,13 @@ package io.delayedtask.operator.faults;
 import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.FiringLedger;
 import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.Tasks;
 import io.delayedtask.operator.testing.TcpProxy;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -112,6 +114,39 @@ final class FaultLab implements AutoCloseable {
 
   DelayedTask create(DelayedTask task) {
     return client().resource(task).create();
+  }
+
+  /** Creates {@code count} tasks named {@code prefix-i}, due at {@code due.apply(i)}, with a Job template or not. */
+  List<String> createTasks(String prefix, int count, java.util.function.IntFunction<java.time.Instant> due,
+      boolean withJob) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String name = prefix + "-" + i;
+      create(withJob ? Tasks.withJob(NAMESPACE, name, due.apply(i)) : Tasks.statusOnly(NAMESPACE, name, due.apply(i)));
+      names.add(name);
+    }
+    return names;
+  }
+
+  /** Waits until every named task has reached {@code phase} (so it is in the schedule, for Scheduled). */
+  void awaitPhase(Collection<String> names, Phase phase, Duration timeout) {
+    await("all " + names.size() + " tasks " + phase).atMost(timeout).pollInterval(Duration.ofMillis(300))
+        .until(() -> names.stream().filter(name -> phase != phaseOf(name)).toList(), List::isEmpty);
+  }
+
+  Phase phaseOf(String name) {
+    DelayedTask task = client().resources(DelayedTask.class).inNamespace(NAMESPACE).withName(name).get();
+    return task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
+  }
+
+  DelayedTask get(String name) {
+    return client().resources(DelayedTask.class).inNamespace(NAMESPACE).withName(name).get();
+  }
+
+  /** Waits (without sleeping blind) until the wall clock has reached {@code instant}. */
+  static void awaitInstant(java.time.Instant instant) {
+    await("the clock reaches " + instant).atMost(Duration.between(java.time.Instant.now(), instant).plusSeconds(5))
+        .pollInterval(Duration.ofMillis(5)).until(() -> !java.time.Instant.now().isBefore(instant));
   }
 
   /** Waits until every named task shows a firedTime, then checks the three promises. */
