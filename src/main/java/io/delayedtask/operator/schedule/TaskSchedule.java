@@ -2,9 +2,11 @@ package io.delayedtask.operator.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The Redis schedule as the rest of the operator sees it: entries (an opaque id and a due time)
@@ -22,11 +24,20 @@ public interface TaskSchedule extends AutoCloseable {
   /** Removes the entry, whether waiting or claimed. Idempotent. */
   void cancel(String id);
 
-  /** Moves at most {@code max} due entries (score at or before the Redis clock) into flight. */
+  /**
+   * Moves at most {@code max} due entries (score at or before the Redis clock) into flight. It may
+   * return fewer while more are due (a sharded schedule splits max over its shards): {@link
+   * ClaimBatch#moreDue()} then says to claim again.
+   */
   ClaimBatch claimDue(int max, Duration lease);
 
   /** Removes a claimed entry for good: its effect is durable. */
   void acknowledge(ClaimedEntry entry);
+
+  /** Acknowledges many claims at once (an implementation may batch them into few commands). */
+  default void acknowledgeAll(Collection<ClaimedEntry> entries) {
+    entries.forEach(this::acknowledge);
+  }
 
   /** Puts a claimed entry back to wait until {@code retryAt} (retry with backoff). */
   void release(ClaimedEntry entry, Instant retryAt);
@@ -55,6 +66,15 @@ public interface TaskSchedule extends AutoCloseable {
 
   /** The Redis server's clock. */
   Instant serverTime();
+
+  /**
+   * Calls {@code listener} with the due time of an entry that may be earlier than any known so
+   * far (scheduled or released here or, where supported, by another process). Closing the returned
+   * handle removes the listener. The default schedule never calls it.
+   */
+  default AutoCloseable onWakeup(Consumer<Instant> listener) {
+    return () -> {};
+  }
 
   @Override
   void close();

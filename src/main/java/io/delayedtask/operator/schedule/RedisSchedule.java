@@ -1,0 +1,398 @@
+package io.delayedtask.operator.schedule;
+
+import io.delayedtask.operator.config.OperatorConfig;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScoredValueScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The schedule in Redis: per shard a due ZSET, an in-flight ZSET and a claimed HASH (see
+ * package-info), changed only by the Lua scripts under {@code src/main/resources/lua/}, each run by
+ * EVALSHA with one fallback to EVAL on NOSCRIPT. Due-ness is judged by the Redis clock inside the
+ * scripts; this class never reads the local clock.
+ *
+ * <p>Closing the schedule closes its {@link RedisConnections}.
+ */
+public final class RedisSchedule implements TaskSchedule {
+  public static final int DEFAULT_SHARDS = 1;
+  /** Largest claim one script call makes: keeps each claim script well under a few ms. */
+  public static final int MAX_CLAIM = 1000;
+  private static final int ACK_CHUNK = 1000;
+  private static final int SCAN_PAGE = 1000;
+  private static final Logger LOG = LoggerFactory.getLogger(RedisSchedule.class);
+
+  private final RedisConnections connections;
+  private final ScheduleKeys keys;
+  /** Identifies this instance's wake-up messages, so it ignores its own (already delivered in-process). */
+  private final String origin = UUID.randomUUID().toString();
+  private final List<Consumer<Instant>> wakeupListeners = new CopyOnWriteArrayList<>();
+  private final AtomicLong noScriptFallbacks = new AtomicLong();
+  private volatile boolean subscriptionFailureLogged;
+
+  public RedisSchedule(RedisConnections connections, String keyPrefix, int shards) {
+    this.connections = Objects.requireNonNull(connections);
+    this.keys = new ScheduleKeys(keyPrefix, shards);
+  }
+
+  /** The schedule the configuration names, with one shard. */
+  public static RedisSchedule open(OperatorConfig config) {
+    return open(config, DEFAULT_SHARDS);
+  }
+
+  public static RedisSchedule open(OperatorConfig config, int shards) {
+    return new RedisSchedule(RedisConnections.open(config), config.keyPrefix(), shards);
+  }
+
+  public ScheduleKeys keys() {
+    return keys;
+  }
+
+  public RedisConnections connections() {
+    return connections;
+  }
+
+  /** How often EVALSHA met NOSCRIPT and the script was sent again by EVAL. */
+  public long noScriptFallbacks() {
+    return noScriptFallbacks.get();
+  }
+
+  @Override
+  public void schedule(String id, Instant due) {
+    requireId(id);
+    Objects.requireNonNull(due, "due");
+    int shard = keys.shardOf(id);
+    long score = score(due);
+    Long result = connections.await(run(LuaScript.SCHEDULE, ScriptOutputType.INTEGER,
+        new String[] {keys.due(shard), keys.claimed(shard)},
+        id, Long.toString(score), keys.wakeupChannel(), origin), "schedule");
+    if (result != null && result == 1) {
+      notifyWakeup(Instant.ofEpochMilli(score));
+    }
+  }
+
+  @Override
+  public void cancel(String id) {
+    requireId(id);
+    int shard = keys.shardOf(id);
+    connections.await(run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
+        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)}, id), "cancel");
+  }
+
+  @Override
+  public ClaimBatch claimDue(int max, Duration lease) {
+    if (max < 1) {
+      throw new IllegalArgumentException("max must be at least 1, got " + max);
+    }
+    if (lease.toMillis() < 1) {
+      throw new IllegalArgumentException("lease must be at least 1 ms, got " + lease);
+    }
+    ensureSubscribed();
+    int total = Math.min(max, MAX_CLAIM);
+    int shards = keys.shards();
+    List<CompletableFuture<List<Object>>> replies = new ArrayList<>(shards);
+    for (int shard = 0; shard < shards; shard++) {
+      // Each shard gets its part of the batch, so one round trip still claims at most max in all.
+      int quota = total / shards + (shard < total % shards ? 1 : 0);
+      if (quota == 0) {
+        replies.add(null);
+        continue;
+      }
+      replies.add(run(LuaScript.CLAIM, ScriptOutputType.MULTI,
+          new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
+          Integer.toString(quota), Long.toString(lease.toMillis())));
+    }
+    return mergeClaims(replies);
+  }
+
+  private ClaimBatch mergeClaims(List<CompletableFuture<List<Object>>> replies) {
+    List<ClaimedEntry> entries = new ArrayList<>();
+    Instant latestTime = null;
+    Instant nextDue = null;
+    // Shards may sit on nodes whose clocks differ slightly: the batch reports the clock of the
+    // shard holding the next entry, so nextDue - serverTime is that entry's wait by its own clock.
+    Instant nextDueShardTime = null;
+    for (CompletableFuture<List<Object>> reply : replies) {
+      if (reply == null) {
+        continue;
+      }
+      List<Object> result = connections.await(reply, "claim");
+      Instant time = time(result.get(0), result.get(1));
+      latestTime = latestTime == null || time.isAfter(latestTime) ? time : latestTime;
+      String next = string(result.get(2));
+      if (!next.isEmpty() && (nextDue == null || instant(next).isBefore(nextDue))) {
+        nextDue = instant(next);
+        nextDueShardTime = time;
+      }
+      for (int i = 3; i + 1 < result.size(); i += 2) {
+        entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time));
+      }
+    }
+    Instant serverTime = nextDueShardTime != null ? nextDueShardTime : latestTime;
+    if (serverTime == null) {
+      serverTime = serverTime();
+    }
+    return new ClaimBatch(List.copyOf(entries), serverTime, Optional.ofNullable(nextDue));
+  }
+
+  @Override
+  public void acknowledge(ClaimedEntry entry) {
+    acknowledgeAll(List.of(entry));
+  }
+
+  /** Acknowledges many claims with one script call per shard (and per 1000 ids). */
+  @Override
+  public void acknowledgeAll(Collection<ClaimedEntry> entries) {
+    Map<Integer, List<String>> byShard = new LinkedHashMap<>();
+    for (ClaimedEntry entry : entries) {
+      byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>()).add(entry.id());
+    }
+    List<CompletableFuture<Long>> replies = new ArrayList<>();
+    byShard.forEach((shard, ids) -> {
+      for (int from = 0; from < ids.size(); from += ACK_CHUNK) {
+        List<String> chunk = ids.subList(from, Math.min(ids.size(), from + ACK_CHUNK));
+        replies.add(run(LuaScript.ACK, ScriptOutputType.INTEGER,
+            new String[] {keys.inFlight(shard), keys.claimed(shard)}, chunk.toArray(String[]::new)));
+      }
+    });
+    for (CompletableFuture<Long> reply : replies) {
+      connections.await(reply, "acknowledge");
+    }
+  }
+
+  @Override
+  public void release(ClaimedEntry entry, Instant retryAt) {
+    Objects.requireNonNull(retryAt, "retryAt");
+    int shard = keys.shardOf(entry.id());
+    long score = score(retryAt);
+    Long result = connections.await(run(LuaScript.RELEASE, ScriptOutputType.INTEGER,
+        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
+        entry.id(), Long.toString(score), keys.wakeupChannel(), origin), "release");
+    if (result != null && result == 1) {
+      notifyWakeup(Instant.ofEpochMilli(score));
+    }
+  }
+
+  @Override
+  public int requeueExpiredClaims() {
+    int requeued = 0;
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      long moved;
+      do {
+        moved = connections.<Long>await(run(LuaScript.REQUEUE, ScriptOutputType.INTEGER,
+            new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
+            Integer.toString(MAX_CLAIM)), "requeue expired claims");
+        requeued += (int) moved;
+      } while (moved == MAX_CLAIM);
+    }
+    return requeued;
+  }
+
+  @Override
+  public Optional<Instant> earliestDue() {
+    RedisClusterAsyncCommands<String, String> commands = connections.commands();
+    List<CompletableFuture<List<ScoredValue<String>>>> replies = new ArrayList<>();
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      replies.add(commands.zrangeWithScores(keys.due(shard), 0, 0).toCompletableFuture());
+    }
+    Optional<Instant> earliest = Optional.empty();
+    for (CompletableFuture<List<ScoredValue<String>>> reply : replies) {
+      for (ScoredValue<String> first : connections.await(reply, "ZRANGE due")) {
+        Instant due = Instant.ofEpochMilli((long) first.getScore());
+        if (earliest.isEmpty() || due.isBefore(earliest.get())) {
+          earliest = Optional.of(due);
+        }
+      }
+    }
+    return earliest;
+  }
+
+  @Override
+  public ScheduleCounts counts() {
+    List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      replies.add(run(LuaScript.COUNTS, ScriptOutputType.MULTI,
+          new String[] {keys.due(shard), keys.inFlight(shard)}));
+    }
+    long waiting = 0;
+    long inFlight = 0;
+    Duration oldestOverdue = Duration.ZERO;
+    for (CompletableFuture<List<Object>> reply : replies) {
+      List<Object> result = connections.await(reply, "counts");
+      waiting += (Long) result.get(0);
+      inFlight += (Long) result.get(1);
+      String first = string(result.get(2));
+      if (!first.isEmpty()) {
+        Duration overdue = Duration.between(instant(first), time(result.get(3), result.get(4)));
+        if (overdue.compareTo(oldestOverdue) > 0) {
+          oldestOverdue = overdue;
+        }
+      }
+    }
+    return new ScheduleCounts(waiting, inFlight, oldestOverdue);
+  }
+
+  @Override
+  public Map<String, Instant> waitingEntries() {
+    Map<String, Instant> entries = new LinkedHashMap<>();
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      scan(keys.due(shard), value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
+    }
+    return entries;
+  }
+
+  @Override
+  public List<String> inFlightIds() {
+    Set<String> ids = new LinkedHashSet<>();
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      scan(keys.inFlight(shard), value -> ids.add(value.getValue()));
+    }
+    return List.copyOf(ids);
+  }
+
+  /** ZSCAN in pages: never one huge reply, and every member present throughout is seen. */
+  private void scan(String key, Consumer<ScoredValue<String>> sink) {
+    RedisClusterAsyncCommands<String, String> commands = connections.commands();
+    ScanCursor cursor = ScanCursor.INITIAL;
+    ScanArgs page = ScanArgs.Builder.limit(SCAN_PAGE);
+    do {
+      ScoredValueScanCursor<String> result = connections.await(commands.zscan(key, cursor, page), "ZSCAN " + key);
+      result.getValues().forEach(sink);
+      cursor = result;
+    } while (!cursor.isFinished());
+  }
+
+  @Override
+  public String serverIdentity() {
+    return connections.serverIdentity();
+  }
+
+  @Override
+  public Instant serverTime() {
+    List<String> time = connections.await(connections.commands().time(), "TIME");
+    return time(time.get(0), time.get(1));
+  }
+
+  /**
+   * Calls {@code listener} with the due time of every entry that becomes the earliest of its shard:
+   * at once for this instance's own writes, through the pub/sub channel for other processes'.
+   * The subscription is made now if Redis answers, else on a later claim.
+   */
+  @Override
+  public AutoCloseable onWakeup(Consumer<Instant> listener) {
+    wakeupListeners.add(Objects.requireNonNull(listener));
+    ensureSubscribed();
+    return () -> wakeupListeners.remove(listener);
+  }
+
+  private void ensureSubscribed() {
+    if (wakeupListeners.isEmpty() || connections.subscribed()) {
+      return;
+    }
+    try {
+      connections.subscribe(keys.wakeupChannel(), this::onWakeupMessage);
+      subscriptionFailureLogged = false;
+    } catch (ScheduleUnavailableException e) {
+      if (!subscriptionFailureLogged) {
+        subscriptionFailureLogged = true;
+        LOG.warn("Cannot subscribe to {} yet, entries written by other processes wake the poller only by its "
+            + "idle cap until then: {}", keys.wakeupChannel(), e.getMessage());
+      }
+    }
+  }
+
+  private void onWakeupMessage(String message) {
+    int space = message.indexOf(' ');
+    String sender = space < 0 ? "" : message.substring(space + 1);
+    if (sender.equals(origin)) {
+      return;
+    }
+    try {
+      notifyWakeup(Instant.ofEpochMilli(Long.parseLong(space < 0 ? message : message.substring(0, space))));
+    } catch (NumberFormatException e) {
+      LOG.debug("Ignoring malformed wake-up message on {}", keys.wakeupChannel());
+    }
+  }
+
+  private void notifyWakeup(Instant due) {
+    for (Consumer<Instant> listener : wakeupListeners) {
+      try {
+        listener.accept(due);
+      } catch (RuntimeException e) {
+        LOG.warn("A wake-up listener failed", e);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    wakeupListeners.clear();
+    connections.close();
+  }
+
+  /** EVALSHA, and on NOSCRIPT (flushed cache, restart, failover) exactly one EVAL, which reloads it. */
+  private <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] scriptKeys,
+      String... args) {
+    RedisClusterAsyncCommands<String, String> commands = connections.commands();
+    CompletableFuture<T> first = commands.<T>evalsha(script.sha1(), type, scriptKeys, args).toCompletableFuture();
+    return first.exceptionallyCompose(error -> {
+      if (!isNoScript(error)) {
+        return CompletableFuture.failedFuture(error);
+      }
+      noScriptFallbacks.incrementAndGet();
+      return commands.<T>eval(script.source(), type, scriptKeys, args).toCompletableFuture();
+    });
+  }
+
+  private static boolean isNoScript(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return cause instanceof RedisNoScriptException
+        || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+  }
+
+  /** Due times become whole ms rounded up, so an entry is never due before its Instant. */
+  static long score(Instant instant) {
+    long millis = instant.toEpochMilli();
+    return instant.getNano() % 1_000_000 == 0 ? millis : millis + 1;
+  }
+
+  private static Instant instant(String score) {
+    return Instant.ofEpochMilli((long) Double.parseDouble(score));
+  }
+
+  private static Instant time(Object seconds, Object micros) {
+    return Instant.ofEpochSecond(Long.parseLong(string(seconds)), Long.parseLong(string(micros)) * 1_000);
+  }
+
+  private static String string(Object value) {
+    return value == null ? "" : value.toString();
+  }
+
+  private static void requireId(String id) {
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException("a schedule entry needs a non-empty id");
+    }
+  }
+}

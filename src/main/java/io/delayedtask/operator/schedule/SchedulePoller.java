@@ -1,0 +1,414 @@
+package io.delayedtask.operator.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims due entries and hands them to a {@link DueEntryHandler} on worker threads.
+ *
+ * <p>One loop thread: claim (one round trip), dispatch the entries, and then either claim again at
+ * once (the cap left due entries behind) or sleep until the next due time, translated from the
+ * Redis clock into a local wait ({@code nextDue - serverTime}, so local clock skew does not
+ * matter), at most {@link Settings#maxIdleSleep()}. {@link #wake()} and the schedule's wake-up
+ * notifications (in-process writes, and other processes' through pub/sub) end the sleep early
+ * when an entry is due before it ends. Acknowledgements are batched by one flusher thread.
+ *
+ * <p>Redis being down is not fatal: the loop backs off (up to the idle cap), logs once per change
+ * of state, and keeps going. At most {@code 2 × batchSize} claims are handled or queued at once,
+ * so a slow handler does not pile up claims whose leases run out.
+ *
+ * <p>Every time used here is the Redis clock (from the claims) or the monotonic {@link
+ * System#nanoTime()} for local waits; the local wall clock is never consulted.
+ */
+public final class SchedulePoller implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulePoller.class);
+  private static final Duration FIRST_FAILURE_BACKOFF = Duration.ofMillis(100);
+  private static final int MAX_TRACKED_RETRIES = 10_000;
+
+  /**
+   * @param batchSize    entries per claim (capped at {@link RedisSchedule#MAX_CLAIM})
+   * @param lease        how long a claim is ours before it returns to the due set
+   * @param maxIdleSleep the longest sleep without a claim: the safety net for lost wake-ups
+   * @param workers      handler threads
+   * @param retryBase    first backoff after a handler threw; doubles per attempt
+   * @param retryMax     longest backoff
+   * @param stopTimeout  how long {@link #stop()} waits for handlers in progress
+   */
+  public record Settings(int batchSize, Duration lease, Duration maxIdleSleep, int workers, Duration retryBase,
+      Duration retryMax, Duration stopTimeout) {
+    public Settings {
+      if (batchSize < 1 || batchSize > RedisSchedule.MAX_CLAIM) {
+        throw new IllegalArgumentException("batchSize must be from 1 to " + RedisSchedule.MAX_CLAIM + ", got " + batchSize);
+      }
+      if (workers < 1) {
+        throw new IllegalArgumentException("workers must be at least 1, got " + workers);
+      }
+      requirePositive("lease", lease);
+      requirePositive("maxIdleSleep", maxIdleSleep);
+      requirePositive("retryBase", retryBase);
+      requirePositive("retryMax", retryMax);
+      Objects.requireNonNull(stopTimeout, "stopTimeout");
+    }
+
+    /** 100 per claim, 60 s lease, 5 s idle cap, 8 workers, retries from 1 s to 5 min, 30 s to stop. */
+    public static Settings defaults() {
+      return new Settings(100, Duration.ofSeconds(60), Duration.ofSeconds(5), 8, Duration.ofSeconds(1),
+          Duration.ofMinutes(5), Duration.ofSeconds(30));
+    }
+
+    public Settings withBatchSize(int value) {
+      return new Settings(value, lease, maxIdleSleep, workers, retryBase, retryMax, stopTimeout);
+    }
+
+    public Settings withLease(Duration value) {
+      return new Settings(batchSize, value, maxIdleSleep, workers, retryBase, retryMax, stopTimeout);
+    }
+
+    public Settings withMaxIdleSleep(Duration value) {
+      return new Settings(batchSize, lease, value, workers, retryBase, retryMax, stopTimeout);
+    }
+
+    public Settings withWorkers(int value) {
+      return new Settings(batchSize, lease, maxIdleSleep, value, retryBase, retryMax, stopTimeout);
+    }
+
+    public Settings withRetry(Duration base, Duration max) {
+      return new Settings(batchSize, lease, maxIdleSleep, workers, base, max, stopTimeout);
+    }
+
+    public Settings withStopTimeout(Duration value) {
+      return new Settings(batchSize, lease, maxIdleSleep, workers, retryBase, retryMax, value);
+    }
+
+    private static void requirePositive(String name, Duration value) {
+      if (value == null || value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(name + " must be a positive duration, got " + value);
+      }
+    }
+  }
+
+  /** Counters since construction. */
+  public record Stats(long claims, long claimed, long acknowledged, long released, long handlerFailures) {}
+
+  private final TaskSchedule schedule;
+  private final DueEntryHandler handler;
+  private final Settings settings;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wakeup = lock.newCondition();
+  /** Redis-clock instant the loop sleeps until; null while it is not sleeping. */
+  private Instant sleepingUntil;
+  private boolean wakeRequested;
+
+  private final Queue<ClaimedEntry> pendingAcks = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean ackFlushScheduled = new AtomicBoolean();
+  private final Map<String, Integer> attempts = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
+      return size() > MAX_TRACKED_RETRIES;
+    }
+  });
+  private final AtomicLong claims = new AtomicLong();
+  private final AtomicLong claimed = new AtomicLong();
+  private final AtomicLong acknowledged = new AtomicLong();
+  private final AtomicLong released = new AtomicLong();
+  private final AtomicLong handlerFailures = new AtomicLong();
+
+  private volatile boolean running;
+  private Thread loop;
+  private ExecutorService workers;
+  private ExecutorService ackFlusher;
+  private Semaphore capacity;
+  private AutoCloseable wakeupSubscription;
+
+  public SchedulePoller(TaskSchedule schedule, DueEntryHandler handler, Settings settings) {
+    this.schedule = Objects.requireNonNull(schedule);
+    this.handler = Objects.requireNonNull(handler);
+    this.settings = Objects.requireNonNull(settings);
+  }
+
+  /** Starts the loop; no-op if running. May be called again after {@link #stop()}. */
+  public synchronized void start() {
+    if (running) {
+      return;
+    }
+    running = true;
+    capacity = new Semaphore(settings.batchSize() * 2);
+    workers = Executors.newFixedThreadPool(settings.workers(), threads("schedule-handler"));
+    ackFlusher = Executors.newSingleThreadExecutor(threads("schedule-ack"));
+    wakeupSubscription = schedule.onWakeup(this::wake);
+    loop = threads("schedule-poller").newThread(this::runLoop);
+    loop.start();
+  }
+
+  /**
+   * Stops claiming, waits for the loop and for handlers in progress (up to the stop timeout; a
+   * handler still running then keeps its claim until the lease expires), and flushes acks.
+   */
+  public synchronized void stop() {
+    if (!running) {
+      return;
+    }
+    running = false;
+    wake();
+    closeQuietly(wakeupSubscription);
+    try {
+      loop.join();
+      workers.shutdown();
+      if (!workers.awaitTermination(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("Handlers still running after {}; their claims return to the schedule when the lease expires",
+            settings.stopTimeout());
+        workers.shutdownNow();
+      }
+      ackFlusher.shutdown();
+      ackFlusher.awaitTermination(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    flushAcks();
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  public boolean isRunning() {
+    return running;
+  }
+
+  public Stats stats() {
+    return new Stats(claims.get(), claimed.get(), acknowledged.get(), released.get(), handlerFailures.get());
+  }
+
+  /** Ends the current sleep (or the next one) and claims at once. Harmless when nothing is due. */
+  public void wake() {
+    lock.lock();
+    try {
+      wakeRequested = true;
+      wakeup.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes the loop if an entry due at {@code due} would otherwise wait for the current sleep to end. */
+  public void wake(Instant due) {
+    lock.lock();
+    try {
+      if (sleepingUntil == null || due.isBefore(sleepingUntil)) {
+        wakeRequested = true;
+        wakeup.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void runLoop() {
+    Duration failureBackoff = FIRST_FAILURE_BACKOFF;
+    boolean available = true;
+    while (running) {
+      int permits = acquireCapacity();
+      if (permits == 0) {
+        continue;
+      }
+      ClaimBatch batch;
+      long claimedAtNanos;
+      try {
+        batch = schedule.claimDue(permits, settings.lease());
+        claimedAtNanos = System.nanoTime();
+      } catch (RuntimeException e) {
+        capacity.release(permits);
+        if (available) {
+          available = false;
+          LOG.warn("Cannot claim due entries, retrying with backoff: {}", e.getMessage());
+        }
+        sleep(failureBackoff, null, System.nanoTime());
+        failureBackoff = min(failureBackoff.multipliedBy(2), settings.maxIdleSleep());
+        continue;
+      }
+      if (!available) {
+        available = true;
+        LOG.info("Claiming due entries again");
+      }
+      failureBackoff = FIRST_FAILURE_BACKOFF;
+      claims.incrementAndGet();
+      claimed.addAndGet(batch.entries().size());
+      capacity.release(permits - batch.entries().size());
+      for (ClaimedEntry entry : batch.entries()) {
+        workers.execute(() -> handle(entry));
+      }
+      if (batch.moreDue()) {
+        continue; // the cap left due entries behind: drain batch after batch
+      }
+      Duration untilNext = batch.nextDue().map(next -> Duration.between(batch.serverTime(), next))
+          .orElse(settings.maxIdleSleep());
+      Duration wait = min(untilNext, settings.maxIdleSleep());
+      sleep(wait, batch.serverTime().plus(wait), claimedAtNanos);
+    }
+  }
+
+  /** Blocks until at least one claim slot is free; returns how many (at most batchSize), 0 if stopping. */
+  private int acquireCapacity() {
+    try {
+      while (running) {
+        if (capacity.tryAcquire(settings.maxIdleSleep().toMillis(), TimeUnit.MILLISECONDS)) {
+          int more = Math.min(settings.batchSize() - 1, capacity.availablePermits());
+          if (more > 0 && capacity.tryAcquire(more)) {
+            return more + 1;
+          }
+          return 1;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+    }
+    return 0;
+  }
+
+  /** Sleeps {@code wait} from {@code fromNanos} unless woken; {@code until} is the Redis-clock end (null: any wake-up). */
+  private void sleep(Duration wait, Instant until, long fromNanos) {
+    lock.lock();
+    try {
+      if (wakeRequested || !running) {
+        wakeRequested = false;
+        return;
+      }
+      sleepingUntil = until;
+      long deadline = fromNanos + wait.toNanos();
+      long remaining;
+      while (!wakeRequested && running && (remaining = deadline - System.nanoTime()) > 0) {
+        wakeup.awaitNanos(remaining);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+    } finally {
+      wakeRequested = false;
+      sleepingUntil = null;
+      lock.unlock();
+    }
+  }
+
+  private void handle(ClaimedEntry entry) {
+    try {
+      Disposition disposition = handler.handle(entry);
+      if (disposition instanceof Disposition.RetryAt retry) {
+        release(entry, retry.when());
+      } else {
+        attempts.remove(entry.id());
+        pendingAcks.add(entry);
+        scheduleAckFlush();
+      }
+    } catch (Exception e) {
+      handlerFailures.incrementAndGet();
+      int attempt = attempts.merge(entry.id(), 1, Integer::sum);
+      Duration backoff = backoff(attempt);
+      LOG.warn("Handling {} failed (attempt {}), retrying in {}", entry.id(), attempt, backoff, e);
+      release(entry, entry.claimedAt().plus(backoff));
+    } finally {
+      capacity.release();
+    }
+  }
+
+  Duration backoff(int attempt) {
+    Duration backoff = settings.retryBase();
+    for (int i = 1; i < attempt && backoff.compareTo(settings.retryMax()) < 0; i++) {
+      backoff = backoff.multipliedBy(2);
+    }
+    return min(backoff, settings.retryMax());
+  }
+
+  private void release(ClaimedEntry entry, Instant retryAt) {
+    try {
+      schedule.release(entry, retryAt);
+      released.incrementAndGet();
+    } catch (RuntimeException e) {
+      LOG.warn("Could not release {}; it returns to the schedule when its lease expires: {}", entry.id(),
+          e.getMessage());
+    }
+  }
+
+  private void scheduleAckFlush() {
+    if (ackFlushScheduled.compareAndSet(false, true)) {
+      try {
+        ackFlusher.execute(this::flushAcksLoop);
+      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        ackFlushScheduled.set(false); // stop() flushes what is left
+      }
+    }
+  }
+
+  /** Acks accumulate while a flush is in flight, so under load one call acknowledges many. */
+  private void flushAcksLoop() {
+    while (true) {
+      flushAcks();
+      ackFlushScheduled.set(false);
+      if (pendingAcks.isEmpty() || !ackFlushScheduled.compareAndSet(false, true)) {
+        return;
+      }
+    }
+  }
+
+  private void flushAcks() {
+    List<ClaimedEntry> batch = new ArrayList<>();
+    for (ClaimedEntry entry; (entry = pendingAcks.poll()) != null; ) {
+      batch.add(entry);
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    try {
+      schedule.acknowledgeAll(batch);
+      acknowledged.addAndGet(batch.size());
+    } catch (RuntimeException e) {
+      LOG.warn("Could not acknowledge {} entries; they return to the schedule when their lease expires: {}",
+          batch.size(), e.getMessage());
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      if (closeable != null) {
+        closeable.close();
+      }
+    } catch (Exception e) {
+      LOG.debug("closing the wake-up subscription failed", e);
+    }
+  }
+
+  private static ThreadFactory threads(String name) {
+    AtomicInteger counter = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, name + "-" + counter.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

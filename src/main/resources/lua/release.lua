@@ -1,0 +1,31 @@
+-- release: put a claimed entry back to wait until a retry time.
+--
+-- KEYS[1]  <prefix>:{<shard>}:due       ZSET
+-- KEYS[2]  <prefix>:{<shard>}:inflight  ZSET
+-- KEYS[3]  <prefix>:{<shard>}:claimed   HASH
+-- ARGV[1]  id
+-- ARGV[2]  retry score (integer ms)
+-- ARGV[3]  wake-up channel
+-- ARGV[4]  origin (see schedule.lua)
+--
+-- Only a live claim is released: an entry cancelled, acknowledged or requeued meanwhile stays as
+-- it is. ZADD NX: if the id was scheduled again while claimed, that newer due time wins.
+--
+-- Result:  1  released and now the earliest of its shard (wake-up published)
+--          0  released (or a newer schedule kept)
+--         -1  no live claim: nothing changed
+-- Cost:    O(log N).
+
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then
+  return -1
+end
+redis.call('HDEL', KEYS[3], ARGV[1])
+if redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) == 0 then
+  return 0
+end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0)
+if first[1] == ARGV[1] then
+  redis.call('PUBLISH', ARGV[3], ARGV[2] .. ' ' .. ARGV[4])
+  return 1
+end
+return 0

@@ -1,0 +1,25 @@
+-- requeue: return claims whose lease ran out (by the Redis clock) to the due set.
+--
+-- KEYS[1]  <prefix>:{<shard>}:due       ZSET
+-- KEYS[2]  <prefix>:{<shard>}:inflight  ZSET
+-- KEYS[3]  <prefix>:{<shard>}:claimed   HASH
+-- ARGV[1]  max entries to requeue in this call
+--
+-- Each goes back at the due time it was claimed for (ZADD NX: a newer schedule wins).
+--
+-- Result:  number of entries requeued (the caller calls again while it equals max)
+-- Cost:    O(log N + M) for M <= max entries.
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+if #expired == 0 then
+  return 0
+end
+for _, id in ipairs(expired) do
+  local due = redis.call('HGET', KEYS[3], id) or now
+  redis.call('ZADD', KEYS[1], 'NX', due, id)
+end
+redis.call('ZREM', KEYS[2], unpack(expired))
+redis.call('HDEL', KEYS[3], unpack(expired))
+return #expired

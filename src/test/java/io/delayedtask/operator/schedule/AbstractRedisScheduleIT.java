@@ -1,0 +1,364 @@
+package io.delayedtask.operator.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The schedule's behaviour against a real Redis; subclasses supply standalone or cluster. Each test
+ * uses its own key prefix, so tests do not see each other's entries.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractRedisScheduleIT {
+  private static final Duration LONG_LEASE = Duration.ofMinutes(5);
+
+  protected String prefix;
+  protected RedisSchedule schedule;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  /** Fresh connections to the Redis under test. */
+  protected abstract RedisConnections connect();
+
+  protected abstract int shards();
+
+  /** SCRIPT FLUSH on every node that holds schedule keys. */
+  protected abstract void flushScripts();
+
+  @BeforeEach
+  void openSchedule() {
+    prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
+    schedule = newSchedule();
+  }
+
+  @AfterEach
+  void closeEverything() throws Exception {
+    Collections.reverse(closeables);
+    for (AutoCloseable closeable : closeables) {
+      closeable.close();
+    }
+    closeables.clear();
+  }
+
+  /** Another schedule on the same keys with its own connections, as another process would have. */
+  protected RedisSchedule newSchedule() {
+    RedisSchedule opened = new RedisSchedule(connect(), prefix, shards());
+    closeables.add(opened);
+    return opened;
+  }
+
+  /** The Redis clock in whole ms, as scores keep it (due times in the API are ms-precise). */
+  protected Instant redisNow() {
+    return schedule.serverTime().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+  }
+
+  private SchedulePoller newPoller(DueEntryHandler handler, SchedulePoller.Settings settings) {
+    SchedulePoller poller = new SchedulePoller(schedule, handler, settings);
+    closeables.add(poller);
+    return poller;
+  }
+
+  @Test
+  void claimAcknowledgeAndReleaseRoundTrip() {
+    Instant now = redisNow();
+    Instant overdue = now.minusSeconds(1);
+    Instant later = now.plus(Duration.ofHours(1));
+    schedule.schedule("ns/a/1", overdue);
+    schedule.schedule("ns/b/2", later);
+
+    ClaimBatch batch = schedule.claimDue(10, LONG_LEASE);
+    assertThat(batch.entries()).extracting(ClaimedEntry::id, ClaimedEntry::due).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("ns/a/1", overdue));
+    ClaimedEntry claimed = batch.entries().get(0);
+    assertThat(claimed.claimedAt()).isAfterOrEqualTo(claimed.due());
+    assertThat(batch.nextDue()).contains(later);
+    assertThat(schedule.counts()).extracting(ScheduleCounts::waiting, ScheduleCounts::inFlight).containsExactly(1L, 1L);
+    assertThat(schedule.inFlightIds()).containsExactly("ns/a/1");
+    assertThat(schedule.claimDue(10, LONG_LEASE).entries()).as("a claimed entry is not claimed twice").isEmpty();
+
+    Instant retryAt = claimed.claimedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).minusMillis(1);
+    schedule.release(claimed, retryAt);
+    assertThat(schedule.inFlightIds()).isEmpty();
+    ClaimBatch again = schedule.claimDue(10, LONG_LEASE);
+    assertThat(again.entries()).extracting(ClaimedEntry::id).containsExactly("ns/a/1");
+    assertThat(again.entries().get(0).due()).isEqualTo(retryAt);
+
+    schedule.acknowledge(again.entries().get(0));
+    assertThat(schedule.inFlightIds()).isEmpty();
+    assertThat(schedule.waitingEntries()).containsExactly(Map.entry("ns/b/2", later));
+    assertThat(schedule.earliestDue()).contains(later);
+
+    schedule.cancel("ns/b/2");
+    schedule.cancel("ns/b/2");
+    assertThat(schedule.waitingEntries()).isEmpty();
+    assertThat(schedule.earliestDue()).isEmpty();
+    assertThat(schedule.counts()).isEqualTo(new ScheduleCounts(0, 0, Duration.ZERO));
+  }
+
+  @Test
+  void releaseAfterCancelOrAcknowledgeChangesNothing() {
+    schedule.schedule("x", redisNow().minusSeconds(1));
+    ClaimedEntry claimed = schedule.claimDue(1, LONG_LEASE).entries().get(0);
+    schedule.cancel("x");
+    schedule.release(claimed, claimed.claimedAt());
+    assertThat(schedule.waitingEntries()).isEmpty();
+    assertThat(schedule.inFlightIds()).isEmpty();
+  }
+
+  @Test
+  void schedulingAClaimedEntryForTheSameDueTimeIsANoOpButANewDueTimeSchedulesIt() {
+    Instant due = redisNow().minusSeconds(1);
+    schedule.schedule("x", due);
+    ClaimedEntry claimed = schedule.claimDue(1, LONG_LEASE).entries().get(0);
+
+    schedule.schedule("x", due);
+    assertThat(schedule.waitingEntries()).as("re-applying the same due time while it fires").isEmpty();
+
+    Instant moved = due.plus(Duration.ofHours(2));
+    schedule.schedule("x", moved);
+    assertThat(schedule.waitingEntries()).containsExactly(Map.entry("x", moved));
+    schedule.release(claimed, claimed.claimedAt());
+    assertThat(schedule.waitingEntries()).as("the newer schedule wins over the retry").containsExactly(Map.entry("x", moved));
+  }
+
+  @Test
+  void anExpiredLeaseReturnsTheEntryAtItsOriginalDueTime() {
+    Instant due = redisNow().minusSeconds(2);
+    schedule.schedule("lease/short", due);
+    ClaimedEntry first = schedule.claimDue(10, Duration.ofMillis(200)).entries().get(0);
+
+    ClaimedEntry reclaimed = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        .until(() -> schedule.claimDue(10, LONG_LEASE).entries(), entries -> !entries.isEmpty()).get(0);
+    assertThat(reclaimed.id()).isEqualTo("lease/short");
+    assertThat(reclaimed.due()).isEqualTo(due);
+    assertThat(reclaimed.claimedAt()).isAfterOrEqualTo(first.claimedAt().plusMillis(200));
+  }
+
+  @Test
+  void requeueExpiredClaimsCountsWhatItReturned() {
+    Instant due = redisNow().minusSeconds(1);
+    for (int i = 0; i < 5; i++) {
+      schedule.schedule("requeue/" + i, due);
+    }
+    assertThat(claimAll(Duration.ofMillis(100))).hasSize(5);
+    assertThat(schedule.requeueExpiredClaims()).isZero();
+    AtomicInteger requeued = new AtomicInteger();
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        .until(() -> requeued.addAndGet(schedule.requeueExpiredClaims()) == 5);
+    assertThat(schedule.waitingEntries()).hasSize(5).allSatisfy((id, at) -> assertThat(at).isEqualTo(due));
+    assertThat(schedule.inFlightIds()).isEmpty();
+  }
+
+  /** Claims until nothing more is due (a sharded schedule may need several calls). */
+  private List<ClaimedEntry> claimAll(Duration lease) {
+    List<ClaimedEntry> all = new ArrayList<>();
+    ClaimBatch batch;
+    do {
+      batch = schedule.claimDue(100, lease);
+      all.addAll(batch.entries());
+    } while (!batch.entries().isEmpty());
+    return all;
+  }
+
+  @Test
+  void fourConcurrentClaimersClaimEachOfTenThousandEntriesExactlyOnce() throws Exception {
+    int total = 10_000;
+    Instant due = redisNow().minusSeconds(1);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> writes = new ArrayList<>();
+      for (int writer = 0; writer < 4; writer++) {
+        int offset = writer;
+        writes.add(pool.submit(() -> IntStream.range(0, total).filter(i -> i % 4 == offset)
+            .forEach(i -> schedule.schedule("task/" + i, due.plusMillis(i % 500)))));
+      }
+      for (Future<?> write : writes) {
+        write.get();
+      }
+      assertThat(schedule.counts().waiting()).isEqualTo(total);
+
+      Map<String, Integer> claimCounts = new ConcurrentHashMap<>();
+      List<Future<?>> claimers = new ArrayList<>();
+      for (int claimer = 0; claimer < 4; claimer++) {
+        RedisSchedule own = newSchedule();
+        claimers.add(pool.submit(() -> {
+          List<ClaimedEntry> entries;
+          do {
+            entries = own.claimDue(100, LONG_LEASE).entries();
+            entries.forEach(entry -> claimCounts.merge(entry.id(), 1, Integer::sum));
+          } while (!entries.isEmpty());
+        }));
+      }
+      for (Future<?> claimer : claimers) {
+        claimer.get();
+      }
+      assertThat(claimCounts).hasSize(total);
+      assertThat(claimCounts.values()).containsOnly(1);
+      assertThat(schedule.counts().inFlight()).isEqualTo(total);
+      assertThat(schedule.counts().waiting()).isZero();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void scriptsStillRunAfterScriptFlush() {
+    schedule.schedule("before", redisNow().minusSeconds(1));
+    flushScripts();
+    long fallbacks = schedule.noScriptFallbacks();
+
+    schedule.schedule("after", redisNow().minusSeconds(1));
+    assertThat(schedule.noScriptFallbacks()).isGreaterThan(fallbacks);
+    List<ClaimedEntry> claimed = claimAll(LONG_LEASE);
+    assertThat(claimed).extracting(ClaimedEntry::id).containsExactlyInAnyOrder("before", "after");
+    schedule.acknowledgeAll(claimed);
+    assertThat(schedule.counts()).isEqualTo(new ScheduleCounts(0, 0, Duration.ZERO));
+  }
+
+  @Test
+  void nothingIsClaimedBeforeItsScoreByTheRedisClock() {
+    Instant now = redisNow();
+    int total = 300;
+    for (int i = 0; i < total; i++) {
+      schedule.schedule("early/" + i, now.plusMillis(20 + i));
+    }
+    List<ClaimedEntry> claims = new ArrayList<>();
+    List<ClaimBatch> batches = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ZERO).until(() -> {
+      ClaimBatch batch = schedule.claimDue(7, LONG_LEASE);
+      batches.add(batch);
+      claims.addAll(batch.entries());
+      return claims.size() == total;
+    });
+    assertThat(claims).allSatisfy(entry -> assertThat(entry.claimedAt()).isAfterOrEqualTo(entry.due()));
+    assertThat(batches).allSatisfy(batch ->
+        assertThat(batch.entries()).allSatisfy(entry -> assertThat(entry.due()).isBeforeOrEqualTo(batch.serverTime())));
+    assertThat(batches.size()).as("claims made while entries were not yet due").isGreaterThan(total / 7);
+  }
+
+  @Test
+  void countsReportTheOldestOverdueAgeByTheRedisClock() {
+    Instant now = redisNow();
+    schedule.schedule("old", now.minusSeconds(30));
+    schedule.schedule("new", now.minusSeconds(1));
+    schedule.schedule("future", now.plusSeconds(60));
+    ScheduleCounts counts = schedule.counts();
+    assertThat(counts.waiting()).isEqualTo(3);
+    assertThat(counts.oldestOverdue()).isBetween(Duration.ofSeconds(30), Duration.ofSeconds(35));
+  }
+
+  @Test
+  void pollerHandsDueEntriesToTheHandlerAndAcknowledgesThem() {
+    Instant now = redisNow();
+    int total = 1_000;
+    for (int i = 0; i < total; i++) {
+      schedule.schedule("drain/" + i, now.minusMillis(i));
+    }
+    Map<String, ClaimedEntry> handled = new ConcurrentHashMap<>();
+    SchedulePoller poller = newPoller(entry -> {
+      handled.merge(entry.id(), entry, (a, b) -> {
+        throw new AssertionError("handled twice: " + a.id());
+      });
+      return Disposition.acknowledge();
+    }, SchedulePoller.Settings.defaults().withBatchSize(50).withWorkers(4));
+    poller.start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == total);
+    await().atMost(Duration.ofSeconds(5)).until(() -> schedule.counts().inFlight() == 0);
+    assertThat(schedule.counts().waiting()).isZero();
+    assertThat(poller.stats().claims()).as("batch after batch, not one claim per entry").isLessThan(total / 10);
+  }
+
+  @Test
+  void anEarlierEntryScheduledInProcessWakesTheSleepingPoller() {
+    Instant now = redisNow();
+    schedule.schedule("far", now.plus(Duration.ofHours(1)));
+    List<ClaimedEntry> handled = new CopyOnWriteArrayList<>();
+    SchedulePoller poller = newPoller(entry -> {
+      handled.add(entry);
+      return Disposition.acknowledge();
+    }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
+    poller.start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> poller.stats().claims() >= 1);
+
+    Instant due = redisNow().plusMillis(200);
+    schedule.schedule("near", due);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !handled.isEmpty());
+    assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
+    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusMillis(500));
+  }
+
+  @Test
+  void anEarlierEntryScheduledByAnotherProcessWakesThePollerThroughPubSub() {
+    Instant now = redisNow();
+    schedule.schedule("far", now.plus(Duration.ofHours(1)));
+    List<ClaimedEntry> handled = new CopyOnWriteArrayList<>();
+    SchedulePoller poller = newPoller(entry -> {
+      handled.add(entry);
+      return Disposition.acknowledge();
+    }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
+    poller.start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> poller.stats().claims() >= 1);
+
+    RedisSchedule otherProcess = newSchedule();
+    Instant due = redisNow().plusMillis(200);
+    otherProcess.schedule("near", due);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !handled.isEmpty());
+    assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
+    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusMillis(500));
+  }
+
+  @Test
+  void aFailingHandlerIsRetriedWithBackoffAndARetryDispositionIsHonoured() {
+    schedule.schedule("flaky", redisNow().minusMillis(1));
+    schedule.schedule("later", redisNow().minusMillis(1));
+    Map<String, List<ClaimedEntry>> calls = new ConcurrentHashMap<>();
+    SchedulePoller poller = newPoller(entry -> {
+      List<ClaimedEntry> seen = calls.computeIfAbsent(entry.id(), id -> new CopyOnWriteArrayList<>());
+      seen.add(entry);
+      if (entry.id().equals("flaky") && seen.size() < 3) {
+        throw new IllegalStateException("transient failure " + seen.size());
+      }
+      if (entry.id().equals("later") && seen.size() == 1) {
+        return Disposition.retryAt(entry.claimedAt().plusMillis(150));
+      }
+      return Disposition.acknowledge();
+    }, SchedulePoller.Settings.defaults().withRetry(Duration.ofMillis(50), Duration.ofSeconds(1)));
+    poller.start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() ->
+        calls.getOrDefault("flaky", List.of()).size() == 3 && calls.getOrDefault("later", List.of()).size() == 2);
+    List<ClaimedEntry> flaky = calls.get("flaky");
+    assertThat(Duration.between(flaky.get(0).claimedAt(), flaky.get(1).claimedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+    assertThat(Duration.between(flaky.get(1).claimedAt(), flaky.get(2).claimedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+    List<ClaimedEntry> later = calls.get("later");
+    assertThat(later.get(1).claimedAt()).isAfterOrEqualTo(later.get(0).claimedAt().plusMillis(150));
+    await().atMost(Duration.ofSeconds(5)).until(() -> schedule.counts().equals(new ScheduleCounts(0, 0, Duration.ZERO)));
+    assertThat(poller.stats().handlerFailures()).isEqualTo(2);
+  }
+
+  @Test
+  void serverIdentityIsStableWhileRedisRuns() {
+    String identity = schedule.serverIdentity();
+    assertThat(identity).isNotBlank().isEqualTo(newSchedule().serverIdentity());
+    Optional<Instant> none = schedule.earliestDue();
+    assertThat(none).isEmpty();
+  }
+}
