@@ -19,6 +19,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +49,7 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   /** How long a command (or a connection attempt) may take before Redis counts as unavailable. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
+  private final ClientResources resources;
   private final String description;
   private final Duration timeout;
   private final Object connectLock = new Object();
@@ -54,7 +58,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   private volatile StatefulRedisPubSubConnection<String, String> pubSub;
   private volatile boolean closed;
 
-  private RedisConnections(String description, Duration timeout) {
+  private RedisConnections(ClientResources resources, String description, Duration timeout) {
+    this.resources = resources;
     this.description = description;
     this.timeout = timeout;
   }
@@ -73,13 +78,14 @@ public abstract sealed class RedisConnections implements AutoCloseable {
 
   /** One server: {@code redis://}, {@code rediss://} or {@code redis-sentinel://host:port,...#master}. */
   public static RedisConnections standalone(String uri, Optional<String> password, Duration timeout) {
-    RedisClient client = RedisClient.create(redisUri(uri, password, timeout));
+    ClientResources resources = resources();
+    RedisClient client = RedisClient.create(resources, redisUri(uri, password, timeout));
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
         .build());
-    return new Standalone(client, RedisUris.redact(uri), timeout);
+    return new Standalone(client, resources, RedisUris.redact(uri), timeout);
   }
 
   /** Redis Cluster from seed URIs; the topology is refreshed periodically and on redirects. */
@@ -88,7 +94,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
       throw new IllegalArgumentException("Redis Cluster needs at least one seed URI");
     }
     List<RedisURI> uris = seeds.stream().map(seed -> redisUri(seed, password, timeout)).toList();
-    RedisClusterClient client = RedisClusterClient.create(uris);
+    ClientResources resources = resources();
+    RedisClusterClient client = RedisClusterClient.create(resources, uris);
     client.setOptions(ClusterClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -99,7 +106,14 @@ public abstract sealed class RedisConnections implements AutoCloseable {
             .build())
         .build());
     String description = seeds.stream().map(RedisUris::redact).collect(Collectors.joining(","));
-    return new Cluster(client, description, timeout);
+    return new Cluster(client, resources, description, timeout);
+  }
+
+  /** Reconnect attempts back off from 10 ms to at most 2 s, so a restarted Redis is found quickly. */
+  private static ClientResources resources() {
+    return DefaultClientResources.builder()
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
+        .build();
   }
 
   /**
@@ -231,6 +245,7 @@ public abstract sealed class RedisConnections implements AutoCloseable {
       }
     }
     client().shutdown(0, 2, TimeUnit.SECONDS);
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
   }
 
   abstract AbstractRedisClient client();
@@ -289,8 +304,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   private static final class Standalone extends RedisConnections {
     private final RedisClient client;
 
-    Standalone(RedisClient client, String description, Duration timeout) {
-      super(description, timeout);
+    Standalone(RedisClient client, ClientResources resources, String description, Duration timeout) {
+      super(resources, description, timeout);
       this.client = client;
     }
 
@@ -324,8 +339,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   private static final class Cluster extends RedisConnections {
     private final RedisClusterClient client;
 
-    Cluster(RedisClusterClient client, String description, Duration timeout) {
-      super(description, timeout);
+    Cluster(RedisClusterClient client, ClientResources resources, String description, Duration timeout) {
+      super(resources, description, timeout);
       this.client = client;
     }
 

@@ -50,6 +50,7 @@ public final class RedisSchedule implements TaskSchedule {
   private final String origin = UUID.randomUUID().toString();
   private final List<Consumer<Instant>> wakeupListeners = new CopyOnWriteArrayList<>();
   private final AtomicLong noScriptFallbacks = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicInteger claimRotation = new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean subscriptionFailureLogged;
 
   public RedisSchedule(RedisConnections connections, String keyPrefix, int shards) {
@@ -112,14 +113,13 @@ public final class RedisSchedule implements TaskSchedule {
     ensureSubscribed();
     int total = Math.min(max, MAX_CLAIM);
     int shards = keys.shards();
+    // Each shard gets its part of the batch, so one round trip still claims at most max in all;
+    // the remainder goes to shards in turn. A shard whose part is 0 is still asked (max 0) for its
+    // clock and next entry, so no shard's entries are overlooked.
+    int firstWithExtra = Math.floorMod(claimRotation.getAndIncrement(), shards);
     List<CompletableFuture<List<Object>>> replies = new ArrayList<>(shards);
     for (int shard = 0; shard < shards; shard++) {
-      // Each shard gets its part of the batch, so one round trip still claims at most max in all.
-      int quota = total / shards + (shard < total % shards ? 1 : 0);
-      if (quota == 0) {
-        replies.add(null);
-        continue;
-      }
+      int quota = total / shards + (Math.floorMod(shard - firstWithExtra, shards) < total % shards ? 1 : 0);
       replies.add(run(LuaScript.CLAIM, ScriptOutputType.MULTI,
           new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
           Integer.toString(quota), Long.toString(lease.toMillis())));
@@ -135,9 +135,6 @@ public final class RedisSchedule implements TaskSchedule {
     // shard holding the next entry, so nextDue - serverTime is that entry's wait by its own clock.
     Instant nextDueShardTime = null;
     for (CompletableFuture<List<Object>> reply : replies) {
-      if (reply == null) {
-        continue;
-      }
       List<Object> result = connections.await(reply, "claim");
       Instant time = time(result.get(0), result.get(1));
       latestTime = latestTime == null || time.isAfter(latestTime) ? time : latestTime;
@@ -151,9 +148,6 @@ public final class RedisSchedule implements TaskSchedule {
       }
     }
     Instant serverTime = nextDueShardTime != null ? nextDueShardTime : latestTime;
-    if (serverTime == null) {
-      serverTime = serverTime();
-    }
     return new ClaimBatch(List.copyOf(entries), serverTime, Optional.ofNullable(nextDue));
   }
 

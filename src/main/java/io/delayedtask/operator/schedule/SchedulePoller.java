@@ -314,7 +314,7 @@ public final class SchedulePoller implements AutoCloseable {
 
   private void handle(ClaimedEntry entry) {
     try {
-      Disposition disposition = handler.handle(entry);
+      Disposition disposition = Objects.requireNonNull(handler.handle(entry), "the handler returned no Disposition");
       if (disposition instanceof Disposition.RetryAt retry) {
         release(entry, retry.when());
       } else {

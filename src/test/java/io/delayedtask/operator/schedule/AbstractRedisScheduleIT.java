@@ -238,8 +238,9 @@ abstract class AbstractRedisScheduleIT {
     Instant now = redisNow();
     int total = 300;
     for (int i = 0; i < total; i++) {
-      schedule.schedule("early/" + i, now.plusMillis(20 + i));
+      schedule.schedule("early/" + i, now.plusMillis(500 + i));
     }
+    assertThat(schedule.claimDue(100, LONG_LEASE).entries()).as("nothing is due yet").isEmpty();
     List<ClaimedEntry> claims = new ArrayList<>();
     List<ClaimBatch> batches = new ArrayList<>();
     await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ZERO).until(() -> {
@@ -249,9 +250,23 @@ abstract class AbstractRedisScheduleIT {
       return claims.size() == total;
     });
     assertThat(claims).allSatisfy(entry -> assertThat(entry.claimedAt()).isAfterOrEqualTo(entry.due()));
-    assertThat(batches).allSatisfy(batch ->
-        assertThat(batch.entries()).allSatisfy(entry -> assertThat(entry.due()).isBeforeOrEqualTo(batch.serverTime())));
     assertThat(batches.size()).as("claims made while entries were not yet due").isGreaterThan(total / 7);
+  }
+
+  @Test
+  void claimingOneAtATimeReachesEveryShard() {
+    Instant due = redisNow().minusSeconds(1);
+    for (int i = 0; i < 30; i++) {
+      schedule.schedule("single/" + i, due);
+    }
+    List<String> claimed = new ArrayList<>();
+    ClaimBatch batch;
+    do {
+      batch = schedule.claimDue(1, LONG_LEASE);
+      assertThat(batch.entries()).hasSizeLessThanOrEqualTo(1);
+      batch.entries().forEach(entry -> claimed.add(entry.id()));
+    } while (!batch.entries().isEmpty() || batch.moreDue());
+    assertThat(claimed).hasSize(30).doesNotHaveDuplicates();
   }
 
   @Test
@@ -352,6 +367,49 @@ abstract class AbstractRedisScheduleIT {
     assertThat(later.get(1).claimedAt()).isAfterOrEqualTo(later.get(0).claimedAt().plusMillis(150));
     await().atMost(Duration.ofSeconds(5)).until(() -> schedule.counts().equals(new ScheduleCounts(0, 0, Duration.ZERO)));
     assertThat(poller.stats().handlerFailures()).isEqualTo(2);
+  }
+
+  @Test
+  void entriesDueOnePerMillisecondFireWithLowLag() {
+    int total = 1_000;
+    Instant start = redisNow().plusMillis(1_500);
+    for (int i = 0; i < total; i++) {
+      schedule.schedule("lag/" + i, start.plusMillis(i));
+    }
+    List<Long> lagsMicros = new CopyOnWriteArrayList<>();
+    SchedulePoller poller = newPoller(entry -> {
+      lagsMicros.add(Duration.between(entry.due(), entry.claimedAt()).toNanos() / 1_000);
+      return Disposition.acknowledge();
+    }, SchedulePoller.Settings.defaults());
+    poller.start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> lagsMicros.size() == total);
+    List<Long> sorted = lagsMicros.stream().sorted().toList();
+    long p50 = sorted.get(total / 2);
+    long p99 = sorted.get(total * 99 / 100);
+    System.out.printf("%s fire lag over %d entries at 1/ms: p50 %d us, p99 %d us, max %d us, %d claims%n",
+        getClass().getSimpleName(), total, p50, p99, sorted.get(total - 1), poller.stats().claims());
+    assertThat(sorted.get(0)).as("never early").isNotNegative();
+    // The target (5 ms) is the benchmark's to measure on a quiet machine; this bound only catches
+    // a poller that no longer sleeps until the next entry (lag would then be the idle cap, 5 s),
+    // and leaves room for a CPU shared with other builds (load 10 on 2 cores has been seen).
+    assertThat(p99).as("p99 fire lag in us").isLessThan(250_000);
+  }
+
+  @Test
+  void stopWaitsForHandlersInProgressAndFlushesTheirAcks() throws Exception {
+    schedule.schedule("slow", redisNow().minusMillis(1));
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    SchedulePoller poller = newPoller(entry -> {
+      started.countDown();
+      Thread.sleep(300); // a handler that takes a while: stop() must wait for it
+      return Disposition.acknowledge();
+    }, SchedulePoller.Settings.defaults());
+    poller.start();
+    assertThat(started.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    poller.stop();
+    assertThat(poller.isRunning()).isFalse();
+    assertThat(schedule.counts()).isEqualTo(new ScheduleCounts(0, 0, Duration.ZERO));
+    assertThat(poller.stats().acknowledged()).isEqualTo(1);
   }
 
   @Test

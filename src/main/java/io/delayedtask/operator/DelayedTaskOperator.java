@@ -1,0 +1,214 @@
+package io.delayedtask.operator;
+
+import io.delayedtask.operator.config.ConfigException;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.fire.FireMetrics;
+import io.delayedtask.operator.fire.Firing;
+import io.delayedtask.operator.fire.TaskFirer;
+import io.delayedtask.operator.http.HttpEndpoints;
+import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
+import io.delayedtask.operator.reconcile.ScheduleKeeper;
+import io.delayedtask.operator.reconcile.ScheduleResync;
+import io.delayedtask.operator.reconcile.SpecValidator;
+import io.delayedtask.operator.reconcile.TaskEvents;
+import io.delayedtask.operator.schedule.TaskSchedule;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator process: configuration, clients, schedule, operator, HTTP; stopped in reverse.
+ *
+ * <p>{@link #main} is what {@code java -jar} runs. {@link #start(OperatorConfig, KubernetesClient, Options)}
+ * runs the same wiring in-process for tests and the dev sandbox, and {@link #close()} stops it.
+ */
+public final class DelayedTaskOperator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskOperator.class);
+  /** Exit status for a bad configuration value (shared/API.md). */
+  static final int BAD_CONFIGURATION = 2;
+
+  /** Everything to stop, latest first. */
+  private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
+  private final Firing firing;
+  private final HttpEndpoints http;
+  private final TaskSchedule schedule;
+
+  /**
+   * What differs between production and tests: leadership timing, whether losing the lease ends
+   * the process, how often Redis is probed, and the clock.
+   */
+  public record Options(boolean exitOnStopLeading, Duration leaseDuration, Duration renewDeadline,
+      Duration retryPeriod, Duration redisProbeInterval, Clock clock) {
+
+    /** java -jar: losing the lease ends the process so Kubernetes restarts it as a standby. */
+    public static Options production() {
+      return new Options(true, LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+          LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
+          LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE, Duration.ofSeconds(2), Clock.systemUTC());
+    }
+
+    /** In-process (tests, sandbox): like production, but never calls System.exit. */
+    public static Options inProcess() {
+      return production().withExitOnStopLeading(false);
+    }
+
+    public Options withExitOnStopLeading(boolean exit) {
+      return new Options(exit, leaseDuration, renewDeadline, retryPeriod, redisProbeInterval, clock);
+    }
+
+    public Options withLease(Duration duration, Duration renew, Duration retry) {
+      return new Options(exitOnStopLeading, duration, renew, retry, redisProbeInterval, clock);
+    }
+
+    public Options withRedisProbeInterval(Duration interval) {
+      return new Options(exitOnStopLeading, leaseDuration, renewDeadline, retryPeriod, interval, clock);
+    }
+  }
+
+  public static void main(String[] args) {
+    // 1. Configuration: a bad value stops the process here, naming the variable.
+    OperatorConfig config;
+    try {
+      config = OperatorConfig.fromEnv(System.getenv());
+    } catch (ConfigException e) {
+      System.err.println(e.getMessage());
+      System.exit(BAD_CONFIGURATION);
+      return;
+    }
+    LOG.info("Starting with {}", config);
+    // 2. Kubernetes client: in-cluster service account, else KUBECONFIG, else ~/.kube/config.
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    // 3. Everything else; stopped in reverse on SIGTERM.
+    DelayedTaskOperator operator = start(config, client, Options.production());
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      operator.close();
+      client.close();
+    }, "shutdown"));
+  }
+
+  /** In-process start with production timing, never calling System.exit. */
+  public static DelayedTaskOperator start(OperatorConfig config, KubernetesClient client) {
+    return start(config, client, Options.inProcess());
+  }
+
+  public static DelayedTaskOperator start(OperatorConfig config, KubernetesClient client, Options options) {
+    return new DelayedTaskOperator(config, client, options);
+  }
+
+  private DelayedTaskOperator(OperatorConfig config, KubernetesClient client, Options options) {
+    Clock clock = options.clock();
+    try {
+      // 1. Metrics: one registry for ours, JOSDK's and the JVM's, scraped at /metrics.
+      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      new JvmMemoryMetrics().bindTo(registry);
+      stopInReverse.push(registry::close);
+
+      // 2. The Redis schedule. Connecting does not require Redis to be up: it is retried.
+      schedule = ScheduleWiring.connect(config, registry, clock);
+      stopInReverse.push(schedule);
+
+      // 3. The leader's side: firing due entries, and keeping the schedule in line with the tasks.
+      SpecValidator validator = new SpecValidator();
+      TaskEvents events = new TaskEvents(client, clock);
+      ScheduleResync resync = new ScheduleResync(client, config.namespaces(), schedule, validator, registry);
+      ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),
+          options.redisProbeInterval(), clock, registry);
+      stopInReverse.push(keeper);
+      TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock);
+      firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer, registry, clock));
+      stopInReverse.push(firing);
+
+      // 4. The operator: the reconciler on DelayedTasks (and their Jobs), leader-elected.
+      Operator operator = new Operator(o -> {
+        o.withKubernetesClient(client)
+            .withUseSSAToPatchPrimaryResource(false) // the mock API server in CRUD mode has no SSA
+            .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
+            .withCloseClientOnStop(false)
+            .withStopOnInformerErrorDuringStartup(false);
+        if (config.leaderElection()) {
+          o.withLeaderElectionConfiguration(leaderElection(config, options, firing));
+        }
+      });
+      operator.register(new DelayedTaskReconciler(schedule, validator, events, clock), c -> {
+        c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
+        if (config.watchesAllNamespaces()) {
+          c.watchingAllNamespaces();
+        } else {
+          c.settingNamespaces(config.namespaces());
+        }
+      });
+      OperatorStarter starter = new OperatorStarter(operator, client);
+      stopInReverse.push(starter);
+
+      // 5. HTTP: /metrics, /healthz, /readyz.
+      http = HttpEndpoints.start(config.httpPort(), registry, () -> {
+        if (!starter.started()) {
+          return "not ready: the operator has not started (API server unreachable?)";
+        }
+        if (!operator.getRuntimeInfo().allEventSourcesAreHealthy()) {
+          return "not ready: informers are not synced with the API server";
+        }
+        return keeper.redisReachable() ? null : "not ready: Redis is unreachable";
+      });
+      stopInReverse.push(http);
+
+      // 6. Go: probe Redis, start the operator once the API server answers, fire at once without leader election.
+      keeper.start();
+      starter.start();
+      if (!config.leaderElection()) {
+        firing.start();
+      }
+      LOG.info("Started; HTTP on port {}", http.port());
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Options options, Firing firing) {
+    return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(config.leaseName())
+        .withLeaseNamespace(config.leaseNamespace())
+        .withIdentity(config.identity())
+        .withLeaseDuration(options.leaseDuration())
+        .withRenewDeadline(options.renewDeadline())
+        .withRetryPeriod(options.retryPeriod())
+        .withLeaderCallbacks(firing.leaderCallbacks())
+        .withExitOnStopLeading(options.exitOnStopLeading())
+        .build();
+  }
+
+  /** The port /metrics, /healthz and /readyz are served on (useful with DELAYEDTASK_HTTP_PORT=0). */
+  public int httpPort() {
+    return http.port();
+  }
+
+  /** True while this instance fires due tasks (it leads, or leader election is off). */
+  public boolean isFiring() {
+    return firing.isFiring();
+  }
+
+  /** Stops everything in the reverse order of starting. Idempotent. */
+  @Override
+  public synchronized void close() {
+    while (!stopInReverse.isEmpty()) {
+      AutoCloseable next = stopInReverse.pop();
+      try {
+        next.close();
+      } catch (Exception e) {
+        LOG.warn("Stopping {} failed: {}", next.getClass().getSimpleName(), e.toString());
+      }
+    }
+  }
+}

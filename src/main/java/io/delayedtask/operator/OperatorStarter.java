@@ -1,0 +1,81 @@
+package io.delayedtask.operator;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts the JOSDK operator once the API server answers, retrying with backoff, so an unreachable
+ * API server at start leaves the process up and not ready instead of ending it.
+ */
+final class OperatorStarter implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OperatorStarter.class);
+  private static final Duration FIRST_WAIT = Duration.ofMillis(500);
+  private static final Duration MAX_WAIT = Duration.ofSeconds(30);
+
+  private final Operator operator;
+  private final KubernetesClient client;
+  private final Thread thread;
+  private volatile boolean started;
+  private volatile boolean closed;
+
+  OperatorStarter(Operator operator, KubernetesClient client) {
+    this.operator = operator;
+    this.client = client;
+    this.thread = new Thread(this::run, "operator-starter");
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  boolean started() {
+    return started;
+  }
+
+  private void run() {
+    Duration wait = FIRST_WAIT;
+    boolean reported = false;
+    while (!closed) {
+      try {
+        client.getKubernetesVersion();
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+          operator.start();
+          started = true;
+        }
+        if (reported) {
+          LOG.info("The API server answers again; operator started");
+        }
+        return;
+      } catch (RuntimeException e) {
+        if (!reported) {
+          LOG.warn("The API server is unreachable, not ready; retrying with backoff: {}", e.toString());
+          reported = true;
+        }
+      }
+      try {
+        Thread.sleep(wait.toMillis()); // backoff between attempts, not a wait for a result
+      } catch (InterruptedException e) {
+        return;
+      }
+      wait = wait.multipliedBy(2).compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait.multipliedBy(2);
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+    }
+    thread.interrupt();
+    if (started) {
+      operator.stop();
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.delayedtask.operator.fire;
+
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+/** Which API server answers are worth retrying (shared/API.md: 409, 429, 5xx, timeouts). */
+final class ApiErrors {
+  private ApiErrors() {}
+
+  static boolean isTransient(Throwable error) {
+    if (!(error instanceof KubernetesClientException e)) {
+      return true;
+    }
+    int code = e.getCode();
+    // Code 0: no HTTP answer at all (connection refused, timeout).
+    return code == 0 || code == 408 || code == 409 || code == 429 || code >= 500;
+  }
+
+  static boolean isAlreadyExists(KubernetesClientException e) {
+    return e.getCode() == 409 && e.getStatus() != null && "AlreadyExists".equals(e.getStatus().getReason());
+  }
+
+  static boolean isNotFound(Throwable error) {
+    return error instanceof KubernetesClientException e && e.getCode() == 404;
+  }
+
+  /** The API server's own explanation, for status.message. */
+  static String reason(Throwable error) {
+    if (error instanceof KubernetesClientException e && e.getStatus() != null && e.getStatus().getMessage() != null) {
+      return e.getStatus().getMessage();
+    }
+    return error.getMessage();
+  }
+}

@@ -1,0 +1,253 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.api.v1alpha1.Condition;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.fire.TaskLabels;
+import io.delayedtask.operator.schedule.ScheduleUnavailableException;
+import io.delayedtask.operator.schedule.TaskSchedule;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the schedule entry of each DelayedTask in line with its spec and its status in line with
+ * what happened: validation, due time, suspend, the Job's outcome, and the TTL after finishing.
+ * Firing itself is the leader's poller's job ({@code fire.TaskFirer}).
+ */
+public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<DelayedTask> {
+  /** How long to wait before trying again when Redis is unreachable. */
+  static final Duration REDIS_RETRY = Duration.ofSeconds(5);
+  private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskReconciler.class);
+
+  private final TaskSchedule schedule;
+  private final SpecValidator validator;
+  private final TaskEvents events;
+  private final Clock clock;
+
+  public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock) {
+    this.schedule = schedule;
+    this.validator = validator;
+    this.events = events;
+    this.clock = clock;
+  }
+
+  @Override
+  public List<EventSource<?, DelayedTask>> prepareEventSources(EventSourceContext<DelayedTask> context) {
+    // Only the Jobs we created (they carry the task-uid label), mapped to their controlling task.
+    var jobs = InformerEventSourceConfiguration.from(Job.class, DelayedTask.class)
+        .withLabelSelector(TaskLabels.TASK_UID)
+        .withNamespacesInheritedFromController()
+        .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask)
+        .build();
+    return List.of(new InformerEventSource<>(jobs, context));
+  }
+
+  static Set<ResourceID> owningTask(Job job) {
+    if (job.getMetadata().getOwnerReferences() == null) {
+      return Set.of();
+    }
+    return job.getMetadata().getOwnerReferences().stream()
+        .filter(ref -> Boolean.TRUE.equals(ref.getController()) && "DelayedTask".equals(ref.getKind()))
+        .map(ref -> new ResourceID(ref.getName(), job.getMetadata().getNamespace()))
+        .collect(Collectors.toSet());
+  }
+
+  @Override
+  public UpdateControl<DelayedTask> reconcile(DelayedTask task, Context<DelayedTask> context) {
+    Instant now = clock.instant();
+    DelayedTaskStatus current = task.getStatus();
+    DelayedTaskStatus desired = Conditions.copy(current);
+    Long generation = task.getMetadata().getGeneration();
+    desired.setObservedGeneration(generation);
+    String id = ScheduleIds.idOf(task);
+    boolean redisFailed = false;
+
+    Validation validation = validator.validate(task);
+    Duration requeue = null;
+    if (validation instanceof Validation.Invalid invalid) {
+      desired.setPhase(Phase.Invalid);
+      desired.setMessage(invalid.message());
+      desired.setDueTime(null);
+      Conditions.set(desired, Condition.SCHEDULED, false, "Invalid", invalid.message(), now, generation);
+      redisFailed = !cancel(id);
+    } else {
+      Instant due = ((Validation.Valid) validation).due();
+      if (TaskState.handledFor(current, due)) {
+        // Fired (or finished) for this due time: never again. Only the Job's outcome and the TTL remain.
+        redisFailed = !cancel(id);
+        if (desired.getPhase() == Phase.Running) {
+          applyJobOutcome(desired, context, now, generation);
+        }
+        if (desired.getPhase().isFinished()) {
+          Optional<Duration> ttl = remainingTtl(task, desired, now);
+          if (ttl.isPresent() && (ttl.get().isZero() || ttl.get().isNegative())) {
+            return deleteExpired(task, context);
+          }
+          requeue = ttl.orElse(null);
+        }
+      } else {
+        prepareForDue(desired, due, now, generation);
+        if (task.getSpec().isSuspended()) {
+          desired.setPhase(Phase.Suspended);
+          Conditions.set(desired, Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", now, generation);
+          redisFailed = !cancel(id);
+        } else {
+          desired.setPhase(Phase.Scheduled);
+          Conditions.set(desired, Condition.SCHEDULED, true, "Scheduled", "due at " + Times.format(due), now,
+              generation);
+          redisFailed = !schedule(id, due);
+        }
+      }
+    }
+    if (redisFailed) {
+      requeue = requeue == null || requeue.compareTo(REDIS_RETRY) > 0 ? REDIS_RETRY : requeue;
+    }
+    recordTransition(task, current, desired);
+
+    UpdateControl<DelayedTask> control;
+    if (desired.equals(current)) {
+      control = UpdateControl.noUpdate();
+    } else {
+      task.setStatus(desired);
+      control = UpdateControl.patchStatus(task);
+    }
+    return requeue == null ? control : control.rescheduleAfter(requeue);
+  }
+
+  /** A new due time (or a first one): the previous firing's results no longer describe the task. */
+  private static void prepareForDue(DelayedTaskStatus desired, Instant due, Instant now, Long generation) {
+    String dueTime = Times.format(due);
+    if (!dueTime.equals(desired.getDueTime()) || desired.getPhase() == Phase.Invalid) {
+      desired.setFiredTime(null);
+      desired.setJobName(null);
+      Conditions.remove(desired, Condition.FIRED);
+      Conditions.remove(desired, Condition.COMPLETE);
+      Conditions.remove(desired, Condition.FAILED);
+    }
+    desired.setDueTime(dueTime);
+    desired.setMessage(null);
+  }
+
+  /** The Job's Complete / Failed condition moves a Running task to Succeeded / Failed. */
+  private static void applyJobOutcome(DelayedTaskStatus desired, Context<DelayedTask> context, Instant now,
+      Long generation) {
+    String jobName = desired.getJobName();
+    Optional<Job> job = context.getSecondaryResources(Job.class).stream()
+        .filter(j -> Objects.equals(j.getMetadata().getName(), jobName))
+        .findFirst();
+    if (job.isEmpty() || job.get().getStatus() == null || job.get().getStatus().getConditions() == null) {
+      return;
+    }
+    for (JobCondition condition : job.get().getStatus().getConditions()) {
+      if (!"True".equals(condition.getStatus())) {
+        continue;
+      }
+      if ("Complete".equals(condition.getType())) {
+        desired.setPhase(Phase.Succeeded);
+        desired.setMessage(null);
+        Conditions.set(desired, Condition.COMPLETE, true, "JobComplete", "Job " + jobName + " completed", now,
+            generation);
+        return;
+      }
+      if ("Failed".equals(condition.getType())) {
+        String why = condition.getMessage() != null ? condition.getMessage()
+            : condition.getReason() != null ? condition.getReason() : "no reason given";
+        String message = "Job " + jobName + " failed: " + why;
+        desired.setPhase(Phase.Failed);
+        desired.setMessage(message);
+        Conditions.set(desired, Condition.FAILED, true, "JobFailed", message, now, generation);
+        return;
+      }
+    }
+  }
+
+  /** Time left before a finished task is deleted; empty when it has no TTL. */
+  private static Optional<Duration> remainingTtl(DelayedTask task, DelayedTaskStatus status, Instant now) {
+    Long ttl = task.getSpec().getTtlSecondsAfterFinished();
+    if (ttl == null) {
+      return Optional.empty();
+    }
+    Instant finished = Conditions.lastTransition(status)
+        .or(() -> Optional.ofNullable(Times.parseOrNull(status.getFiredTime())))
+        .orElse(now);
+    Instant deleteAt = finished.plusSeconds(ttl);
+    return Optional.of(Duration.between(now, deleteAt));
+  }
+
+  private UpdateControl<DelayedTask> deleteExpired(DelayedTask task, Context<DelayedTask> context) {
+    LOG.info("ttlSecondsAfterFinished={} has passed; deleting the task", task.getSpec().getTtlSecondsAfterFinished());
+    context.getClient().resource(task).delete();
+    return UpdateControl.noUpdate();
+  }
+
+  private void recordTransition(DelayedTask task, DelayedTaskStatus current, DelayedTaskStatus desired) {
+    Phase before = current == null ? null : current.getPhase();
+    Phase after = desired.getPhase();
+    boolean newDue = current == null || !Objects.equals(current.getDueTime(), desired.getDueTime());
+    if (before == after && !(after == Phase.Scheduled && newDue)
+        && !(after == Phase.Invalid && !Objects.equals(current.getMessage(), desired.getMessage()))) {
+      return;
+    }
+    switch (after) {
+      case Scheduled -> events.normal(task, TaskEvents.SCHEDULED, "Scheduled to fire at " + desired.getDueTime());
+      case Suspended -> events.normal(task, TaskEvents.SUSPENDED, "Suspended; it will not fire until spec.suspend is false");
+      case Invalid -> events.warning(task, TaskEvents.INVALID, desired.getMessage());
+      case Succeeded -> events.normal(task, TaskEvents.SUCCEEDED, "Job " + desired.getJobName() + " completed");
+      case Failed -> events.warning(task, TaskEvents.FAILED, desired.getMessage());
+      default -> {
+        // Running, Fired and Missed are recorded by the firer, which causes them.
+      }
+    }
+  }
+
+  @Override
+  public DeleteControl cleanup(DelayedTask task, Context<DelayedTask> context) {
+    if (cancel(ScheduleIds.idOf(task))) {
+      return DeleteControl.defaultDelete();
+    }
+    // Keep the finalizer: dropping it now would leave an entry that fires a deleted task's effect
+    // (the firer would skip it, but only a live Redis can be told to forget it).
+    return DeleteControl.noFinalizerRemoval().rescheduleAfter(REDIS_RETRY.toMillis());
+  }
+
+  private boolean schedule(String id, Instant due) {
+    try {
+      schedule.schedule(id, due);
+      return true;
+    } catch (ScheduleUnavailableException e) {
+      LOG.debug("Redis unavailable, schedule entry {} not written yet: {}", id, e.getMessage());
+      return false;
+    }
+  }
+
+  private boolean cancel(String id) {
+    try {
+      schedule.cancel(id);
+      return true;
+    } catch (ScheduleUnavailableException e) {
+      LOG.debug("Redis unavailable, schedule entry {} not removed yet: {}", id, e.getMessage());
+      return false;
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.schedule.ScheduleCounts;
+import io.delayedtask.operator.schedule.TaskSchedule;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches Redis on a short beat: whether it answers (for /readyz, logged once per change), the
+ * schedule's counts (for /metrics), and its server identity. While this instance is active (the
+ * leader) it runs the resync at start, when the identity changes (Redis restarted or failed over),
+ * when asked, and every resync interval.
+ */
+public class ScheduleKeeper implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ScheduleKeeper.class);
+
+  private final TaskSchedule schedule;
+  private final ScheduleResync resync;
+  private final Duration resyncInterval;
+  private final Duration beat;
+  private final Clock clock;
+  private final ScheduledExecutorService executor;
+  private final AtomicReference<ScheduleCounts> counts =
+      new AtomicReference<>(new ScheduleCounts(0, 0, Duration.ZERO));
+  private volatile Boolean reachable;
+  private volatile String identity;
+  private volatile boolean active;
+  private volatile boolean resyncWanted;
+  private volatile Instant nextResync = Instant.MIN;
+
+  public ScheduleKeeper(TaskSchedule schedule, ScheduleResync resync, Duration resyncInterval, Duration beat,
+      Clock clock, MeterRegistry registry) {
+    this.schedule = schedule;
+    this.resync = resync;
+    this.resyncInterval = resyncInterval;
+    this.beat = beat;
+    this.clock = clock;
+    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "schedule-keeper");
+      thread.setDaemon(true);
+      return thread;
+    });
+    Gauge.builder("delayedtask.schedule.waiting", counts, c -> c.get().waiting())
+        .description("Schedule entries waiting for their due time").register(registry);
+    Gauge.builder("delayedtask.schedule.in.flight", counts, c -> c.get().inFlight())
+        .description("Schedule entries claimed and not yet acknowledged").register(registry);
+    Gauge.builder("delayedtask.schedule.oldest.overdue", counts, c -> c.get().oldestOverdue().toMillis() / 1000.0)
+        .description("Seconds the oldest due entry has been waiting past its due time").baseUnit("seconds")
+        .register(registry);
+  }
+
+  public void start() {
+    executor.scheduleWithFixedDelay(this::beat, 0, beat.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Leader only: resync now and from now on. */
+  public void activate() {
+    active = true;
+    requestResync();
+  }
+
+  public void deactivate() {
+    active = false;
+  }
+
+  public void requestResync() {
+    resyncWanted = true;
+    executor.execute(this::beat);
+  }
+
+  /** Redis answered the last probe. */
+  public boolean redisReachable() {
+    return Boolean.TRUE.equals(reachable);
+  }
+
+  private synchronized void beat() {
+    String seen;
+    try {
+      seen = schedule.serverIdentity();
+      counts.set(schedule.counts());
+      reachable(true, null);
+    } catch (RuntimeException e) {
+      reachable(false, e);
+      return;
+    }
+    if (identity != null && !Objects.equals(identity, seen)) {
+      LOG.warn("Redis server identity changed (restart or failover); rebuilding the schedule from the DelayedTasks");
+      resyncWanted = true;
+    }
+    identity = seen;
+    Instant now = clock.instant();
+    if (active && (resyncWanted || !now.isBefore(nextResync))) {
+      try {
+        resync.run();
+        resyncWanted = false;
+        nextResync = now.plus(resyncInterval);
+      } catch (RuntimeException e) {
+        LOG.warn("Resync failed, will try again: {}", e.toString());
+      }
+    }
+  }
+
+  private void reachable(boolean now, RuntimeException error) {
+    Boolean before = reachable;
+    reachable = now;
+    if (before == null || before != now) {
+      if (now) {
+        LOG.info("Redis is reachable");
+      } else {
+        LOG.warn("Redis is unreachable, not ready; retrying: {}", error.toString());
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

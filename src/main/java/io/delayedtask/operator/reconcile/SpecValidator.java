@@ -1,0 +1,153 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a DelayedTask's spec again (the CRD's CEL rules are not enforced by every API server) and
+ * computes its due time. Every refusal names the field and the fix.
+ */
+public final class SpecValidator {
+  /** RFC 3339 date-time: seconds required, fraction and offset allowed, 'T' and 'Z' in either case. */
+  private static final Pattern RFC3339 = Pattern.compile(
+      "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})");
+  /** RFC 3339 times have four-digit years; later due times could not be written back in status. */
+  static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
+  /** The name part of an annotation key is at most 63 characters; "payload." takes 8 of them. */
+  private static final Pattern PAYLOAD_KEY = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,53}[A-Za-z0-9])?");
+
+  private static final String RUN_AT_EXAMPLE = "an RFC 3339 time such as 2026-12-03T07:00:00Z";
+  private static final String DELAY_EXAMPLE = "a duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M";
+
+  public Validation validate(DelayedTask task) {
+    DelayedTaskSpec spec = task.getSpec();
+    if (spec == null) {
+      return invalid("spec is missing; set spec.runAt (" + RUN_AT_EXAMPLE + ") or spec.delay (" + DELAY_EXAMPLE + ")");
+    }
+    boolean hasRunAt = spec.getRunAt() != null;
+    boolean hasDelay = spec.getDelay() != null;
+    if (hasRunAt && hasDelay) {
+      return invalid("spec.runAt and spec.delay are both set; keep exactly one of them");
+    }
+    if (!hasRunAt && !hasDelay) {
+      return invalid("neither spec.runAt nor spec.delay is set; set exactly one: spec.runAt (" + RUN_AT_EXAMPLE
+          + ") or spec.delay (" + DELAY_EXAMPLE + ")");
+    }
+    if (spec.getStartingDeadlineSeconds() != null && spec.getStartingDeadlineSeconds() < 0) {
+      return invalid("spec.startingDeadlineSeconds is " + spec.getStartingDeadlineSeconds()
+          + "; use a number of seconds >= 0, or remove it for no deadline");
+    }
+    if (spec.getTtlSecondsAfterFinished() != null && spec.getTtlSecondsAfterFinished() < 0) {
+      return invalid("spec.ttlSecondsAfterFinished is " + spec.getTtlSecondsAfterFinished()
+          + "; use a number of seconds >= 0, or remove it to keep the task");
+    }
+    Validation template = checkJobTemplate(task, spec.getJobTemplate());
+    if (template != null) {
+      return template;
+    }
+    Validation payload = checkPayload(spec.getPayload());
+    if (payload != null) {
+      return payload;
+    }
+    return hasRunAt ? dueFromRunAt(spec.getRunAt()) : dueFromDelay(task, spec.getDelay());
+  }
+
+  private static Validation dueFromRunAt(String runAt) {
+    String value = runAt.trim();
+    if (!RFC3339.matcher(value).matches()) {
+      String hint = value.matches(".*[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2})?(\\.[0-9]+)?")
+          ? "it has no time zone; add Z or an offset such as +01:00"
+          : "use " + RUN_AT_EXAMPLE + " (offsets such as +01:00 and fractions such as .5 are allowed)";
+      return invalid("spec.runAt '" + runAt + "' is not an RFC 3339 time: " + hint);
+    }
+    Instant due;
+    try {
+      due = OffsetDateTime.parse(value.toUpperCase(Locale.ROOT)).toInstant();
+    } catch (DateTimeParseException e) {
+      return invalid("spec.runAt '" + runAt + "' is not a real date and time (check the month, day, hour, "
+          + "minute, second and offset); use " + RUN_AT_EXAMPLE);
+    }
+    return within(due.truncatedTo(ChronoUnit.MILLIS), "spec.runAt '" + runAt + "'");
+  }
+
+  private static Validation dueFromDelay(DelayedTask task, String delay) {
+    Duration duration;
+    try {
+      duration = Durations.parse(delay);
+    } catch (Durations.BadDuration e) {
+      return invalid("spec.delay '" + delay + "' " + e.getMessage() + "; use a non-negative " + DELAY_EXAMPLE);
+    }
+    Instant created = creationTimestamp(task.getMetadata());
+    if (created == null) {
+      return invalid("metadata.creationTimestamp is missing or unreadable, so spec.delay has nothing to count "
+          + "from; use spec.runAt instead");
+    }
+    Instant due;
+    try {
+      due = created.plus(duration);
+    } catch (ArithmeticException | java.time.DateTimeException e) {
+      return invalid("spec.delay '" + delay + "' is too long; the due time must be before the year 10000");
+    }
+    return within(due.truncatedTo(ChronoUnit.MILLIS), "spec.delay '" + delay + "'");
+  }
+
+  private static Validation within(Instant due, String what) {
+    if (due.isAfter(LATEST_DUE)) {
+      return invalid(what + " is too far in the future; the due time must be before the year 10000");
+    }
+    if (due.isBefore(Instant.EPOCH)) {
+      return invalid(what + " is before 1970; use a later time (a past time fires at once)");
+    }
+    return new Validation.Valid(due);
+  }
+
+  private static Validation checkJobTemplate(DelayedTask task, JobTemplateSpec template) {
+    if (template == null) {
+      return null;
+    }
+    ObjectMeta metadata = template.getMetadata();
+    String taskNamespace = task.getMetadata().getNamespace();
+    if (metadata != null && metadata.getNamespace() != null && !metadata.getNamespace().isEmpty()
+        && !metadata.getNamespace().equals(taskNamespace)) {
+      return invalid("spec.jobTemplate.metadata.namespace is '" + metadata.getNamespace()
+          + "', but the Job is always created in the task's namespace '" + taskNamespace
+          + "'; remove it or set it to '" + taskNamespace + "'");
+    }
+    if (template.getSpec() == null || template.getSpec().getTemplate() == null) {
+      return invalid("spec.jobTemplate has no spec.template (the pod to run); add spec.jobTemplate.spec.template, "
+          + "or remove spec.jobTemplate to only record the firing in the status");
+    }
+    return null;
+  }
+
+  private static Validation checkPayload(Map<String, String> payload) {
+    if (payload == null) {
+      return null;
+    }
+    for (String key : payload.keySet()) {
+      if (key == null || !PAYLOAD_KEY.matcher(key).matches()) {
+        return invalid("spec.payload key '" + key + "' cannot be used in the annotation delayedtask.io/payload.<key>; "
+            + "use at most 55 letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
+      }
+    }
+    return null;
+  }
+
+  private static Instant creationTimestamp(ObjectMeta metadata) {
+    return metadata == null ? null : Times.parseOrNull(metadata.getCreationTimestamp());
+  }
+
+  private static Validation invalid(String message) {
+    return new Validation.Invalid(message);
+  }
+}

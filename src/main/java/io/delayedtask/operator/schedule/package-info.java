@@ -1,0 +1,58 @@
+/**
+ * The Redis schedule: entries (an opaque id and a due time) that become due by the Redis server's
+ * clock, are claimed atomically under a lease, and are fired by the {@link
+ * io.delayedtask.operator.schedule.SchedulePoller}.
+ *
+ * <h2>Key layout</h2>
+ *
+ * <p>The schedule is split into N shards (default 1). An id lives in shard {@code CRC32(id) mod N}.
+ * Per shard, three keys share one hash tag, so every script touches a single Redis Cluster slot:
+ *
+ * <pre>
+ * &lt;prefix&gt;:{&lt;tag&gt;}:due       ZSET  member = id, score = due time (ms since the epoch)
+ * &lt;prefix&gt;:{&lt;tag&gt;}:inflight  ZSET  member = id, score = lease deadline (ms, Redis clock)
+ * &lt;prefix&gt;:{&lt;tag&gt;}:claimed   HASH  id -&gt; due score the in-flight entry was claimed for
+ * &lt;prefix&gt;:wakeup              pub/sub channel, message "&lt;score&gt; &lt;origin&gt;"
+ * </pre>
+ *
+ * <p>The prefix is {@code DELAYEDTASK_KEY_PREFIX}. The tag is the shard number ({@code
+ * delayedtask:{0}:due} for one shard) unless that number hashes outside the shard's equal share of
+ * the 16384 slots, in which case it is {@code <shard>-<k>} for the smallest k that hashes inside
+ * ({@link io.delayedtask.operator.schedule.ScheduleKeys}): N shards then sit on N different
+ * masters of an evenly split cluster. Changing N moves ids to other shards; entries left in old
+ * shards are not read any more, and the operator's resync schedules the DelayedTasks again.
+ *
+ * <h2>Scripts</h2>
+ *
+ * <p>Every change goes through a Lua script under {@code src/main/resources/lua/} (each file opens
+ * with its KEYS, ARGV, result and cost), run by EVALSHA with one EVAL fallback on NOSCRIPT:
+ * schedule, cancel, claim, ack (many ids per call), release, requeue, counts. Due-ness is judged
+ * only by {@code TIME} inside the scripts: an entry is claimed when its score is at or before the
+ * server's time in whole ms, so it is never claimed early, whatever the local clocks say.
+ *
+ * <h2>Claims, leases and replays</h2>
+ *
+ * <p>A claim first returns expired leases to the due set (at the due time they were claimed for,
+ * kept in the claimed hash), then moves at most N due entries into flight (cap 1000 per call; the
+ * poller uses 100) and returns them with the server time and the next waiting score: one round
+ * trip per wake-up. If Lettuce replays a claim after a reconnect, the first result is lost but
+ * its entries sit in flight until their lease expires and are then claimed again: nothing is lost,
+ * an entry may be handled twice (the operator's deterministic Job names make that harmless).
+ *
+ * <ul>
+ *   <li>Scheduling an id that is claimed for the same due time does nothing (a reconcile during
+ *       firing does not fire it twice); a different due time adds it to the due set again.
+ *   <li>Release and ack act only on a live claim; release uses ZADD NX, so a newer schedule of the
+ *       same id wins over a retry time.
+ *   <li>Ack does not check which claim it acknowledges: after a lease expired and another poller
+ *       re-claimed the entry, an ack from the first removes the second's claim. The handler's
+ *       effect is durable by then, so nothing is lost.
+ * </ul>
+ *
+ * <h2>Wake-ups</h2>
+ *
+ * <p>When a schedule or release makes an entry the earliest of its shard, the script publishes its
+ * score on the wake-up channel; the writing process notifies its own poller directly and ignores
+ * its own message (the origin field), other processes' pollers wake through the subscription.
+ */
+package io.delayedtask.operator.schedule;

@@ -1,0 +1,114 @@
+package io.delayedtask.operator.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class OperatorConfigTest {
+
+  @Test
+  void defaults() {
+    OperatorConfig config = OperatorConfig.fromEnv(Map.of("HOSTNAME", "pod-1"));
+    assertThat(config.redisUri()).isEqualTo("redis://localhost:6379");
+    assertThat(config.redisCluster()).isFalse();
+    assertThat(config.redisPassword()).isEmpty();
+    assertThat(config.keyPrefix()).isEqualTo("delayedtask");
+    assertThat(config.namespaces()).isEmpty();
+    assertThat(config.watchesAllNamespaces()).isTrue();
+    assertThat(config.leaderElection()).isTrue();
+    assertThat(config.leaseName()).isEqualTo("delayed-task-operator");
+    assertThat(config.leaseNamespace()).isEqualTo("default");
+    assertThat(config.identity()).isEqualTo("pod-1");
+    assertThat(config.resyncInterval()).isEqualTo(Duration.ofSeconds(300));
+    assertThat(config.httpPort()).isEqualTo(8080);
+  }
+
+  @Test
+  void identityIsRandomWithoutHostname() {
+    String first = OperatorConfig.fromEnv(Map.of()).identity();
+    String second = OperatorConfig.fromEnv(Map.of()).identity();
+    assertThat(first).isNotBlank().isNotEqualTo(second);
+  }
+
+  @Test
+  void leaseNamespaceDefaultsToThePodNamespace() {
+    assertThat(OperatorConfig.fromEnv(Map.of("POD_NAMESPACE", "ops")).leaseNamespace()).isEqualTo("ops");
+  }
+
+  @Test
+  void fullMap() {
+    OperatorConfig config = OperatorConfig.fromEnv(Map.ofEntries(
+        Map.entry("DELAYEDTASK_REDIS_URI", "redis://h1:7000,h2:7001,h3:7002"),
+        Map.entry("DELAYEDTASK_REDIS_CLUSTER", "true"),
+        Map.entry("DELAYEDTASK_REDIS_PASSWORD", "s3cret"),
+        Map.entry("DELAYEDTASK_KEY_PREFIX", "dt.prod"),
+        Map.entry("DELAYEDTASK_NAMESPACES", "team-a, team-b"),
+        Map.entry("DELAYEDTASK_LEADER_ELECTION", "false"),
+        Map.entry("DELAYEDTASK_LEASE_NAME", "my-lease"),
+        Map.entry("DELAYEDTASK_LEASE_NAMESPACE", "ops"),
+        Map.entry("DELAYEDTASK_IDENTITY", "replica-2"),
+        Map.entry("DELAYEDTASK_RESYNC_SECONDS", "60"),
+        Map.entry("DELAYEDTASK_HTTP_PORT", "9090")));
+    assertThat(config.redisCluster()).isTrue();
+    assertThat(config.redisUris()).containsExactly("redis://h1:7000", "redis://h2:7001", "redis://h3:7002");
+    assertThat(config.redisPassword()).isEqualTo(Optional.of("s3cret"));
+    assertThat(config.keyPrefix()).isEqualTo("dt.prod");
+    assertThat(config.namespaces()).isEqualTo(Set.of("team-a", "team-b"));
+    assertThat(config.leaderElection()).isFalse();
+    assertThat(config.leaseName()).isEqualTo("my-lease");
+    assertThat(config.leaseNamespace()).isEqualTo("ops");
+    assertThat(config.identity()).isEqualTo("replica-2");
+    assertThat(config.resyncInterval()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(config.httpPort()).isEqualTo(9090);
+  }
+
+  @Test
+  void neverPrintsThePassword() {
+    OperatorConfig config = OperatorConfig.fromEnv(Map.of(
+        "DELAYEDTASK_REDIS_URI", "redis://user:uripass@h:6379",
+        "DELAYEDTASK_REDIS_PASSWORD", "s3cret"));
+    assertThat(config.toString()).doesNotContain("s3cret").doesNotContain("uripass");
+  }
+
+  static Stream<Arguments> badValues() {
+    return Stream.of(
+        Arguments.of("DELAYEDTASK_REDIS_URI", "http://h:6379"),
+        Arguments.of("DELAYEDTASK_REDIS_URI", "redis://h1:1,h2:2"),
+        Arguments.of("DELAYEDTASK_REDIS_CLUSTER", "yes"),
+        Arguments.of("DELAYEDTASK_KEY_PREFIX", "a:b"),
+        Arguments.of("DELAYEDTASK_KEY_PREFIX", "{tag}"),
+        Arguments.of("DELAYEDTASK_NAMESPACES", "team_a"),
+        Arguments.of("DELAYEDTASK_LEADER_ELECTION", "on"),
+        Arguments.of("DELAYEDTASK_LEASE_NAME", "Bad_Name"),
+        Arguments.of("DELAYEDTASK_LEASE_NAMESPACE", "ops.prod"),
+        Arguments.of("DELAYEDTASK_RESYNC_SECONDS", "0"),
+        Arguments.of("DELAYEDTASK_RESYNC_SECONDS", "5m"),
+        Arguments.of("DELAYEDTASK_HTTP_PORT", "70000"),
+        Arguments.of("DELAYEDTASK_HTTP_PORT", "http"));
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @MethodSource("badValues")
+  void badValueNamesTheVariable(String variable, String value) {
+    assertThatThrownBy(() -> OperatorConfig.fromEnv(Map.of(variable, value)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(variable)
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+  }
+
+  @Test
+  void sentinelIsRefusedInClusterMode() {
+    assertThatThrownBy(() -> OperatorConfig.fromEnv(Map.of(
+        "DELAYEDTASK_REDIS_URI", "redis-sentinel://s1:26379#mymaster", "DELAYEDTASK_REDIS_CLUSTER", "true")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("DELAYEDTASK_REDIS_URI");
+  }
+}

@@ -1,0 +1,137 @@
+package io.delayedtask.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpecBuilder;
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SpecValidatorTest {
+  private static final String CREATED = "2026-12-01T10:00:00Z";
+  private final SpecValidator validator = new SpecValidator();
+
+  static Stream<Arguments> validSpecs() {
+    return Stream.of(
+        Arguments.of("runAt UTC", spec(s -> s.setRunAt("2026-12-03T07:00:00Z")), "2026-12-03T07:00:00.000Z"),
+        Arguments.of("runAt lower-case t and z", spec(s -> s.setRunAt("2026-12-03t07:00:00z")), "2026-12-03T07:00:00.000Z"),
+        Arguments.of("runAt offset", spec(s -> s.setRunAt("2026-12-03T08:00:00+01:00")), "2026-12-03T07:00:00.000Z"),
+        Arguments.of("runAt negative offset", spec(s -> s.setRunAt("2026-12-03T02:30:00-04:30")), "2026-12-03T07:00:00.000Z"),
+        Arguments.of("runAt fraction", spec(s -> s.setRunAt("2026-12-03T07:00:00.5Z")), "2026-12-03T07:00:00.500Z"),
+        Arguments.of("runAt nanoseconds truncated", spec(s -> s.setRunAt("2026-12-03T07:00:00.123456789Z")), "2026-12-03T07:00:00.123Z"),
+        Arguments.of("runAt year 9999", spec(s -> s.setRunAt("9999-12-31T23:59:59Z")), "9999-12-31T23:59:59.000Z"),
+        Arguments.of("runAt in the past", spec(s -> s.setRunAt("2001-01-01T00:00:00Z")), "2001-01-01T00:00:00.000Z"),
+        Arguments.of("delay 500ms", spec(s -> s.setDelay("500ms")), "2026-12-01T10:00:00.500Z"),
+        Arguments.of("delay 1h30m", spec(s -> s.setDelay("1h30m")), "2026-12-01T11:30:00.000Z"),
+        Arguments.of("delay 1.5h", spec(s -> s.setDelay("1.5h")), "2026-12-01T11:30:00.000Z"),
+        Arguments.of("delay PT10M", spec(s -> s.setDelay("PT10M")), "2026-12-01T10:10:00.000Z"),
+        Arguments.of("delay 0s", spec(s -> s.setDelay("0s")), "2026-12-01T10:00:00.000Z"),
+        Arguments.of("jobTemplate in own namespace", spec(s -> {
+          s.setDelay("1m");
+          s.setJobTemplate(template("tasks"));
+        }), "2026-12-01T10:01:00.000Z"),
+        Arguments.of("payload", spec(s -> {
+          s.setDelay("1m");
+          s.setPayload(Map.of("order-id", "42", "customer.email", "a@b.c"));
+        }), "2026-12-01T10:01:00.000Z"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("validSpecs")
+  void computesTheDueTime(String name, DelayedTask task, String expectedDue) {
+    Validation validation = validator.validate(task);
+    assertThat(validation).isInstanceOf(Validation.Valid.class);
+    assertThat(Times.format(((Validation.Valid) validation).due())).isEqualTo(expectedDue);
+  }
+
+  static Stream<Arguments> invalidSpecs() {
+    return Stream.of(
+        Arguments.of("neither runAt nor delay", spec(s -> {}), "neither spec.runAt nor spec.delay"),
+        Arguments.of("both runAt and delay", spec(s -> {
+          s.setRunAt("2026-12-03T07:00:00Z");
+          s.setDelay("10m");
+        }), "spec.runAt and spec.delay are both set"),
+        Arguments.of("runAt not a time", spec(s -> s.setRunAt("tomorrow")), "spec.runAt 'tomorrow' is not an RFC 3339 time"),
+        Arguments.of("runAt without zone", spec(s -> s.setRunAt("2026-12-03T07:00:00")), "add Z or an offset"),
+        Arguments.of("runAt without seconds", spec(s -> s.setRunAt("2026-12-03T07:00Z")), "spec.runAt"),
+        Arguments.of("runAt date only", spec(s -> s.setRunAt("2026-12-03")), "spec.runAt"),
+        Arguments.of("runAt month 13", spec(s -> s.setRunAt("2026-13-03T07:00:00Z")), "not a real date"),
+        Arguments.of("runAt February 30", spec(s -> s.setRunAt("2026-02-30T07:00:00Z")), "not a real date"),
+        Arguments.of("runAt offset too large", spec(s -> s.setRunAt("2026-12-03T07:00:00+25:00")), "not a real date"),
+        Arguments.of("runAt five-digit year", spec(s -> s.setRunAt("10000-01-01T00:00:00Z")), "spec.runAt"),
+        Arguments.of("delay negative", spec(s -> s.setDelay("-5m")), "spec.delay '-5m' is negative"),
+        Arguments.of("delay not a duration", spec(s -> s.setDelay("ten minutes")), "spec.delay 'ten minutes' is not a duration"),
+        Arguments.of("delay empty", spec(s -> s.setDelay("")), "spec.delay '' is empty"),
+        Arguments.of("delay beyond year 9999", spec(s -> s.setDelay("99999999h")), "before the year 10000"),
+        Arguments.of("delay overflowing", spec(s -> s.setDelay("99999999999999999999999999h")), "spec.delay"),
+        Arguments.of("negative startingDeadlineSeconds", spec(s -> {
+          s.setDelay("1m");
+          s.setStartingDeadlineSeconds(-1L);
+        }), "spec.startingDeadlineSeconds is -1"),
+        Arguments.of("negative ttlSecondsAfterFinished", spec(s -> {
+          s.setDelay("1m");
+          s.setTtlSecondsAfterFinished(-5L);
+        }), "spec.ttlSecondsAfterFinished is -5"),
+        Arguments.of("jobTemplate in another namespace", spec(s -> {
+          s.setDelay("1m");
+          s.setJobTemplate(template("kube-system"));
+        }), "spec.jobTemplate.metadata.namespace is 'kube-system'"),
+        Arguments.of("jobTemplate without pod template", spec(s -> {
+          s.setDelay("1m");
+          s.setJobTemplate(new JobTemplateSpecBuilder().withNewSpec().endSpec().build());
+        }), "spec.jobTemplate has no spec.template"),
+        Arguments.of("payload key not an annotation name", spec(s -> {
+          s.setDelay("1m");
+          s.setPayload(Map.of("bad key!", "x"));
+        }), "spec.payload key 'bad key!'"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidSpecs")
+  void refusesWithAMessageNamingTheField(String name, DelayedTask task, String expectedMessage) {
+    Validation validation = validator.validate(task);
+    assertThat(validation).isInstanceOf(Validation.Invalid.class);
+    String message = ((Validation.Invalid) validation).message();
+    assertThat(message).contains(expectedMessage).contains("spec.");
+  }
+
+  @Test
+  void refusesATaskWithoutSpec() {
+    DelayedTask task = spec(s -> {});
+    task.setSpec(null);
+    assertThat(validator.validate(task)).isInstanceOf(Validation.Invalid.class);
+  }
+
+  @Test
+  void dueTimeFormatAlwaysHasThreeFractionDigits() {
+    assertThat(Times.format(Instant.parse("2026-12-03T07:00:00Z"))).isEqualTo("2026-12-03T07:00:00.000Z");
+    assertThat(Times.format(Instant.parse("2026-12-03T07:00:00.1234Z"))).isEqualTo("2026-12-03T07:00:00.123Z");
+  }
+
+  private static JobTemplateSpec template(String namespace) {
+    return new JobTemplateSpecBuilder()
+        .withNewMetadata().withNamespace(namespace).endMetadata()
+        .withNewSpec().withNewTemplate().withNewSpec().addNewContainer().withName("c").withImage("busybox")
+        .endContainer().withRestartPolicy("Never").endSpec().endTemplate().endSpec()
+        .build();
+  }
+
+  private static DelayedTask spec(Consumer<DelayedTaskSpec> setter) {
+    DelayedTask task = new DelayedTask();
+    task.setMetadata(new ObjectMetaBuilder().withName("t").withNamespace("tasks").withUid("u-1")
+        .withCreationTimestamp(CREATED).build());
+    DelayedTaskSpec spec = new DelayedTaskSpec();
+    setter.accept(spec);
+    task.setSpec(spec);
+    return task;
+  }
+}
