@@ -274,7 +274,11 @@ class ScheduleModelPropertiesIT {
       schedule.acknowledge(claim.entry());
       held.remove(claim);
       String id = claim.entry().id();
-      inFlight.remove(id); // ack.lua removes the claim by id
+      // ack.lua removes the claim only if it is still this one (not a newer claim for a new due time).
+      InFlight current = inFlight.get(id);
+      if (current != null && current.score() == claim.entry().due().toEpochMilli()) {
+        inFlight.remove(id);
+      }
       Task task = tasks.get(id);
       if (task != null && task.due == claim.forDue()) {
         task.fired = true;
@@ -286,8 +290,10 @@ class ScheduleModelPropertiesIT {
     private void release(Held claim, long retryAt) {
       schedule.release(claim.entry(), Instant.ofEpochMilli(retryAt));
       held.remove(claim);
-      // release.lua: only a live claim is released; a newer schedule of the id wins (ZADD NX).
-      if (inFlight.remove(claim.entry().id()) != null) {
+      // release.lua: only this live claim is released; a newer schedule of the id wins (ZADD NX).
+      InFlight current = inFlight.get(claim.entry().id());
+      if (current != null && current.score() == claim.entry().due().toEpochMilli()) {
+        inFlight.remove(claim.entry().id());
         waiting.putIfAbsent(claim.entry().id(), new Waiting(retryAt, claim.forDue()));
       }
     }
