@@ -116,7 +116,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       stopInReverse.push(registry::close);
 
       // 2. The Redis schedule. Connecting does not require Redis to be up: it is retried.
-      schedule = ScheduleWiring.connect(config, registry, clock);
+      schedule = ScheduleWiring.connect(config);
       stopInReverse.push(schedule);
 
       // 3. The leader's side: firing due entries, and keeping the schedule in line with the tasks.
@@ -127,7 +127,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
           options.redisProbeInterval(), clock, registry);
       stopInReverse.push(keeper);
       TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock);
-      firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer, registry, clock));
+      firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer));
       stopInReverse.push(firing);
 
       // 4. The operator: the reconciler on DelayedTasks (and their Jobs), leader-elected.

@@ -15,10 +15,6 @@ final class ApiErrors {
     return code == 0 || code == 408 || code == 409 || code == 429 || code >= 500;
   }
 
-  static boolean isAlreadyExists(KubernetesClientException e) {
-    return e.getCode() == 409 && e.getStatus() != null && "AlreadyExists".equals(e.getStatus().getReason());
-  }
-
   static boolean isNotFound(Throwable error) {
     return error instanceof KubernetesClientException e && e.getCode() == 404;
   }

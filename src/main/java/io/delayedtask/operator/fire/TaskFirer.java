@@ -129,11 +129,12 @@ public class TaskFirer implements DueEntryHandler {
       job = client.batch().v1().jobs().inNamespace(task.getMetadata().getNamespace()).resource(wanted).create();
       created = true;
     } catch (KubernetesClientException e) {
-      if (ApiErrors.isAlreadyExists(e)) {
-        job = client.batch().v1().jobs().inNamespace(task.getMetadata().getNamespace()).withName(jobName).get();
-        if (job == null) {
-          return retry(entry, "Job " + jobName + " already existed but vanished before it could be read");
-        }
+      // 409 on create is AlreadyExists (or a conflict): look at what is there.
+      Job existing = e.getCode() == 409
+          ? client.batch().v1().jobs().inNamespace(task.getMetadata().getNamespace()).withName(jobName).get()
+          : null;
+      if (existing != null) {
+        job = existing;
         if (!JobFactory.isControlledBy(job, task)) {
           return failed(entry, task, due, "a Job named " + jobName + " already exists and is not controlled by this "
               + "task, so it was left alone; delete or rename that Job, then change spec.runAt or spec.delay");

@@ -9,6 +9,7 @@ import io.delayedtask.operator.schedule.ScheduleUnavailableException;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -125,14 +126,29 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     }
     recordTransition(task, current, desired);
 
-    UpdateControl<DelayedTask> control;
-    if (desired.equals(current)) {
-      control = UpdateControl.noUpdate();
-    } else {
-      task.setStatus(desired);
-      control = UpdateControl.patchStatus(task);
+    if (!desired.equals(current)) {
+      writeStatus(task, desired, context);
     }
+    UpdateControl<DelayedTask> control = UpdateControl.noUpdate();
     return requeue == null ? control : control.rescheduleAfter(requeue);
+  }
+
+  /**
+   * The firer writes the status too (Running, Fired, Missed), so a status built from a stale cached
+   * task must never overwrite its work: the write is a PUT with the resourceVersion we read
+   * (optimistic locking). On a conflict nothing is written; the newer version's own event
+   * reconciles the task again.
+   */
+  private static void writeStatus(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
+    task.setStatus(desired);
+    try {
+      context.getClient().resource(task).updateStatus();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      LOG.debug("Status not written: the task changed since it was read; reconciling the newer version");
+    }
   }
 
   /** A new due time (or a first one): the previous firing's results no longer describe the task. */

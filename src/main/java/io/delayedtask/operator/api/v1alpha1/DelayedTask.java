@@ -25,8 +25,6 @@ public class DelayedTask extends CustomResource<DelayedTaskSpec, DelayedTaskStat
   public static final String GROUP = "delayedtask.io";
   public static final String VERSION = "v1alpha1";
 
-  @Override
-  protected DelayedTaskStatus initStatus() {
-    return new DelayedTaskStatus();
-  }
+  // No initStatus(): a task the operator has not seen yet has no status at all, so the first status
+  // write adds it whole instead of patching fields of an object the API server does not have.
 }

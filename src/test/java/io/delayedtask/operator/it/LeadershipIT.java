@@ -1,0 +1,135 @@
+package io.delayedtask.operator.it;
+
+import static io.delayedtask.operator.testing.Tasks.busyboxJob;
+import static io.delayedtask.operator.testing.Tasks.create;
+import static io.delayedtask.operator.testing.Tasks.phase;
+import static io.delayedtask.operator.testing.Tasks.task;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.DelayedTaskOperator;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.RedisProcess;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two operator instances share one Lease and one Redis: one fires, each task fires exactly once,
+ * and the standby takes over when the leader stops.
+ */
+class LeadershipIT {
+  private static final String NS = "shared";
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final Set<Phase> FIRED = Set.of(Phase.Fired, Phase.Running);
+
+  private RedisProcess redis;
+  private MockKubernetes kube;
+  private KubernetesClient client;
+  private final List<KubernetesClient> operatorClients = new ArrayList<>();
+  private DelayedTaskOperator first;
+  private DelayedTaskOperator second;
+
+  @BeforeEach
+  void start() {
+    redis = RedisProcess.start();
+    kube = MockKubernetes.start();
+    client = kube.client();
+    first = startInstance("replica-a");
+    second = startInstance("replica-b");
+  }
+
+  private DelayedTaskOperator startInstance(String identity) {
+    KubernetesClient own = kube.newClient();
+    operatorClients.add(own);
+    return OperatorFixture.start(OperatorFixture.env(redis, "shared", identity), own);
+  }
+
+  @AfterEach
+  void stop() {
+    for (DelayedTaskOperator operator : new DelayedTaskOperator[] {first, second}) {
+      if (operator != null) {
+        operator.close();
+      }
+    }
+    operatorClients.forEach(KubernetesClient::close);
+    kube.close();
+    redis.close();
+  }
+
+  @Test
+  void eachTaskFiresExactlyOnceAndTheStandbyTakesOver() {
+    await().atMost(TIMEOUT).until(() -> first.isFiring() || second.isFiring());
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+        .until(() -> first.isFiring() ^ second.isFiring());
+    DelayedTaskOperator leader = first.isFiring() ? first : second;
+    DelayedTaskOperator standby = leader == first ? second : first;
+
+    List<String> names = new ArrayList<>();
+    Instant base = Instant.now().plusSeconds(1);
+    for (int i = 0; i < 20; i++) {
+      int n = i;
+      String name = "task-" + i;
+      names.add(name);
+      create(client, task(NS, name, s -> {
+        s.setRunAt(base.plusMillis(100L * n).toString());
+        if (n % 2 == 0) {
+          s.setJobTemplate(busyboxJob());
+        }
+      }));
+    }
+    // Due after the leader stops: the standby must fire these.
+    List<String> handedOver = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      String name = "later-" + i;
+      handedOver.add(name);
+      create(client, task(NS, name, s -> s.setDelay("6s")));
+    }
+
+    names.forEach(name -> await(name).atMost(TIMEOUT).until(() -> FIRED.contains(phase(client, NS, name).orElse(null))));
+    leader.close();
+    await("standby takes over").atMost(TIMEOUT).until(standby::isFiring);
+
+    handedOver.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, NS, name).orElse(null) == Phase.Fired));
+    create(client, task(NS, "after-failover", s -> s.setDelay("500ms")));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "after-failover").orElse(null) == Phase.Fired);
+
+    // Exactly once: one Job per task with a template, one firing event per task, nothing fired twice.
+    List<String> all = new ArrayList<>(names);
+    all.addAll(handedOver);
+    all.add("after-failover");
+    Map<String, Long> jobsPerTask = client.batch().v1().jobs().inNamespace(NS).list().getItems().stream()
+        .collect(Collectors.groupingBy(j -> j.getMetadata().getLabels().get("delayedtask.io/task"), Collectors.counting()));
+    Map<String, Long> firingsPerTask = client.v1().events().inNamespace(NS).list().getItems().stream()
+        .filter(e -> e.getReason().equals("Fired") || e.getReason().equals("JobCreated"))
+        .collect(Collectors.groupingBy(e -> e.getInvolvedObject().getName(), Collectors.counting()));
+    for (String name : all) {
+      DelayedTask task = io.delayedtask.operator.testing.Tasks.get(client, NS, name);
+      assertThat(firingsPerTask.get(name)).as("firings of %s", name).isEqualTo(1L);
+      if (task.getSpec().getJobTemplate() != null) {
+        assertThat(jobsPerTask.get(name)).as("Jobs of %s", name).isEqualTo(1L);
+        assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Running);
+      } else {
+        assertThat(jobsPerTask).doesNotContainKey(name);
+        assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Fired);
+      }
+    }
+    assertThat(client.batch().v1().jobs().inNamespace(NS).list().getItems()).extracting(Job::getMetadata)
+        .hasSize(10);
+    assertThat(client.v1().events().inNamespace(NS).list().getItems()).extracting(Event::getReason)
+        .doesNotContain("Failed", "Missed");
+  }
+}

@@ -1,0 +1,36 @@
+package io.delayedtask.operator.testing;
+
+import io.delayedtask.operator.DelayedTaskOperator;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Starts the real operator in-process against a mock API server and a real Redis, with short timings. */
+public final class OperatorFixture {
+  private OperatorFixture() {}
+
+  /** Environment for an operator under test: its Redis, its identity, an ephemeral HTTP port, 1 s resync. */
+  public static Map<String, String> env(RedisProcess redis, String keyPrefix, String identity) {
+    Map<String, String> env = new HashMap<>();
+    env.put(OperatorConfig.REDIS_URI, redis.uri());
+    env.put(OperatorConfig.KEY_PREFIX, keyPrefix);
+    env.put(OperatorConfig.IDENTITY, identity);
+    env.put(OperatorConfig.LEASE_NAMESPACE, "default");
+    env.put(OperatorConfig.HTTP_PORT, "0");
+    env.put(OperatorConfig.RESYNC_SECONDS, "1");
+    return env;
+  }
+
+  /** Short leases, so a standby takes over within a few seconds; never System.exit. */
+  public static DelayedTaskOperator.Options testOptions() {
+    return DelayedTaskOperator.Options.inProcess()
+        .withLease(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(250))
+        .withRedisProbeInterval(Duration.ofMillis(250));
+  }
+
+  public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {
+    return DelayedTaskOperator.start(OperatorConfig.fromEnv(env), client, testOptions());
+  }
+}
