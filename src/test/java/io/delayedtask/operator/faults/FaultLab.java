@@ -128,10 +128,17 @@ final class FaultLab implements AutoCloseable {
     return names;
   }
 
-  /** Waits until every named task has reached {@code phase} (so it is in the schedule, for Scheduled). */
-  void awaitPhase(Collection<String> names, Phase phase, Duration timeout) {
-    await("all " + names.size() + " tasks " + phase).atMost(timeout).pollInterval(Duration.ofMillis(300))
-        .until(() -> names.stream().filter(name -> phase != phaseOf(name)).toList(), List::isEmpty);
+  /**
+   * Waits until the operator has taken in every named task: it shows a due time (Scheduled, or
+   * already further along if it fell due meanwhile).
+   */
+  void awaitScheduled(Collection<String> names, Duration timeout) {
+    await("all " + names.size() + " tasks scheduled").atMost(timeout).pollInterval(Duration.ofMillis(300))
+        .until(() -> names.stream().filter(name -> {
+          DelayedTask task = get(name);
+          return task == null || task.getStatus() == null || task.getStatus().getDueTime() == null
+              || task.getStatus().getPhase() == null;
+        }).toList(), List::isEmpty);
   }
 
   Phase phaseOf(String name) {

@@ -43,7 +43,7 @@ class LeaderKillIT {
     Instant due = Instant.now().plusSeconds(15);
     List<String> names = new ArrayList<>(lab.createTasks("at-due-job", 50, i -> due, true));
     names.addAll(lab.createTasks("at-due-status", 50, i -> due, false));
-    lab.awaitPhase(names, Phase.Scheduled, Duration.ofSeconds(60));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
 
     FaultLab.awaitInstant(due);
     OperatorProcess leader = lab.liveLeader().orElse(first);
@@ -60,7 +60,7 @@ class LeaderKillIT {
     Instant due = Instant.now().plusSeconds(12);
     List<String> names = new ArrayList<>(lab.createTasks("claimed-job", 50, i -> due, true));
     names.addAll(lab.createTasks("claimed-status", 50, i -> due, false));
-    lab.awaitPhase(names, Phase.Scheduled, Duration.ofSeconds(60));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
     // Hold every firing effect in the API server: the leader claims the batch and then sits in the
     // requests, with the claims in Redis and nothing durable done.
     ApiFault jobsHang = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, -1)

@@ -42,7 +42,7 @@ class LeaderPauseIT {
     Instant due = Instant.now().plusSeconds(12);
     List<String> names = new ArrayList<>(lab.createTasks("paused-job", 20, i -> due, true));
     names.addAll(lab.createTasks("paused-status", 20, i -> due, false));
-    lab.awaitPhase(names, Phase.Scheduled, Duration.ofSeconds(60));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
     // Slow the effects down so the freeze catches the leader with claims and requests in flight.
     ApiFault slowJobs = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, 5)
         .delayed(Duration.ofSeconds(3)));

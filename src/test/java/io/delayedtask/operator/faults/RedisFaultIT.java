@@ -38,7 +38,7 @@ class RedisFaultIT {
     Instant start = Instant.now().plusSeconds(10);
     List<String> names = new ArrayList<>(lab.createTasks("restart-job", 10, i -> start.plusMillis(500L * i), true));
     names.addAll(lab.createTasks("restart-status", 10, i -> start.plusMillis(250L + 500L * i), false));
-    lab.awaitPhase(names, Phase.Scheduled, Duration.ofSeconds(60));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
 
     lab.redis.kill();
     // Written while Redis is down: the reconciler must keep them until it can schedule them.
@@ -57,7 +57,7 @@ class RedisFaultIT {
     Instant start = Instant.now().plusSeconds(14);
     List<String> names = new ArrayList<>(lab.createTasks("flush-job", 10, i -> start.plusMillis(300L * i), true));
     names.addAll(lab.createTasks("flush-status", 10, i -> start.plusMillis(150L + 300L * i), false));
-    lab.awaitPhase(names, Phase.Scheduled, Duration.ofSeconds(60));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
 
     RedisClient client = RedisClient.create(lab.redis.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
@@ -76,7 +76,7 @@ class RedisFaultIT {
     Instant start = Instant.now().plusSeconds(8);
     List<String> names = new ArrayList<>(lab.createTasks("cut-job", 15, i -> start.plusMillis(400L * i), true));
     names.addAll(lab.createTasks("cut-status", 15, i -> start.plusMillis(200L + 400L * i), false));
-    lab.awaitPhase(names, Phase.Scheduled, Duration.ofSeconds(60));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
 
     // While they fall due: cut every connection each 700 ms, and refuse new ones for 3 s once.
     Instant end = start.plusSeconds(7);

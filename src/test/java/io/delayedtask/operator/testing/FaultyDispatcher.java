@@ -1,6 +1,8 @@
 package io.delayedtask.operator.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
@@ -65,6 +67,44 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
     return response.setBody(status);
   }
 
+  /**
+   * The CRUD store ignores metadata.resourceVersion on PUT; a real API server refuses a stale one
+   * with 409 Conflict, and the operator's status writes rely on that (a status built from a stale
+   * cached task must not overwrite the firer's). Checked here, one PUT at a time.
+   */
+  private synchronized MockResponse putWithOptimisticLocking(RecordedRequest request, String body) {
+    String sent = resourceVersion(body);
+    if (sent != null) {
+      String path = request.getPath();
+      int query = path.indexOf('?');
+      String objectPath = (query < 0 ? path : path.substring(0, query)).replaceFirst("/status$", "");
+      MockResponse current = super.dispatch(new RecordedRequest(request.getHttpVersion(), HttpMethod.GET, objectPath,
+          request.getHeaders(), new Buffer()));
+      if (current.code() == 200) {
+        String stored = resourceVersion(new String(current.getBody().getBytes(), StandardCharsets.UTF_8));
+        if (stored != null && !stored.equals(sent)) {
+          return new MockResponse().setResponseCode(409).setHeader("Content-Type", "application/json").setBody("""
+              {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be \
+              fulfilled on %s: the object has been modified; please apply your changes to the latest version and \
+              try again","reason":"Conflict","code":409}""".formatted(objectPath));
+        }
+      }
+    }
+    return super.dispatch(request);
+  }
+
+  private static String resourceVersion(String json) {
+    if (json == null || json.isBlank()) {
+      return null;
+    }
+    try {
+      JsonNode version = Serialization.jsonMapper().readTree(json).path("metadata").path("resourceVersion");
+      return version.isTextual() && !version.asText().isEmpty() ? version.asText() : null;
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
     // getBytes() leaves the body in place for the CRUD store; readUtf8() would consume it.
@@ -96,7 +136,9 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
         return response;
       }
     }
-    MockResponse response = alreadyExistsLikeARealApiServer(request, super.dispatch(request));
+    MockResponse response = "PUT".equals(request.getMethod())
+        ? putWithOptimisticLocking(request, body)
+        : alreadyExistsLikeARealApiServer(request, super.dispatch(request));
     ApiCall call = new ApiCall(Instant.now(), request.getMethod(), request.getPath(), response.code(), false, null);
     calls.add(call.isJobCreation() ? new ApiCall(call.at(), call.method(), call.path(), call.code(), false, body) : call);
     return response;

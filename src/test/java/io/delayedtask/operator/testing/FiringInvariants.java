@@ -53,7 +53,8 @@ public final class FiringInvariants {
       }
       Instant due = Instant.parse(status.getDueTime());
       Instant fired = Instant.parse(status.getFiredTime());
-      if (task.getSpec().getRunAt() != null && !due.equals(Instant.parse(task.getSpec().getRunAt()))) {
+      if (task.getSpec().getRunAt() != null
+          && !due.equals(Instant.parse(task.getSpec().getRunAt()).truncatedTo(java.time.temporal.ChronoUnit.MILLIS))) {
         violations.add(name + ": dueTime " + status.getDueTime() + " is not runAt " + task.getSpec().getRunAt());
       }
       if (fired.isBefore(due)) {

@@ -9,6 +9,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
@@ -64,6 +65,24 @@ class MockApiServerIT {
         });
     assertThat(api.client().batch().v1().jobs().inNamespace(NS).withName("j").get().getMetadata().getLabels())
         .containsEntry("owner", "theirs");
+  }
+
+  @Test
+  void aStatusWriteWithAStaleResourceVersionIsAConflict() {
+    // The operator's status writes rely on optimistic locking, as on a real API server.
+    DelayedTask created = api.client().resource(Tasks.statusOnly(NS, "rv", Instant.parse("2026-01-01T00:00:00Z")))
+        .create();
+    DelayedTask first = Serialization.clone(created);
+    first.setStatus(new DelayedTaskStatus());
+    first.getStatus().setFiredTime("2026-01-01T00:00:00.001Z");
+    api.client().resource(first).updateStatus();
+
+    DelayedTask stale = Serialization.clone(created);
+    stale.setStatus(new DelayedTaskStatus());
+    stale.getStatus().setDueTime("2026-01-01T00:00:00.000Z");
+    assertThatThrownBy(() -> api.client().resource(stale).updateStatus())
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+    assertThat(api.client().resource(created).get().getStatus().getFiredTime()).isEqualTo("2026-01-01T00:00:00.001Z");
   }
 
   @Test

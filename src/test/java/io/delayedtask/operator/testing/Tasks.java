@@ -53,8 +53,9 @@ public final class Tasks {
         .build();
   }
 
+  /** RFC 3339 to the millisecond: due times are kept in whole ms. */
   public static String rfc3339(Instant instant) {
-    return DateTimeFormatter.ISO_INSTANT.format(instant);
+    return DateTimeFormatter.ISO_INSTANT.format(instant.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
   }
 
   /** A Job template running busybox once, with a label and an annotation of its own. */
