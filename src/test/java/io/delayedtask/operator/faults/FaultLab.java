@@ -134,11 +134,16 @@ final class FaultLab implements AutoCloseable {
    */
   void awaitScheduled(Collection<String> names, Duration timeout) {
     await("all " + names.size() + " tasks scheduled").atMost(timeout).pollInterval(Duration.ofMillis(300))
-        .until(() -> names.stream().filter(name -> {
-          DelayedTask task = get(name);
-          return task == null || task.getStatus() == null || task.getStatus().getDueTime() == null
-              || task.getStatus().getPhase() == null;
-        }).toList(), List::isEmpty);
+        .until(() -> {
+          Map<String, DelayedTask> byName = new HashMap<>();
+          client().resources(DelayedTask.class).inNamespace(NAMESPACE).list().getItems()
+              .forEach(task -> byName.put(task.getMetadata().getName(), task));
+          return names.stream().filter(name -> {
+            DelayedTask task = byName.get(name);
+            return task == null || task.getStatus() == null || task.getStatus().getDueTime() == null
+                || task.getStatus().getPhase() == null;
+          }).toList();
+        }, List::isEmpty);
   }
 
   Phase phaseOf(String name) {

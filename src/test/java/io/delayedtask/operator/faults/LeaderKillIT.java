@@ -57,20 +57,20 @@ class LeaderKillIT {
     lab.startOperator("op-a");
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
     lab.startOperator("op-b");
+    // The failpoint is the API server: it holds every firing effect (Job creation, the firer's
+    // status write, which alone says Fired) for a minute, so the leader claims the batch and then
+    // sits in the requests, with the claims in Redis and nothing durable done.
+    ApiFault jobsHang = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, -1)
+        .delayed(Duration.ofSeconds(60)));
+    ApiFault firedStatusHangs = lab.api.inject(ApiFault.of("PUT",
+        "/apis/delayedtask\\.io/v1alpha1/namespaces/[^/]+/delayedtasks/[^/]+/status", 503, -1)
+        .whenBodyContains("\"phase\":\"Fired\"").delayed(Duration.ofSeconds(60)));
     Instant due = Instant.now().plusSeconds(12);
     List<String> names = new ArrayList<>(lab.createTasks("claimed-job", 50, i -> due, true));
     names.addAll(lab.createTasks("claimed-status", 50, i -> due, false));
-    lab.awaitScheduled(names, Duration.ofSeconds(60));
-    // Hold every firing effect in the API server: the leader claims the batch and then sits in the
-    // requests, with the claims in Redis and nothing durable done.
-    ApiFault jobsHang = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, -1)
-        .delayed(Duration.ofSeconds(60)));
-    ApiFault statusHangs = lab.api.inject(ApiFault.of("PUT",
-        "/apis/delayedtask.io/v1alpha1/namespaces/[^/]+/delayedtasks/[^/]+/status", 503, -1)
-        .delayed(Duration.ofSeconds(60)));
 
-    await("the leader claimed and started firing").atMost(Duration.ofSeconds(40))
-        .until(() -> jobsHang.hits() > 0 && statusHangs.hits() > 0);
+    await("the leader claimed and started firing").atMost(Duration.ofSeconds(90))
+        .until(() -> jobsHang.hits() > 0 && firedStatusHangs.hits() > 0);
     leader.kill();
     lab.api.clearFaults();
 

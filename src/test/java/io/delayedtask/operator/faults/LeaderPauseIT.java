@@ -39,14 +39,13 @@ class LeaderPauseIT {
     lab.startOperator("op-a");
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
     lab.startOperator("op-b");
+    // Slow the Job creations down so the freeze catches the leader with claims and requests in flight.
+    ApiFault slowJobs = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, 5)
+        .delayed(Duration.ofSeconds(3)));
     Instant due = Instant.now().plusSeconds(12);
     List<String> names = new ArrayList<>(lab.createTasks("paused-job", 20, i -> due, true));
     names.addAll(lab.createTasks("paused-status", 20, i -> due, false));
-    lab.awaitScheduled(names, Duration.ofSeconds(60));
-    // Slow the effects down so the freeze catches the leader with claims and requests in flight.
-    ApiFault slowJobs = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, 5)
-        .delayed(Duration.ofSeconds(3)));
-    await("the leader is firing").atMost(Duration.ofSeconds(40)).until(() -> slowJobs.hits() > 0);
+    await("the leader is firing").atMost(Duration.ofSeconds(90)).until(() -> slowJobs.hits() > 0);
 
     leader.pause();
     OperatorProcess standby = await("the standby took the lease").atMost(FaultLab.LEASE_DURATION.multipliedBy(3))
