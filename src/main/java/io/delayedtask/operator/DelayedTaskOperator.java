@@ -11,6 +11,7 @@ import io.delayedtask.operator.reconcile.ScheduleKeeper;
 import io.delayedtask.operator.reconcile.ScheduleResync;
 import io.delayedtask.operator.reconcile.SpecValidator;
 import io.delayedtask.operator.reconcile.TaskEvents;
+import io.delayedtask.operator.reconcile.TaskLocks;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -126,7 +127,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
       ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),
           options.redisProbeInterval(), clock, registry);
       stopInReverse.push(keeper);
-      TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock);
+      TaskLocks locks = new TaskLocks();
+      TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock, locks);
       firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer));
       stopInReverse.push(firing);
 
@@ -141,8 +143,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
           o.withLeaderElectionConfiguration(leaderElection(config, options, firing));
         }
       });
-      operator.register(new DelayedTaskReconciler(schedule, validator, events, clock), c -> {
+      operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
+          () -> !config.leaderElection() || firing.isFiring()), c -> {
         c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
+        // Every task is looked at again at least this often, so an event lost around a leadership
+        // change (or a TTL missed) cannot leave a task unreconciled for long.
+        c.withReconciliationMaxInterval(config.resyncInterval());
         if (config.watchesAllNamespaces()) {
           c.watchingAllNamespaces();
         } else {
@@ -202,6 +208,10 @@ public final class DelayedTaskOperator implements AutoCloseable {
   /** Stops everything in the reverse order of starting. Idempotent. */
   @Override
   public synchronized void close() {
+    if (stopInReverse.isEmpty()) {
+      return;
+    }
+    LOG.info("Stopping");
     while (!stopInReverse.isEmpty()) {
       AutoCloseable next = stopInReverse.pop();
       try {
@@ -210,5 +220,6 @@ public final class DelayedTaskOperator implements AutoCloseable {
         LOG.warn("Stopping {} failed: {}", next.getClass().getSimpleName(), e.toString());
       }
     }
+    LOG.info("Stopped");
   }
 }

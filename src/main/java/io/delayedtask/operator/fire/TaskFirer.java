@@ -8,6 +8,7 @@ import io.delayedtask.operator.reconcile.Conditions;
 import io.delayedtask.operator.reconcile.ScheduleIds;
 import io.delayedtask.operator.reconcile.SpecValidator;
 import io.delayedtask.operator.reconcile.TaskEvents;
+import io.delayedtask.operator.reconcile.TaskLocks;
 import io.delayedtask.operator.reconcile.TaskState;
 import io.delayedtask.operator.reconcile.Times;
 import io.delayedtask.operator.reconcile.Validation;
@@ -42,11 +43,13 @@ public class TaskFirer implements DueEntryHandler {
   private final TaskEvents events;
   private final FireMetrics metrics;
   private final Clock clock;
+  private final TaskLocks locks;
   /** Consecutive failed attempts per entry id, for the backoff; forgotten once the entry is acknowledged. */
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
   public TaskFirer(KubernetesClient client, SpecValidator validator, TaskEvents events, FireMetrics metrics,
-      Clock clock) {
+      Clock clock, TaskLocks locks) {
+    this.locks = locks;
     this.client = client;
     this.validator = validator;
     this.events = events;
@@ -64,7 +67,7 @@ public class TaskFirer implements DueEntryHandler {
     MDC.put("resource.namespace", ref.get().namespace());
     MDC.put("resource.name", ref.get().name());
     try {
-      return fire(entry, ref.get());
+      return locks.withLock(ref.get().namespace(), ref.get().name(), () -> fire(entry, ref.get()));
     } catch (RuntimeException e) {
       if (ApiErrors.isTransient(e)) {
         return retry(entry, "the API server did not answer: " + e.getMessage());

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +46,17 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
   private final SpecValidator validator;
   private final TaskEvents events;
   private final Clock clock;
+  private final TaskLocks locks;
+  private final BooleanSupplier leading;
 
-  public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock) {
+  /**
+   * @param leading whether this instance leads; JOSDK keeps reconciling after the lease is lost when
+   *     the process does not exit (in-process tests), and a former leader must not write then
+   */
+  public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock,
+      TaskLocks locks, BooleanSupplier leading) {
+    this.locks = locks;
+    this.leading = leading;
     this.schedule = schedule;
     this.validator = validator;
     this.events = events;
@@ -75,7 +85,23 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
   }
 
   @Override
-  public UpdateControl<DelayedTask> reconcile(DelayedTask task, Context<DelayedTask> context) {
+  public UpdateControl<DelayedTask> reconcile(DelayedTask cached, Context<DelayedTask> context) {
+    if (!leading.getAsBoolean()) {
+      return UpdateControl.noUpdate();
+    }
+    return locks.withLock(cached.getMetadata().getNamespace(), cached.getMetadata().getName(),
+        () -> reconcileLocked(cached, context));
+  }
+
+  private UpdateControl<DelayedTask> reconcileLocked(DelayedTask cached, Context<DelayedTask> context) {
+    // The informer cache can lag behind the firer's status writes (Running, Fired, Missed); deciding
+    // from a stale copy would put a fired task back to Scheduled. So decide from the API server's
+    // current version, and write with its resourceVersion.
+    DelayedTask task = context.getClient().resources(DelayedTask.class)
+        .inNamespace(cached.getMetadata().getNamespace()).withName(cached.getMetadata().getName()).get();
+    if (task == null || !Objects.equals(task.getMetadata().getUid(), cached.getMetadata().getUid())) {
+      return UpdateControl.noUpdate();
+    }
     Instant now = clock.instant();
     DelayedTaskStatus current = task.getStatus();
     DelayedTaskStatus desired = Conditions.copy(current);
@@ -124,10 +150,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     if (redisFailed) {
       requeue = requeue == null || requeue.compareTo(REDIS_RETRY) > 0 ? REDIS_RETRY : requeue;
     }
-    recordTransition(task, current, desired);
-
-    if (!desired.equals(current)) {
-      writeStatus(task, desired, context);
+    if (!desired.equals(current) && writeStatus(task, desired, context)) {
+      recordTransition(task, current, desired);
     }
     UpdateControl<DelayedTask> control = UpdateControl.noUpdate();
     return requeue == null ? control : control.rescheduleAfter(requeue);
@@ -139,15 +163,19 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
    * (optimistic locking). On a conflict nothing is written; the newer version's own event
    * reconciles the task again.
    */
-  private static void writeStatus(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
+  private static boolean writeStatus(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
+    DelayedTaskStatus before = task.getStatus();
     task.setStatus(desired);
     try {
       context.getClient().resource(task).updateStatus();
+      return true;
     } catch (KubernetesClientException e) {
+      task.setStatus(before);
       if (e.getCode() != 409) {
         throw e;
       }
       LOG.debug("Status not written: the task changed since it was read; reconciling the newer version");
+      return false;
     }
   }
 
@@ -242,8 +270,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     if (cancel(ScheduleIds.idOf(task))) {
       return DeleteControl.defaultDelete();
     }
-    // Keep the finalizer: dropping it now would leave an entry that fires a deleted task's effect
-    // (the firer would skip it, but only a live Redis can be told to forget it).
+    // Redis is down: keep the finalizer and try again, rather than leave an entry behind for a task
+    // that is gone (the firer would skip it, but the schedule should not keep what no task backs).
     return DeleteControl.noFinalizerRemoval().rescheduleAfter(REDIS_RETRY.toMillis());
   }
 

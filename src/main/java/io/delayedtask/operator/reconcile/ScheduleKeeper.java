@@ -75,7 +75,9 @@ public class ScheduleKeeper implements AutoCloseable {
 
   public void requestResync() {
     resyncWanted = true;
-    executor.execute(this::beat);
+    if (!executor.isShutdown()) {
+      executor.execute(this::beat);
+    }
   }
 
   /** Redis answered the last probe. */

@@ -58,14 +58,16 @@ public class ScheduleResync {
 
   /** One pass; throws ScheduleUnavailableException or KubernetesClientException when a side is down. */
   public Repairs run() {
+    // Redis first: a task that fires between the two reads then shows as fired in the list, instead
+    // of as waiting without an entry (which would add an entry it no longer needs).
+    Map<String, Instant> waiting = schedule.waitingEntries();
+    Set<String> inFlight = new HashSet<>(schedule.inFlightIds());
     Map<String, Instant> expected = new HashMap<>();
     for (DelayedTask task : listTasks()) {
       if (task.getMetadata().getDeletionTimestamp() == null) {
         TaskState.waitingDue(task, validator).ifPresent(due -> expected.put(ScheduleIds.idOf(task), due));
       }
     }
-    Map<String, Instant> waiting = schedule.waitingEntries();
-    Set<String> inFlight = new HashSet<>(schedule.inFlightIds());
     int add = 0;
     int move = 0;
     int remove = 0;

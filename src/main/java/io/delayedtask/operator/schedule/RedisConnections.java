@@ -76,6 +76,11 @@ public abstract sealed class RedisConnections implements AutoCloseable {
     return standalone(config.redisUri(), config.redisPassword(), timeout);
   }
 
+  /** One server by URI (password in the URI, if any), with the default timeout. */
+  public static RedisConnections standalone(String uri) {
+    return standalone(uri, Optional.empty(), DEFAULT_TIMEOUT);
+  }
+
   /** One server: {@code redis://}, {@code rediss://} or {@code redis-sentinel://host:port,...#master}. */
   public static RedisConnections standalone(String uri, Optional<String> password, Duration timeout) {
     ClientResources resources = resources();

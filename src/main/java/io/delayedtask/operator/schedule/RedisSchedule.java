@@ -134,8 +134,17 @@ public final class RedisSchedule implements TaskSchedule {
     // Shards may sit on nodes whose clocks differ slightly: the batch reports the clock of the
     // shard holding the next entry, so nextDue - serverTime is that entry's wait by its own clock.
     Instant nextDueShardTime = null;
+    ScheduleUnavailableException failure = null;
     for (CompletableFuture<List<Object>> reply : replies) {
-      List<Object> result = connections.await(reply, "claim");
+      List<Object> result;
+      try {
+        result = connections.await(reply, "claim");
+      } catch (ScheduleUnavailableException e) {
+        // Other shards' claims may have succeeded: hand those out rather than leave them in
+        // flight until their lease expires. This shard is asked again on the next claim.
+        failure = e;
+        continue;
+      }
       Instant time = time(result.get(0), result.get(1));
       latestTime = latestTime == null || time.isAfter(latestTime) ? time : latestTime;
       String next = string(result.get(2));
@@ -146,6 +155,12 @@ public final class RedisSchedule implements TaskSchedule {
       for (int i = 3; i + 1 < result.size(); i += 2) {
         entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time));
       }
+    }
+    if (latestTime == null) {
+      throw failure;
+    }
+    if (failure != null) {
+      LOG.warn("Claimed from some shards only: {}", failure.getMessage());
     }
     Instant serverTime = nextDueShardTime != null ? nextDueShardTime : latestTime;
     return new ClaimBatch(List.copyOf(entries), serverTime, Optional.ofNullable(nextDue));

@@ -99,7 +99,7 @@ class LeadershipIT {
       create(client, task(NS, name, s -> s.setDelay("6s")));
     }
 
-    names.forEach(name -> await(name).atMost(TIMEOUT).until(() -> FIRED.contains(phase(client, NS, name).orElse(null))));
+    names.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, NS, name).map(FIRED::contains).orElse(false)));
     leader.close();
     await("standby takes over").atMost(TIMEOUT).until(standby::isFiring);
 

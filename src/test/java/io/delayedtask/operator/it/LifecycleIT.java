@@ -21,6 +21,7 @@ import io.delayedtask.operator.testing.MockKubernetes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
@@ -63,6 +64,9 @@ class LifecycleIT {
     operator = OperatorFixture.start(env, kube.newClient());
     schedule = RedisSchedule.open(OperatorConfig.fromEnv(env));
     await().atMost(TIMEOUT).until(operator::isFiring);
+    // The operator is fully up once it has reconciled a task.
+    create(client, task(NS, "warm-up", s -> s.setRunAt("2099-01-01T00:00:00Z")));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "warm-up").orElse(null) == Phase.Scheduled);
   }
 
   @AfterAll
@@ -83,7 +87,7 @@ class LifecycleIT {
 
   @Test
   void withoutJobTemplateItIsScheduledThenFired() {
-    Instant runAt = Instant.now().plusSeconds(2);
+    Instant runAt = Instant.now().plusSeconds(4);
     create(client, task(NS, "status-only", s -> {
       s.setRunAt(runAt.toString());
       s.setPayload(Map.of("order", "42"));
@@ -330,6 +334,39 @@ class LifecycleIT {
     Job foreign = client.batch().v1().jobs().inNamespace(NS).withName(jobName).get();
     assertThat(foreign.getMetadata().getLabels()).containsEntry("owner", "someone-else");
     assertThat(foreign.getMetadata().getOwnerReferences()).isNullOrEmpty();
+  }
+
+  @Test
+  void aJobTheApiServerRefusesFailsTheTaskWithItsReason() {
+    kube.server().expect().post().withPath("/apis/batch/v1/namespaces/locked/jobs")
+        .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden")
+            .withMessage("jobs.batch is forbidden: User \"system:serviceaccount:ops:dto\" cannot create resource "
+                + "\"jobs\" in API group \"batch\" in the namespace \"locked\"").build())
+        .always();
+    create(client, task("locked", "refused", s -> {
+      s.setDelay("500ms");
+      s.setJobTemplate(busyboxJob());
+    }));
+    await().atMost(TIMEOUT).until(() -> phase(client, "locked", "refused").orElse(null) == Phase.Failed);
+    assertThat(get(client, "locked", "refused").getStatus().getMessage())
+        .contains("cannot create resource \"jobs\"");
+  }
+
+  @Test
+  void transientApiErrorsAreRetriedUntilTheJobIsCreated() {
+    kube.server().expect().post().withPath("/apis/batch/v1/namespaces/busy/jobs")
+        // The client itself retries 5xx; a conflict reaches the firer, which must retry with backoff.
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict")
+            .withMessage("Operation cannot be fulfilled: please apply your changes to the latest version").build())
+        .times(2);
+    create(client, task("busy", "persistent", s -> {
+      s.setDelay("500ms");
+      s.setJobTemplate(busyboxJob());
+    }));
+    await().atMost(TIMEOUT).until(() -> phase(client, "busy", "persistent").orElse(null) == Phase.Running);
+    DelayedTask task = get(client, "busy", "persistent");
+    assertThat(client.batch().v1().jobs().inNamespace("busy").withName(task.getStatus().getJobName()).get()).isNotNull();
+    assertThat(scrape("/metrics")).containsPattern("delayedtask_fired_total\\{outcome=\"retry\"} [2-9]");
   }
 
   @Test

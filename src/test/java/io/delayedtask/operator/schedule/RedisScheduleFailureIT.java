@@ -89,6 +89,51 @@ class RedisScheduleFailureIT {
   }
 
   @Test
+  void theWakeupSubscriptionSurvivesARedisRestart() {
+    try (RedisProcess redis = RedisProcess.start();
+        RedisSchedule schedule = new RedisSchedule(connect(redis.uri(), Optional.empty()), "resub", 1);
+        RedisSchedule otherProcess = new RedisSchedule(connect(redis.uri(), Optional.empty()), "resub", 1)) {
+      List<String> handled = new CopyOnWriteArrayList<>();
+      try (SchedulePoller poller = new SchedulePoller(schedule, entry -> {
+        handled.add(entry.id());
+        return Disposition.acknowledge();
+      }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)))) {
+        poller.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> poller.stats().claims() >= 1);
+        redis.restart();
+        // The poller sleeps (idle cap 1 min) through the restart; only the re-made subscription can wake it.
+        Instant[] due = new Instant[1];
+        await().atMost(Duration.ofSeconds(10)).ignoreException(ScheduleUnavailableException.class)
+            .until(() -> {
+              due[0] = otherProcess.serverTime().plusMillis(300);
+              otherProcess.schedule("after-restart", due[0]);
+              return true;
+            });
+        await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains("after-restart"));
+        assertThat(poller.stats().claims()).isLessThan(10);
+      }
+    }
+  }
+
+  @Test
+  void aFrozenRedisTimesOutWithAClearErrorAndAnswersAgainWhenItResumes() {
+    try (RedisProcess redis = RedisProcess.start();
+        RedisSchedule schedule = new RedisSchedule(connect(redis.uri(), Optional.empty()), "frozen", 1)) {
+      schedule.schedule("x", schedule.serverTime().plusSeconds(60));
+      redis.signal("STOP");
+      try {
+        assertThatThrownBy(() -> schedule.claimDue(10, Duration.ofMinutes(1)))
+            .isInstanceOf(ScheduleUnavailableException.class)
+            .hasMessageContaining("Redis at " + redis.uri());
+      } finally {
+        redis.signal("CONT");
+      }
+      await().atMost(Duration.ofSeconds(10)).ignoreException(ScheduleUnavailableException.class)
+          .until(() -> schedule.waitingEntries().containsKey("x"));
+    }
+  }
+
+  @Test
   void authenticationWithThePasswordFromTheConfigurationOverridesTheUri() {
     try (RedisProcess redis = RedisProcess.start("--requirepass", "s3cret-pass")) {
       String uriWithStalePassword = "redis://:old-pass@127.0.0.1:" + redis.port();

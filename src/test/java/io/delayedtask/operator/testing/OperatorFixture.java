@@ -26,7 +26,7 @@ public final class OperatorFixture {
   /** Short leases, so a standby takes over within a few seconds; never System.exit. */
   public static DelayedTaskOperator.Options testOptions() {
     return DelayedTaskOperator.Options.inProcess()
-        .withLease(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(250))
+        .withLease(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500))
         .withRedisProbeInterval(Duration.ofMillis(250));
   }
 
