@@ -298,7 +298,7 @@ abstract class AbstractRedisScheduleIT {
     await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == total);
     await().atMost(Duration.ofSeconds(5)).until(() -> schedule.counts().inFlight() == 0);
     assertThat(schedule.counts().waiting()).isZero();
-    assertThat(poller.stats().claims()).as("batch after batch, not one claim per entry").isLessThan(total / 10);
+    assertThat(poller.stats().claims()).as("batch after batch, not one claim per entry").isLessThan(total / 2);
   }
 
   @Test
@@ -317,7 +317,7 @@ abstract class AbstractRedisScheduleIT {
     schedule.schedule("near", due);
     await().atMost(Duration.ofSeconds(5)).until(() -> !handled.isEmpty());
     assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
-    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusMillis(500));
+    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(3)); // not the 1 min idle cap
   }
 
   @Test
@@ -337,7 +337,7 @@ abstract class AbstractRedisScheduleIT {
     otherProcess.schedule("near", due);
     await().atMost(Duration.ofSeconds(5)).until(() -> !handled.isEmpty());
     assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
-    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusMillis(500));
+    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(3)); // not the 1 min idle cap
   }
 
   @Test
@@ -370,7 +370,7 @@ abstract class AbstractRedisScheduleIT {
   }
 
   @Test
-  void entriesDueOnePerMillisecondFireWithLowLag() {
+  void entriesDueOnePerMillisecondFireAtTheirDueTimeNotAtTheIdleCap() {
     int total = 1_000;
     Instant start = redisNow().plusMillis(1_500);
     for (int i = 0; i < total; i++) {
@@ -380,19 +380,18 @@ abstract class AbstractRedisScheduleIT {
     SchedulePoller poller = newPoller(entry -> {
       lagsMicros.add(Duration.between(entry.due(), entry.claimedAt()).toNanos() / 1_000);
       return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults());
+    }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
     poller.start();
-    await().atMost(Duration.ofSeconds(20)).until(() -> lagsMicros.size() == total);
+    await().atMost(Duration.ofSeconds(30)).until(() -> lagsMicros.size() == total);
     List<Long> sorted = lagsMicros.stream().sorted().toList();
-    long p50 = sorted.get(total / 2);
-    long p99 = sorted.get(total * 99 / 100);
     System.out.printf("%s fire lag over %d entries at 1/ms: p50 %d us, p99 %d us, max %d us, %d claims%n",
-        getClass().getSimpleName(), total, p50, p99, sorted.get(total - 1), poller.stats().claims());
+        getClass().getSimpleName(), total, sorted.get(total / 2), sorted.get(total * 99 / 100),
+        sorted.get(total - 1), poller.stats().claims());
     assertThat(sorted.get(0)).as("never early").isNotNegative();
-    // The target (5 ms) is the benchmark's to measure on a quiet machine; this bound only catches
-    // a poller that no longer sleeps until the next entry (lag would then be the idle cap, 5 s),
-    // and leaves room for a CPU shared with other builds (load 10 on 2 cores has been seen).
-    assertThat(p99).as("p99 fire lag in us").isLessThan(250_000);
+    // The 5 ms p99 target is the benchmark's to measure on a quiet machine. This bound only says
+    // the poller slept until each next entry, not the 1 min idle cap, and leaves room for a CPU
+    // shared with other builds (p99 of 275 ms was seen at load 15 on 2 cores).
+    assertThat(sorted.get(total - 1)).as("max fire lag in us").isLessThan(3_000_000);
   }
 
   @Test

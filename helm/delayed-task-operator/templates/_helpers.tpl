@@ -1,0 +1,116 @@
+{{/* Chart name, overridable. */}}
+{{- define "dto.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Full name "<release>-<chart>", or the release name when it already contains the chart name. */}}
+{{- define "dto.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* "name-version" for the helm.sh/chart label. */}}
+{{- define "dto.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels on every object. */}}
+{{- define "dto.labels" -}}
+helm.sh/chart: {{ include "dto.chart" . }}
+{{ include "dto.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: delayed-task-operator
+{{- end }}
+
+{{/* Labels that select the operator pods. */}}
+{{- define "dto.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "dto.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end }}
+
+{{/* Labels that select the bundled Redis pods. */}}
+{{- define "dto.redisSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "dto.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: redis
+{{- end }}
+
+{{/* Labels on the bundled Redis objects: the common ones with component=redis. */}}
+{{- define "dto.redisLabels" -}}
+helm.sh/chart: {{ include "dto.chart" . }}
+{{ include "dto.redisSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: delayed-task-operator
+{{- end }}
+
+{{/* The operator's ServiceAccount name. */}}
+{{- define "dto.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "dto.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create=false: name the existing ServiceAccount" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Operator image reference. */}}
+{{- define "dto.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* Name of the bundled Redis StatefulSet and Service. */}}
+{{- define "dto.redisName" -}}
+{{- printf "%s-redis" (include "dto.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The Lease name: explicit, or the full name. */}}
+{{- define "dto.leaseName" -}}
+{{- default (include "dto.fullname" .) .Values.leaderElection.leaseName }}
+{{- end }}
+
+{{/* DELAYEDTASK_REDIS_URI: the bundled Service, or the external URI (required then). */}}
+{{- define "dto.redisUri" -}}
+{{- if eq .Values.redis.mode "bundled" }}
+{{- printf "redis://%s.%s.svc:6379" (include "dto.redisName" .) .Release.Namespace }}
+{{- else }}
+{{- required "redis.external.uri is required when redis.mode=external: set it to redis://host:6379 (or rediss://, redis-sentinel://)" .Values.redis.external.uri }}
+{{- end }}
+{{- end }}
+
+{{/* The operator's permissions on DelayedTasks, Jobs and Events: one list used by the ClusterRole
+     (all namespaces) and by each namespaced Role (watchNamespaces). Least privilege:
+     - delayedtasks: watch and patch them; delete only for ttlSecondsAfterFinished.
+     - delayedtasks/finalizers: update, so Jobs may carry blockOwnerDeletion owner references
+       (OwnerReferencesPermissionEnforcement).
+     - jobs: create and watch; never delete: the owner reference lets garbage collection do it.
+     - events: both APIs, because client libraries record through either. */}}
+{{- define "dto.operatorRules" -}}
+- apiGroups: ["delayedtask.io"]
+  resources: ["delayedtasks"]
+  verbs: ["get", "list", "watch", "patch", "update", "delete"]
+- apiGroups: ["delayedtask.io"]
+  resources: ["delayedtasks/status"]
+  verbs: ["get", "patch", "update"]
+- apiGroups: ["delayedtask.io"]
+  resources: ["delayedtasks/finalizers"]
+  verbs: ["update"]
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["create", "get", "list", "watch"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}

@@ -1,0 +1,108 @@
+package io.delayedtask.operator.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The examples are what newcomers apply first: each must be a DelayedTask the API server accepts
+ * (the CRD's CEL rules, checked here with the patterns taken from the committed CRD) and must say
+ * exactly what its file name promises.
+ */
+class ExampleTasksTest {
+
+  private static final Pattern CEL_MATCHES = Pattern.compile("self\\.matches\\(r'(.*)'\\)");
+
+  @Test
+  void thereIsOneExampleForEachFeature() {
+    assertThat(ExampleTasks.files()).extracting(p -> p.getFileName().toString())
+        .containsExactlyInAnyOrder(ExampleTasks.STATUS_ONLY, ExampleTasks.JOB_RUN_AT, ExampleTasks.JOB_DELAY,
+            ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL);
+  }
+
+  @Test
+  void everyExampleIsADelayedTaskWithNoFieldTheModelDoesNotKnow() {
+    for (Path file : ExampleTasks.files()) {
+      String name = file.getFileName().toString();
+      Map<String, Object> written = Manifests.SERIALIZATION.unmarshal(ExampleTasks.yaml(name), Map.class);
+      DelayedTask task = ExampleTasks.task(name);
+      assertThat(task.getApiVersion()).as(name).isEqualTo("delayedtask.io/v1alpha1");
+      assertThat(task.getMetadata().getNamespace()).as("%s: applies to the current namespace", name).isNull();
+      // A misspelled spec field would be dropped by the model; one inside the Job template kept aside.
+      assertThat(asJsonTree(task.getSpec())).as(name).isEqualTo(asJsonTree(written.get("spec")));
+      if (task.getSpec().getJobTemplate() != null) {
+        assertThat(Manifests.unknownFields(task.getSpec().getJobTemplate(), name + " jobTemplate")).isEmpty();
+        assertThat(task.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getRestartPolicy())
+            .as(name).isEqualTo("Never");
+      }
+    }
+  }
+
+  @Test
+  void everyExamplePassesTheCrdValidationRules() {
+    JSONSchemaProps spec = Manifests.one(Manifests.read(Path.of("crds", "delayedtasks.delayedtask.io-v1.yml")),
+            CustomResourceDefinition.class)
+        .getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+    Pattern runAt = celPattern(spec.getProperties().get("runAt"));
+    Pattern delay = celPattern(spec.getProperties().get("delay"));
+    for (Path file : ExampleTasks.files()) {
+      String name = file.getFileName().toString();
+      DelayedTaskSpec task = ExampleTasks.task(name).getSpec();
+      assertThat(task.getRunAt() == null).as("%s: exactly one of runAt and delay", name).isNotEqualTo(task.getDelay() == null);
+      if (task.getRunAt() != null) {
+        assertThat(task.getRunAt()).as(name).matches(runAt);
+        assertThat(OffsetDateTime.parse(task.getRunAt())).as(name).isNotNull();
+      } else {
+        assertThat(task.getDelay()).as(name).matches(delay);
+      }
+      for (Long seconds : new Long[] {task.getStartingDeadlineSeconds(), task.getTtlSecondsAfterFinished()}) {
+        if (seconds != null) {
+          assertThat(seconds).as(name).isNotNegative();
+        }
+      }
+    }
+  }
+
+  @Test
+  void eachExampleShowsItsFeature() {
+    DelayedTaskSpec statusOnly = ExampleTasks.task(ExampleTasks.STATUS_ONLY).getSpec();
+    assertThat(statusOnly.getJobTemplate()).isNull();
+    assertThat(statusOnly.getPayload()).isNotEmpty();
+
+    DelayedTaskSpec runAt = ExampleTasks.task(ExampleTasks.JOB_RUN_AT).getSpec();
+    assertThat(runAt.getRunAt()).isNotNull();
+    assertThat(runAt.getJobTemplate()).isNotNull();
+
+    DelayedTaskSpec delay = ExampleTasks.task(ExampleTasks.JOB_DELAY).getSpec();
+    assertThat(delay.getDelay()).isNotNull();
+    assertThat(delay.getJobTemplate()).isNotNull();
+
+    DelayedTaskSpec suspended = ExampleTasks.task(ExampleTasks.SUSPENDED).getSpec();
+    assertThat(suspended.isSuspended()).isTrue();
+
+    DelayedTaskSpec deadline = ExampleTasks.task(ExampleTasks.DEADLINE_TTL).getSpec();
+    assertThat(deadline.getStartingDeadlineSeconds()).isPositive();
+    assertThat(deadline.getTtlSecondsAfterFinished()).isPositive();
+  }
+
+  /** Through JSON text, so that 60 read as an Integer equals 60 written from a Long. */
+  private static Map<String, Object> asJsonTree(Object value) {
+    return Manifests.SERIALIZATION.unmarshal(Manifests.SERIALIZATION.asJson(value), Map.class);
+  }
+
+  private static Pattern celPattern(JSONSchemaProps field) {
+    String rule = field.getXKubernetesValidations().get(0).getRule();
+    Matcher matcher = CEL_MATCHES.matcher(rule);
+    assertThat(matcher.matches()).as("CEL rule %s", rule).isTrue();
+    return Pattern.compile(matcher.group(1));
+  }
+}

@@ -1,0 +1,439 @@
+package io.delayedtask.operator.deploy;
+
+import static io.delayedtask.operator.deploy.RenderedChart.FULLNAME;
+import static io.delayedtask.operator.deploy.RenderedChart.NAMESPACE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.DryRun;
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Renders the chart with Helm's engine for the default values and for each option, and checks what
+ * a platform engineer relies on: the restricted security context, probes, least-privilege RBAC, the
+ * Lease role's namespace, the Redis wiring, and that nothing can read Secrets.
+ */
+class HelmChartTest {
+
+  private static final String REDIS = FULLNAME + "-redis";
+  private static final Map<String, String> OPERATOR_POD = Map.of(
+      "app.kubernetes.io/name", "delayed-task-operator",
+      "app.kubernetes.io/instance", RenderedChart.RELEASE,
+      "app.kubernetes.io/component", "operator");
+
+  private static RenderedChart defaults;
+
+  @BeforeAll
+  static void renderDefaults() {
+    defaults = RenderedChart.render("{}");
+  }
+
+  @Test
+  void lintsCleanInStrictMode() {
+    LintResult result = new Helm(Manifests.CHART).lint().strict().call();
+    assertThat(result.isFailed()).as("helm lint --strict: %s", result.getMessages()).isFalse();
+    assertThat(result.getMessages()).noneMatch(m -> m.startsWith("[ERROR]") || m.startsWith("[WARNING]"));
+  }
+
+  @Test
+  void defaultsRenderTheOperatorWithBundledRedisAndNothingOptional() {
+    assertThat(defaults.objects()).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            "ServiceAccount/" + FULLNAME,
+            "ClusterRole/" + FULLNAME,
+            "ClusterRoleBinding/" + FULLNAME,
+            "ClusterRole/" + FULLNAME + "-edit",
+            "ClusterRole/" + FULLNAME + "-view",
+            "Role/" + FULLNAME + "-leader-election",
+            "RoleBinding/" + FULLNAME + "-leader-election",
+            "Deployment/" + FULLNAME,
+            "PodDisruptionBudget/" + FULLNAME,
+            "Service/" + FULLNAME,
+            "StatefulSet/" + REDIS,
+            "Service/" + REDIS);
+    assertThat(defaults.objects())
+        .filteredOn(o -> !o.getKind().startsWith("Cluster"))
+        .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).as(o.getKind()).isEqualTo(NAMESPACE));
+  }
+
+  @Test
+  void operatorPodsAreRestrictedWithAWritableTmp() {
+    PodSpec pod = defaults.one(Deployment.class).getSpec().getTemplate().getSpec();
+    RestrictedPodSecurity.assertRestricted(pod, "operator");
+    RestrictedPodSecurity.assertWritableTmp(pod, "operator");
+    assertThat(pod.getSecurityContext().getRunAsUser()).as("the Dockerfile's user").isEqualTo(10001L);
+    assertThat(defaults.operatorContainer().getResources().getLimits()).containsKeys("cpu", "memory");
+  }
+
+  @Test
+  void operatorRunsTwoLeaderElectedReplicasSpreadOverNodesWithADisruptionBudget() {
+    Deployment deployment = defaults.one(Deployment.class);
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(deployment.getSpec().getSelector().getMatchLabels()).isEqualTo(OPERATOR_POD);
+    assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(OPERATOR_POD);
+    assertThat(defaults.operatorEnv().get(OperatorConfig.LEADER_ELECTION).getValue()).isEqualTo("true");
+
+    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    assertThat(pod.getTopologySpreadConstraints()).singleElement().satisfies(spread -> {
+      assertThat(spread.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+      assertThat(spread.getLabelSelector().getMatchLabels()).isEqualTo(OPERATOR_POD);
+    });
+    PodDisruptionBudget budget = defaults.one(PodDisruptionBudget.class);
+    assertThat(budget.getSpec().getSelector().getMatchLabels()).isEqualTo(OPERATOR_POD);
+    assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+    assertThat(pod.getServiceAccountName()).isEqualTo(defaults.one(ServiceAccount.class).getMetadata().getName());
+  }
+
+  @Test
+  void probesHitHealthzAndReadyzOnTheNamedHttpPort() {
+    Container container = defaults.operatorContainer();
+    assertThat(container.getPorts()).singleElement().satisfies(port -> {
+      assertThat(port.getName()).isEqualTo("http");
+      assertThat(port.getContainerPort()).isEqualTo(8080);
+    });
+    assertHttpProbe(container.getLivenessProbe(), "/healthz");
+    assertHttpProbe(container.getReadinessProbe(), "/readyz");
+    assertThat(defaults.operatorEnv().get(OperatorConfig.HTTP_PORT).getValue()).isEqualTo("8080");
+
+    Service metrics = defaults.named(Service.class, FULLNAME);
+    assertThat(metrics.getSpec().getSelector()).isEqualTo(OPERATOR_POD);
+    assertThat(metrics.getSpec().getPorts()).singleElement()
+        .satisfies(port -> assertThat(port.getTargetPort().getStrVal()).isEqualTo("http"));
+  }
+
+  @Test
+  void environmentFollowsTheContractAndIsAcceptedByTheOperatorConfig() {
+    Map<String, EnvVar> env = defaults.operatorEnv();
+    assertThat(env.get("POD_NAMESPACE").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
+    assertThat(env.get(OperatorConfig.IDENTITY).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
+    assertThat(env.get(OperatorConfig.LEASE_NAME).getValue()).isEqualTo(FULLNAME);
+    assertThat(env).doesNotContainKeys(OperatorConfig.NAMESPACES, OperatorConfig.REDIS_PASSWORD,
+        OperatorConfig.LEASE_NAMESPACE);
+    assertThat(env.get("JDK_JAVA_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=", "-XX:+ExitOnOutOfMemoryError");
+    assertThat(env.keySet()).filteredOn(name -> name.startsWith("DELAYEDTASK_"))
+        .as("only variables the operator reads").isSubsetOf(PodEnvironment.contractVariables());
+
+    OperatorConfig config = OperatorConfig.fromEnv(asPodWouldSee(env, "dto-delayed-task-operator-7d9f-abcde"));
+    assertThat(config.leaseNamespace()).as("lease namespace defaults to the pod's").isEqualTo(NAMESPACE);
+    assertThat(config.identity()).isEqualTo("dto-delayed-task-operator-7d9f-abcde");
+    assertThat(config.watchesAllNamespaces()).isTrue();
+    assertThat(config.leaderElection()).isTrue();
+  }
+
+  @Test
+  void operatorClusterRoleGrantsExactlyWhatTheOperatorUses() {
+    ClusterRole role = defaults.named(ClusterRole.class, FULLNAME);
+    assertThat(Rbac.grants(role.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);
+    ClusterRoleBinding binding = defaults.one(ClusterRoleBinding.class);
+    assertThat(binding.getRoleRef().getName()).isEqualTo(FULLNAME);
+    assertBoundToOperatorServiceAccount(binding.getSubjects());
+    assertThat(defaults.all(Role.class)).as("no namespaced operator Roles when watching all namespaces")
+        .extracting(r -> r.getMetadata().getName()).containsExactly(FULLNAME + "-leader-election");
+  }
+
+  @Test
+  void leaseRoleCoversOnlyTheOperatorsLeaseInTheReleaseNamespace() {
+    Role lease = defaults.named(Role.class, FULLNAME + "-leader-election");
+    assertThat(lease.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+    assertThat(Rbac.grants(lease.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.leaderElection(FULLNAME));
+    RoleBinding binding = defaults.named(RoleBinding.class, FULLNAME + "-leader-election");
+    assertThat(binding.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+    assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
+    assertThat(binding.getRoleRef().getName()).isEqualTo(lease.getMetadata().getName());
+    assertBoundToOperatorServiceAccount(binding.getSubjects());
+  }
+
+  @Test
+  void aggregatedRolesLetJobCreatorsWriteDelayedTasksAndViewersReadThem() {
+    ClusterRole edit = defaults.named(ClusterRole.class, FULLNAME + "-edit");
+    assertThat(edit.getMetadata().getLabels())
+        .containsEntry("rbac.authorization.k8s.io/aggregate-to-admin", "true")
+        .containsEntry("rbac.authorization.k8s.io/aggregate-to-edit", "true")
+        .doesNotContainKey("rbac.authorization.k8s.io/aggregate-to-view");
+    assertThat(Rbac.grants(edit.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.USER_EDIT);
+
+    ClusterRole view = defaults.named(ClusterRole.class, FULLNAME + "-view");
+    assertThat(view.getMetadata().getLabels())
+        .containsEntry("rbac.authorization.k8s.io/aggregate-to-view", "true")
+        .doesNotContainKeys("rbac.authorization.k8s.io/aggregate-to-admin", "rbac.authorization.k8s.io/aggregate-to-edit");
+    assertThat(Rbac.grants(view.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.USER_VIEW);
+  }
+
+  @Test
+  void noRuleInAnyRenderingMentionsSecretsOrWildcards() {
+    for (RenderedChart chart : List.of(defaults, RenderedChart.render(EXTERNAL_WITH_SECRET),
+        RenderedChart.render(WATCH_TWO_NAMESPACES))) {
+      List<PolicyRule> rules = new ArrayList<>();
+      chart.all(ClusterRole.class).forEach(r -> rules.addAll(r.getRules()));
+      chart.all(Role.class).forEach(r -> rules.addAll(r.getRules()));
+      assertThat(rules).isNotEmpty().noneMatch(Rbac::mentionsSecretsOrWildcards);
+    }
+  }
+
+  @Test
+  void bundledRedisIsARestrictedAppendOnlyStatefulSetWiredToTheOperator() {
+    StatefulSet redis = defaults.named(StatefulSet.class, REDIS);
+    PodSpec pod = redis.getSpec().getTemplate().getSpec();
+    RestrictedPodSecurity.assertRestricted(pod, "bundled redis");
+    Container container = pod.getContainers().get(0);
+    assertThat(container.getImage()).isEqualTo("redis:7");
+    assertThat(String.join(" ", container.getArgs())).contains("--appendonly yes", "--dir /data");
+    assertThat(container.getLivenessProbe()).isNotNull();
+    assertThat(container.getReadinessProbe().getExec().getCommand()).anyMatch(c -> c.contains("redis-cli") && c.contains("ping"));
+    assertThat(container.getVolumeMounts()).anySatisfy(m -> {
+      assertThat(m.getName()).isEqualTo("data");
+      assertThat(m.getMountPath()).isEqualTo("/data");
+    });
+    assertThat(redis.getSpec().getVolumeClaimTemplates()).singleElement().satisfies(pvc -> {
+      assertThat(pvc.getMetadata().getName()).isEqualTo("data");
+      assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("1Gi");
+    });
+    assertThat(pod.getAutomountServiceAccountToken()).as("Redis does not talk to the API server").isFalse();
+
+    Service service = defaults.named(Service.class, REDIS);
+    assertThat(service.getSpec().getSelector()).isEqualTo(redis.getSpec().getTemplate().getMetadata().getLabels());
+    assertThat(service.getSpec().getPorts()).singleElement().satisfies(p -> assertThat(p.getPort()).isEqualTo(6379));
+    Map<String, EnvVar> env = defaults.operatorEnv();
+    assertThat(env.get(OperatorConfig.REDIS_URI).getValue()).isEqualTo("redis://" + REDIS + "." + NAMESPACE + ".svc:6379");
+    assertThat(env.get(OperatorConfig.REDIS_CLUSTER).getValue()).isEqualTo("false");
+  }
+
+  private static final String EXTERNAL_WITH_SECRET = """
+      redis:
+        mode: external
+        external:
+          uri: redis://redis-0.cache:6379,redis-1.cache:6379,redis-2.cache:6379
+          cluster: true
+        auth:
+          existingSecret: redis-credentials
+          existingSecretPasswordKey: redis-password
+      """;
+
+  @Test
+  void externalRedisTakesTheUriFromValuesAndThePasswordFromTheExistingSecret() {
+    RenderedChart chart = RenderedChart.render(EXTERNAL_WITH_SECRET);
+    assertThat(chart.all(StatefulSet.class)).as("no bundled Redis").isEmpty();
+    assertThat(chart.all(Service.class)).extracting(s -> s.getMetadata().getName()).containsExactly(FULLNAME);
+
+    Map<String, EnvVar> env = chart.operatorEnv();
+    assertThat(env.get(OperatorConfig.REDIS_URI).getValue())
+        .isEqualTo("redis://redis-0.cache:6379,redis-1.cache:6379,redis-2.cache:6379");
+    assertThat(env.get(OperatorConfig.REDIS_CLUSTER).getValue()).isEqualTo("true");
+    EnvVar password = env.get(OperatorConfig.REDIS_PASSWORD);
+    assertThat(password.getValue()).as("never inline").isNull();
+    assertThat(password.getValueFrom().getSecretKeyRef().getName()).isEqualTo("redis-credentials");
+    assertThat(password.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("redis-password");
+
+    OperatorConfig config = OperatorConfig.fromEnv(asPodWouldSee(env, "pod"));
+    assertThat(config.redisCluster()).isTrue();
+    assertThat(config.redisUris()).hasSize(3);
+  }
+
+  @Test
+  void bundledRedisWithASecretRequiresThePasswordOnBothSides() {
+    RenderedChart chart = RenderedChart.render("""
+        redis:
+          auth:
+            existingSecret: redis-credentials
+        """);
+    Container redis = chart.named(StatefulSet.class, REDIS).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(String.join(" ", redis.getArgs())).contains("--requirepass $(REDIS_PASSWORD)");
+    assertThat(redis.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("REDIS_PASSWORD", "REDISCLI_AUTH");
+    assertThat(redis.getEnv()).allSatisfy(e -> {
+      assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("redis-credentials");
+      assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+    });
+    assertThat(chart.operatorEnv().get(OperatorConfig.REDIS_PASSWORD).getValueFrom().getSecretKeyRef().getName())
+        .isEqualTo("redis-credentials");
+  }
+
+  private static final String WATCH_TWO_NAMESPACES = """
+      watchNamespaces: [team-a, team-b]
+      """;
+
+  @Test
+  void watchNamespacesGivesRolesInEachNamespaceAndNoClusterWidePower() {
+    RenderedChart chart = RenderedChart.render(WATCH_TWO_NAMESPACES);
+    assertThat(chart.all(ClusterRoleBinding.class)).isEmpty();
+    assertThat(chart.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
+        .as("only the aggregated user roles stay cluster-wide")
+        .containsExactlyInAnyOrder(FULLNAME + "-edit", FULLNAME + "-view");
+
+    List<Role> operatorRoles = chart.all(Role.class).stream()
+        .filter(r -> r.getMetadata().getName().equals(FULLNAME)).toList();
+    assertThat(operatorRoles).extracting(r -> r.getMetadata().getNamespace()).containsExactlyInAnyOrder("team-a", "team-b");
+    assertThat(operatorRoles).allSatisfy(r -> assertThat(Rbac.grants(r.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR));
+    List<RoleBinding> bindings = chart.all(RoleBinding.class).stream()
+        .filter(b -> b.getMetadata().getName().equals(FULLNAME)).toList();
+    assertThat(bindings).extracting(b -> b.getMetadata().getNamespace()).containsExactlyInAnyOrder("team-a", "team-b");
+    assertThat(bindings).allSatisfy(b -> {
+      assertThat(b.getRoleRef().getKind()).isEqualTo("Role");
+      assertBoundToOperatorServiceAccount(b.getSubjects());
+    });
+    assertThat(chart.named(Role.class, FULLNAME + "-leader-election").getMetadata().getNamespace())
+        .as("the Lease stays in the release namespace").isEqualTo(NAMESPACE);
+
+    Map<String, EnvVar> env = chart.operatorEnv();
+    assertThat(env.get(OperatorConfig.NAMESPACES).getValue()).isEqualTo("team-a,team-b");
+    assertThat(OperatorConfig.fromEnv(asPodWouldSee(env, "pod")).namespaces()).containsExactlyInAnyOrder("team-a", "team-b");
+  }
+
+  @Test
+  void serviceMonitorScrapesMetricsOnTheHttpPortWhenEnabled() {
+    assertThat(defaults.objects()).noneMatch(o -> o.getKind().equals("ServiceMonitor"));
+    RenderedChart chart = RenderedChart.render("""
+        serviceMonitor:
+          enabled: true
+          labels: {release: prometheus}
+        """);
+    List<HasMetadata> monitors = chart.objects().stream().filter(o -> o.getKind().equals("ServiceMonitor")).toList();
+    assertThat(monitors).singleElement().satisfies(o -> {
+      GenericKubernetesResource monitor = (GenericKubernetesResource) o;
+      assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+      assertThat(monitor.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+      assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "prometheus");
+      assertThat(monitor.<Map<String, String>>get("spec", "selector", "matchLabels")).isEqualTo(OPERATOR_POD);
+      assertThat(monitor.<String>get("spec", "endpoints", 0, "port")).isEqualTo("http");
+      assertThat(monitor.<String>get("spec", "endpoints", 0, "path")).isEqualTo("/metrics");
+    });
+  }
+
+  @Test
+  void networkPolicyLetsOnlyTheOperatorReachTheBundledRedis() {
+    assertThat(defaults.all(NetworkPolicy.class)).isEmpty();
+    RenderedChart chart = RenderedChart.render("networkPolicy: {enabled: true}");
+    NetworkPolicy policy = chart.one(NetworkPolicy.class);
+    assertThat(policy.getSpec().getPodSelector().getMatchLabels())
+        .isEqualTo(chart.named(StatefulSet.class, REDIS).getSpec().getTemplate().getMetadata().getLabels());
+    assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+    assertThat(policy.getSpec().getIngress()).singleElement().satisfies(rule -> {
+      assertThat(rule.getFrom()).singleElement().satisfies(peer -> {
+        assertThat(peer.getPodSelector().getMatchLabels()).isEqualTo(OPERATOR_POD);
+        assertThat(peer.getNamespaceSelector()).as("same namespace only").isNull();
+      });
+      assertThat(rule.getPorts()).singleElement().satisfies(p -> assertThat(p.getPort().getIntVal()).isEqualTo(6379));
+    });
+
+    RenderedChart external = RenderedChart.render(EXTERNAL_WITH_SECRET + "networkPolicy: {enabled: true}\n");
+    assertThat(external.all(NetworkPolicy.class)).as("nothing to protect with an external Redis").isEmpty();
+  }
+
+  @Test
+  void badValuesFailWithAMessageNamingTheValue() {
+    assertThatThrownBy(() -> RenderedChart.template("redis: {mode: external}"))
+        .hasMessageContaining("redis.external.uri");
+    assertThatThrownBy(() -> RenderedChart.template("redis: {mode: sentinel}"))
+        .hasMessageContaining("redis.mode");
+    assertThatThrownBy(() -> RenderedChart.template("leaderElection: {enabled: false}"))
+        .hasMessageContaining("replicaCount=1");
+    assertThatThrownBy(() -> RenderedChart.template("watchNamespaces: [Team_A]"))
+        .hasMessageContaining("watchNamespaces");
+    assertThatThrownBy(() -> RenderedChart.template("replicaCont: 3"))
+        .as("typos in value names are refused, not ignored").hasMessageContaining("replicaCont");
+  }
+
+  @Test
+  void notesTellTheUserWhatToTryFirstWithATaskTheApiAccepts() {
+    String notes = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
+        .clientOnly().withDryRunOption(DryRun.CLIENT).call().getOutput();
+    assertThat(notes).contains("kubectl -n ops rollout status deployment/" + FULLNAME, "get dt hello-later -w");
+
+    Matcher heredoc = Pattern.compile("(?s)<<'YAML'[^\\n]*\\n(.*?)\\n\\s*YAML\\n").matcher(notes);
+    assertThat(heredoc.find()).as("NOTES carry a DelayedTask to apply:%n%s", notes).isTrue();
+    String manifest = heredoc.group(1).lines().map(line -> line.length() > 3 ? line.substring(3) : line.strip())
+        .collect(Collectors.joining("\n"));
+    DelayedTask task = Manifests.SERIALIZATION.unmarshal(manifest, DelayedTask.class);
+    assertThat(task.getSpec().getDelay()).isEqualTo("30s");
+    assertThat(task.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers()).hasSize(1);
+    assertThat(Manifests.unknownFields(task.getSpec().getJobTemplate(), "NOTES jobTemplate")).isEmpty();
+  }
+
+  /** Keys whose value is a Kubernetes object documented by Kubernetes itself; the key has the comment. */
+  private static final Set<String> KUBERNETES_OBJECT_VALUES = Set.of("resources", "podSecurityContext", "securityContext");
+
+  @Test
+  void everyValueHasACommentAboveIt() throws IOException {
+    List<String> lines = Files.readAllLines(Manifests.CHART.resolve("values.yaml"));
+    Pattern key = Pattern.compile("^( *)([A-Za-z][A-Za-z0-9_.-]*):");
+    Deque<Map.Entry<Integer, String>> parents = new ArrayDeque<>();
+    List<String> uncommented = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      Matcher line = key.matcher(lines.get(i));
+      if (!line.find()) {
+        continue;
+      }
+      int indent = line.group(1).length();
+      while (!parents.isEmpty() && parents.peek().getKey() >= indent) {
+        parents.pop();
+      }
+      boolean insideKubernetesObject = parents.stream().anyMatch(p -> KUBERNETES_OBJECT_VALUES.contains(p.getValue()));
+      if (!insideKubernetesObject && (i == 0 || !lines.get(i - 1).strip().startsWith("#"))) {
+        uncommented.add((i + 1) + ": " + lines.get(i).strip());
+      }
+      parents.push(Map.entry(indent, line.group(2)));
+    }
+    assertThat(uncommented).as("values.yaml keys without a comment line above").isEmpty();
+  }
+
+  @Test
+  void singleReplicaWithoutLeaderElectionDropsTheLeaseRole() {
+    RenderedChart chart = RenderedChart.render("""
+        replicaCount: 1
+        leaderElection: {enabled: false}
+        """);
+    assertThat(chart.all(Role.class)).isEmpty();
+    assertThat(chart.operatorEnv().get(OperatorConfig.LEADER_ELECTION).getValue()).isEqualTo("false");
+  }
+
+  private static void assertHttpProbe(Probe probe, String path) {
+    assertThat(probe).as(path).isNotNull();
+    assertThat(probe.getHttpGet().getPath()).isEqualTo(path);
+    assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("http");
+  }
+
+  private static void assertBoundToOperatorServiceAccount(List<Subject> subjects) {
+    assertThat(subjects).singleElement().satisfies(subject -> {
+      assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+      assertThat(subject.getName()).isEqualTo(FULLNAME);
+      assertThat(subject.getNamespace()).isEqualTo(NAMESPACE);
+    });
+  }
+
+  private static Map<String, String> asPodWouldSee(Map<String, EnvVar> env, String podName) {
+    return PodEnvironment.resolve(Map.of(), List.copyOf(env.values()), NAMESPACE, podName);
+  }
+}

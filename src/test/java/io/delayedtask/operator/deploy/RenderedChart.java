@@ -1,0 +1,71 @@
+package io.delayedtask.operator.deploy;
+
+import com.marcnuri.helm.Helm;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The chart rendered by Helm's own engine (helm-java, in process) and parsed into the fabric8 model. */
+record RenderedChart(List<HasMetadata> objects) {
+
+  static final String RELEASE = "dto";
+  static final String NAMESPACE = "ops";
+  static final String FULLNAME = "dto-delayed-task-operator";
+
+  /** Renders with the given values file content (YAML) on top of values.yaml. */
+  static RenderedChart render(String valuesYaml) {
+    return new RenderedChart(Manifests.parse(template(valuesYaml)));
+  }
+
+  static String template(String valuesYaml) {
+    Path values = null;
+    try {
+      values = Files.createTempFile("values-", ".yaml");
+      Files.writeString(values, valuesYaml);
+      return new Helm(Manifests.CHART).template()
+          .withName(RELEASE)
+          .withNamespace(NAMESPACE)
+          .withValuesFile(values)
+          .call();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      if (values != null) {
+        values.toFile().delete();
+      }
+    }
+  }
+
+  <T extends HasMetadata> List<T> all(Class<T> type) {
+    return Manifests.all(objects, type);
+  }
+
+  <T extends HasMetadata> T one(Class<T> type) {
+    return Manifests.one(objects, type);
+  }
+
+  <T extends HasMetadata> T named(Class<T> type, String name) {
+    return Manifests.named(objects, type, name);
+  }
+
+  Container operatorContainer() {
+    return one(Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
+  /** The operator container's environment by name (insertion order kept). */
+  Map<String, EnvVar> operatorEnv() {
+    Map<String, EnvVar> env = new LinkedHashMap<>();
+    for (EnvVar variable : operatorContainer().getEnv()) {
+      env.put(variable.getName(), variable);
+    }
+    return env;
+  }
+}
