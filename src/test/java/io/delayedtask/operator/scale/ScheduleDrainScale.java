@@ -69,18 +69,19 @@ public final class ScheduleDrainScale {
               drainMs, acknowledged.get() * 1000.0 / Math.max(1, drainMs), poller.stats());
         }
         List<Object> slowlog = redisCommands.slowlogGet(100_000);
-        long longestMicros = 0;
-        String longestCommand = "-";
+        List<long[]> byDuration = new ArrayList<>();
+        List<String> commands = new ArrayList<>();
         for (Object item : slowlog) {
           List<?> fields = (List<?>) item;
-          long micros = (Long) fields.get(2);
-          if (micros > longestMicros) {
-            longestMicros = micros;
-            longestCommand = String.valueOf(fields.get(3));
-          }
+          List<?> argv = (List<?>) fields.get(3);
+          byDuration.add(new long[] {(Long) fields.get(2), commands.size(), argv.size()});
+          commands.add(String.valueOf(argv.get(0)) + " " + (argv.size() > 3 ? argv.get(3) : ""));
         }
-        System.out.printf("slowlog: %d commands over 100 us; longest %d us: %s%n", slowlog.size(), longestMicros,
-            longestCommand.length() > 160 ? longestCommand.substring(0, 160) + "..." : longestCommand);
+        byDuration.sort((a, b) -> Long.compare(b[0], a[0]));
+        System.out.printf("slowlog: %d commands over 100 us; the longest:%n", slowlog.size());
+        for (long[] entry : byDuration.subList(0, Math.min(5, byDuration.size()))) {
+          System.out.printf("  %,d us  %s (%d args)%n", entry[0], commands.get((int) entry[1]), entry[2]);
+        }
       } finally {
         admin.shutdown();
       }
