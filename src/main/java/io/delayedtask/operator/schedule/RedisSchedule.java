@@ -178,14 +178,17 @@ public final class RedisSchedule implements TaskSchedule {
   /** Acknowledges many claims with one script call per shard (and per 1000 ids). */
   @Override
   public void acknowledgeAll(Collection<ClaimedEntry> entries) {
+    // id, score pairs: ack.lua removes a claim only if it is still the one made at that score.
     Map<Integer, List<String>> byShard = new LinkedHashMap<>();
     for (ClaimedEntry entry : entries) {
-      byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>()).add(entry.id());
+      List<String> pairs = byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>());
+      pairs.add(entry.id());
+      pairs.add(Long.toString(score(entry.due())));
     }
     List<CompletableFuture<Long>> replies = new ArrayList<>();
-    byShard.forEach((shard, ids) -> {
-      for (int from = 0; from < ids.size(); from += ACK_CHUNK) {
-        List<String> chunk = ids.subList(from, Math.min(ids.size(), from + ACK_CHUNK));
+    byShard.forEach((shard, pairs) -> {
+      for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
+        List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
         replies.add(run(LuaScript.ACK, ScriptOutputType.INTEGER,
             new String[] {keys.inFlight(shard), keys.claimed(shard)}, chunk.toArray(String[]::new)));
       }
@@ -202,7 +205,8 @@ public final class RedisSchedule implements TaskSchedule {
     long score = score(retryAt);
     Long result = connections.await(run(LuaScript.RELEASE, ScriptOutputType.INTEGER,
         new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
-        entry.id(), Long.toString(score), keys.wakeupChannel(), origin), "release");
+        entry.id(), Long.toString(score), keys.wakeupChannel(), origin, Long.toString(score(entry.due()))),
+        "release");
     if (result != null && result == 1) {
       notifyWakeup(Instant.ofEpochMilli(score));
     }

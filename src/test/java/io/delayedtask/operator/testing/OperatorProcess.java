@@ -19,13 +19,18 @@ public final class OperatorProcess implements AutoCloseable {
   private final String name;
   private final Map<String, String> environment;
   private final Path log;
+  private final List<String> jvmOptions;
   private Process process;
 
-  private OperatorProcess(String name, Map<String, String> environment, Path log) {
+  private OperatorProcess(String name, Map<String, String> environment, Path log, List<String> jvmOptions) {
     this.name = name;
     this.environment = Map.copyOf(environment);
     this.log = log;
+    this.jvmOptions = List.copyOf(jvmOptions);
   }
+
+  /** The JVM options of a test operator: small heap, fast start. */
+  public static final List<String> TEST_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
   /** The runnable jar that {@code mvn package} built; failsafe passes its path as a property. */
   public static Path jar() {
@@ -38,11 +43,16 @@ public final class OperatorProcess implements AutoCloseable {
 
   /** Starts an operator process named {@code name} (its DELAYEDTASK_IDENTITY) with the given environment. */
   public static OperatorProcess start(String name, Map<String, String> environment) {
+    return start(name, environment, TEST_JVM);
+  }
+
+  /** As {@link #start(String, Map)} with other JVM options (the scale runs want a real heap and JIT). */
+  public static OperatorProcess start(String name, Map<String, String> environment, List<String> jvmOptions) {
     try {
       Path log = Files.createTempFile("operator-" + name + "-", ".log");
       Map<String, String> env = new HashMap<>(environment);
       env.putIfAbsent("DELAYEDTASK_IDENTITY", name);
-      OperatorProcess operator = new OperatorProcess(name, env, log);
+      OperatorProcess operator = new OperatorProcess(name, env, log, jvmOptions);
       operator.launch();
       return operator;
     } catch (IOException e) {
@@ -117,7 +127,8 @@ public final class OperatorProcess implements AutoCloseable {
   private void launch() throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar().toString()));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", jar().toString()));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     // Only what the test sets: the operator must not pick up the developer's real cluster or Redis.
     builder.environment().keySet().removeIf(key -> key.startsWith("DELAYEDTASK_") || key.startsWith("KUBE"));

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -22,6 +24,38 @@ public final class Tasks {
     spec.accept(taskSpec);
     task.setSpec(taskSpec);
     return task;
+  }
+
+  /** Fires by recording it in the status only (no jobTemplate). */
+  public static DelayedTask statusOnly(String namespace, String name, Instant runAt) {
+    return task(namespace, name, spec -> spec.setRunAt(rfc3339(runAt)));
+  }
+
+  /** Fires by creating a Job from a small template. */
+  public static DelayedTask withJob(String namespace, String name, Instant runAt) {
+    return task(namespace, name, spec -> {
+      spec.setRunAt(rfc3339(runAt));
+      spec.setJobTemplate(jobTemplate());
+    });
+  }
+
+  /** The smallest Job template: one container that exits at once. */
+  public static JobTemplateSpec jobTemplate() {
+    return new JobTemplateSpecBuilder()
+        .withNewMetadata().addToLabels("app", "fault-test").endMetadata()
+        .withNewSpec()
+          .withBackoffLimit(0)
+          .withNewTemplate().withNewSpec()
+            .addNewContainer().withName("main").withImage("busybox:1.36").withCommand("true").endContainer()
+            .withRestartPolicy("Never")
+          .endSpec().endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  /** RFC 3339 to the millisecond: due times are kept in whole ms. */
+  public static String rfc3339(Instant instant) {
+    return DateTimeFormatter.ISO_INSTANT.format(instant.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
   }
 
   /** A Job template running busybox once, with a label and an annotation of its own. */

@@ -1,0 +1,210 @@
+package io.delayedtask.operator.faults;
+
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.FiringInvariants;
+import io.delayedtask.operator.testing.FiringLedger;
+import io.delayedtask.operator.testing.MockApiServer;
+import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.Tasks;
+import io.delayedtask.operator.testing.TcpProxy;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One world for a fault test: a mock API server, a real Redis (reached through a TCP proxy so the
+ * connection can be cut), and operator processes started from the packaged jar. Closing it stops
+ * everything and keeps each operator's log under target/fault-logs/ for the post-mortem.
+ */
+final class FaultLab implements AutoCloseable {
+  static final String NAMESPACE = "faults";
+  static final String LEASE_NAME = "delayed-task-operator";
+  /** JOSDK's default lease: a SIGKILLed leader's lease runs out after this. */
+  static final Duration LEASE_DURATION = Duration.ofSeconds(15);
+
+  final MockApiServer api;
+  final RedisProcess redis;
+  final TcpProxy redisProxy;
+  final FiringLedger ledger;
+  private final String testName;
+  private final Path kubeconfig;
+  private final List<OperatorProcess> operators = new ArrayList<>();
+
+  private FaultLab(String testName) {
+    this.testName = testName;
+    this.api = MockApiServer.start();
+    this.redis = RedisProcess.start();
+    this.redisProxy = new TcpProxy("127.0.0.1", redis.port());
+    try {
+      this.kubeconfig = api.writeKubeconfig(Files.createTempFile("kubeconfig-", ".yaml"), NAMESPACE);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    api.client().namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+        .withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+    this.ledger = new FiringLedger(api.client(), NAMESPACE);
+  }
+
+  static FaultLab start(String testName) {
+    return new FaultLab(testName);
+  }
+
+  KubernetesClient client() {
+    return api.client();
+  }
+
+  /** The environment of an operator process in this lab; {@code extra} overrides. */
+  Map<String, String> environment(String name, Map<String, String> extra) {
+    Map<String, String> env = new HashMap<>();
+    env.put("KUBECONFIG", kubeconfig.toString());
+    // The JDK HTTP client and the mock server disagree on h2c over plain http.
+    env.put("KUBERNETES_HTTP2_DISABLE", "true");
+    env.put("DELAYEDTASK_REDIS_URI", "redis://127.0.0.1:" + redisProxy.port());
+    env.put("DELAYEDTASK_NAMESPACES", NAMESPACE);
+    env.put("DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE);
+    env.put("DELAYEDTASK_LEASE_NAME", LEASE_NAME);
+    env.put("DELAYEDTASK_IDENTITY", name);
+    env.put("DELAYEDTASK_RESYNC_SECONDS", "5");
+    env.put("DELAYEDTASK_HTTP_PORT", Integer.toString(freePort()));
+    env.putAll(extra);
+    return env;
+  }
+
+  OperatorProcess startOperator(String name) {
+    return startOperator(name, Map.of());
+  }
+
+  OperatorProcess startOperator(String name, Map<String, String> extra) {
+    OperatorProcess operator = OperatorProcess.start(name, environment(name, extra));
+    operators.add(operator);
+    return operator;
+  }
+
+  /** The identity in the Lease, if any (it may name a dead process until the lease runs out). */
+  Optional<String> leaseHolder() {
+    Lease lease = client().leases().inNamespace(NAMESPACE).withName(LEASE_NAME).get();
+    return Optional.ofNullable(lease).map(l -> l.getSpec().getHolderIdentity());
+  }
+
+  /** Waits until a live operator of this lab holds the Lease, and returns it. */
+  OperatorProcess awaitLiveLeader(Duration timeout) {
+    return await("a live operator holds the lease").atMost(timeout).pollInterval(Duration.ofMillis(200))
+        .until(this::liveLeader, Optional::isPresent).orElseThrow();
+  }
+
+  Optional<OperatorProcess> liveLeader() {
+    Optional<String> holder = leaseHolder();
+    return operators.stream().filter(OperatorProcess::isAlive)
+        .filter(op -> holder.isPresent() && holder.get().equals(op.name())).findFirst();
+  }
+
+  DelayedTask create(DelayedTask task) {
+    return client().resource(task).create();
+  }
+
+  /** Creates {@code count} tasks named {@code prefix-i}, due at {@code due.apply(i)}, with a Job template or not. */
+  List<String> createTasks(String prefix, int count, java.util.function.IntFunction<java.time.Instant> due,
+      boolean withJob) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String name = prefix + "-" + i;
+      create(withJob ? Tasks.withJob(NAMESPACE, name, due.apply(i)) : Tasks.statusOnly(NAMESPACE, name, due.apply(i)));
+      names.add(name);
+    }
+    return names;
+  }
+
+  /**
+   * Waits until the operator has taken in every named task: it shows a due time (Scheduled, or
+   * already further along if it fell due meanwhile).
+   */
+  void awaitScheduled(Collection<String> names, Duration timeout) {
+    await("all " + names.size() + " tasks scheduled").atMost(timeout).pollInterval(Duration.ofMillis(300))
+        .until(() -> {
+          Map<String, DelayedTask> byName = new HashMap<>();
+          client().resources(DelayedTask.class).inNamespace(NAMESPACE).list().getItems()
+              .forEach(task -> byName.put(task.getMetadata().getName(), task));
+          return names.stream().filter(name -> {
+            DelayedTask task = byName.get(name);
+            return task == null || task.getStatus() == null || task.getStatus().getDueTime() == null
+                || task.getStatus().getPhase() == null;
+          }).toList();
+        }, List::isEmpty);
+  }
+
+  Phase phaseOf(String name) {
+    DelayedTask task = client().resources(DelayedTask.class).inNamespace(NAMESPACE).withName(name).get();
+    return task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
+  }
+
+  DelayedTask get(String name) {
+    return client().resources(DelayedTask.class).inNamespace(NAMESPACE).withName(name).get();
+  }
+
+  /** Waits (without sleeping blind) until the wall clock has reached {@code instant}. */
+  static void awaitInstant(java.time.Instant instant) {
+    await("the clock reaches " + instant).atMost(Duration.between(java.time.Instant.now(), instant).plusSeconds(5))
+        .pollInterval(Duration.ofMillis(5)).until(() -> !java.time.Instant.now().isBefore(instant));
+  }
+
+  /** Waits until every named task shows a firedTime, then checks the three promises. */
+  void awaitAllFiredOnceNotEarly(Collection<String> names, Duration timeout) {
+    await("all " + names.size() + " tasks fired").atMost(timeout).pollInterval(Duration.ofMillis(500))
+        .until(() -> FiringInvariants.notFiredYet(client(), NAMESPACE, names), List::isEmpty);
+    FiringInvariants.assertFiredOnceNotEarly(client(), NAMESPACE, names, ledger, api);
+  }
+
+  /** A failure message tail: the last lines of every operator's log. */
+  String logTails() {
+    StringBuilder text = new StringBuilder();
+    for (OperatorProcess operator : operators) {
+      String log = operator.log();
+      String[] lines = log.split("\n");
+      text.append("\n--- ").append(operator.name()).append(" (last 40 lines) ---\n");
+      for (int i = Math.max(0, lines.length - 40); i < lines.length; i++) {
+        text.append(lines[i]).append('\n');
+      }
+    }
+    return text.toString();
+  }
+
+  @Override
+  public void close() {
+    Path logs = Path.of("target", "fault-logs", testName);
+    for (OperatorProcess operator : operators) {
+      try {
+        operator.close();
+        Files.createDirectories(logs);
+        Files.writeString(logs.resolve(operator.name() + "-" + operator.pid() + ".log"), operator.log());
+      } catch (IOException | RuntimeException e) {
+        // keep closing the rest
+      }
+    }
+    ledger.close();
+    redisProxy.close();
+    redis.close();
+    api.close();
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package io.delayedtask.operator.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.ApiFault;
+import io.delayedtask.operator.testing.OperatorProcess;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The leader dies with SIGKILL (no shutdown hook, its Lease and its Redis claims left behind) at
+ * the worst moments: the standby takes over after the lease runs out and fires every task once.
+ */
+class LeaderKillIT {
+  private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(120);
+  private FaultLab lab;
+
+  @BeforeEach
+  void start(TestInfo test) {
+    lab = FaultLab.start(getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName());
+  }
+
+  @AfterEach
+  void stop() {
+    lab.close();
+  }
+
+  @Test
+  void standbyFiresAllOnceWhenTheLeaderIsKilledAtTheInstantTheyFallDue() {
+    OperatorProcess first = lab.startOperator("op-a");
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    lab.startOperator("op-b");
+    Instant due = Instant.now().plusSeconds(15);
+    List<String> names = new ArrayList<>(lab.createTasks("at-due-job", 50, i -> due, true));
+    names.addAll(lab.createTasks("at-due-status", 50, i -> due, false));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
+
+    FaultLab.awaitInstant(due);
+    OperatorProcess leader = lab.liveLeader().orElse(first);
+    leader.kill();
+
+    lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
+  }
+
+  @Test
+  void standbyFiresAllOnceWhenTheLeaderIsKilledRightAfterClaiming() {
+    lab.startOperator("op-a");
+    OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
+    lab.startOperator("op-b");
+    // The failpoint is the API server: it holds every firing effect (Job creation, the firer's
+    // status write, which alone says Fired) for a minute, so the leader claims the batch and then
+    // sits in the requests, with the claims in Redis and nothing durable done.
+    ApiFault jobsHang = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, -1)
+        .delayed(Duration.ofSeconds(60)));
+    ApiFault firedStatusHangs = lab.api.inject(ApiFault.of("PUT",
+        "/apis/delayedtask\\.io/v1alpha1/namespaces/[^/]+/delayedtasks/[^/]+/status", 503, -1)
+        .whenBodyContains("\"phase\":\"Fired\"").delayed(Duration.ofSeconds(60)));
+    Instant due = Instant.now().plusSeconds(12);
+    List<String> names = new ArrayList<>(lab.createTasks("claimed-job", 50, i -> due, true));
+    names.addAll(lab.createTasks("claimed-status", 50, i -> due, false));
+
+    // One claim takes the whole batch (100) at once; the poller's workers then sit in the first
+    // requests, so one held request means every task is claimed and none is done.
+    await("the leader claimed and started firing").atMost(Duration.ofSeconds(90))
+        .until(() -> jobsHang.hits() + firedStatusHangs.hits() > 0);
+    leader.kill();
+    lab.api.clearFaults();
+
+    lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
+  }
+
+  @ParameterizedTest(name = "{0} replicas")
+  @ValueSource(ints = {2, 3})
+  void repeatedLeaderKillsWhileTasksKeepFallingDue(int replicas) {
+    for (int i = 0; i < replicas; i++) {
+      lab.startOperator("op-" + i);
+    }
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    Instant start = Instant.now().plusSeconds(8);
+    // 40 tasks falling due one every second, half with Jobs, across the kills below.
+    List<String> names = new ArrayList<>(lab.createTasks("stream-job", 20, i -> start.plusMillis(2_000L * i), true));
+    names.addAll(lab.createTasks("stream-status", 20, i -> start.plusMillis(1_000L + 2_000L * i), false));
+
+    int replacements = 0;
+    for (int kill = 0; kill < 2; kill++) {
+      OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
+      FaultLab.awaitInstant(Instant.now().plusSeconds(3)); // let it fire a few first
+      leader.kill();
+      lab.startOperator("op-r" + replacements++); // the Deployment brings a replacement pod
+    }
+
+    lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
+    assertThat(lab.liveLeader()).isPresent();
+  }
+}

@@ -1,0 +1,96 @@
+package io.delayedtask.operator.faults;
+
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * Redis is an index rebuilt from the DelayedTasks: losing its data or its connection must never
+ * lose a task. One operator (leader election on) against a Redis that dies, is emptied, or is
+ * cut off mid-flight.
+ */
+class RedisFaultIT {
+  private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(90);
+  private FaultLab lab;
+
+  @BeforeEach
+  void start(TestInfo test) {
+    lab = FaultLab.start(getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName());
+  }
+
+  @AfterEach
+  void stop() {
+    lab.close();
+  }
+
+  @Test
+  void everyTaskFiresAfterRedisIsKilledAndRestartsEmpty() {
+    lab.startOperator("op-a");
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    Instant start = Instant.now().plusSeconds(10);
+    List<String> names = new ArrayList<>(lab.createTasks("restart-job", 10, i -> start.plusMillis(500L * i), true));
+    names.addAll(lab.createTasks("restart-status", 10, i -> start.plusMillis(250L + 500L * i), false));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
+
+    lab.redis.kill();
+    // Written while Redis is down: the reconciler must keep them until it can schedule them.
+    names.addAll(lab.createTasks("while-down", 5, i -> start.plusSeconds(2), false));
+    lab.redis.restart();
+
+    lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
+  }
+
+  @Test
+  void everyTaskFiresAfterFlushAll() {
+    lab.startOperator("op-a");
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    // Due after more than one resync period (5 s): only the periodic resync can put them back,
+    // since a FLUSHALL leaves the server's run_id unchanged.
+    Instant start = Instant.now().plusSeconds(14);
+    List<String> names = new ArrayList<>(lab.createTasks("flush-job", 10, i -> start.plusMillis(300L * i), true));
+    names.addAll(lab.createTasks("flush-status", 10, i -> start.plusMillis(150L + 300L * i), false));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
+
+    RedisClient client = RedisClient.create(lab.redis.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      connection.sync().flushall();
+    } finally {
+      client.shutdown();
+    }
+
+    lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
+  }
+
+  @Test
+  void everyTaskFiresWhileTheRedisConnectionIsCutAgainAndAgain() {
+    lab.startOperator("op-a");
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    Instant start = Instant.now().plusSeconds(8);
+    List<String> names = new ArrayList<>(lab.createTasks("cut-job", 15, i -> start.plusMillis(400L * i), true));
+    names.addAll(lab.createTasks("cut-status", 15, i -> start.plusMillis(200L + 400L * i), false));
+    lab.awaitScheduled(names, Duration.ofSeconds(60));
+
+    // While they fall due: cut every connection each 700 ms, and refuse new ones for 3 s once.
+    Instant end = start.plusSeconds(7);
+    int cuts = 0;
+    while (Instant.now().isBefore(end)) {
+      FaultLab.awaitInstant(Instant.now().plusMillis(700));
+      lab.redisProxy.dropConnections();
+      if (++cuts == 4) {
+        lab.redisProxy.setAccepting(false);
+        FaultLab.awaitInstant(Instant.now().plusSeconds(3));
+        lab.redisProxy.setAccepting(true);
+      }
+    }
+
+    lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
+  }
+}

@@ -1,0 +1,419 @@
+package io.delayedtask.operator.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.testing.RedisProcess;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * The Redis schedule against an in-memory model, over random sequences of what happens to it in
+ * production: schedule and reschedule, cancel, claim, acknowledge, release, a poller that crashes
+ * with claims in hand, leases that run out, Redis emptied (FLUSHALL) and rebuilt by a resync, and
+ * time passing (the Redis clock; the test waits for it, it cannot move it).
+ *
+ * <p>The model mirrors the data (due set, claims in flight with their lease deadlines) and the
+ * obligations (which task is pending for which due time, which firings are done). After every step
+ * the schedule's waiting entries and in-flight ids must equal the model's, and:
+ * <ul>
+ *   <li>nothing is claimed before its due time by the Redis clock;
+ *   <li>nothing acknowledged is claimed again for the same due time, nothing cancelled is claimed,
+ *       and nothing is claimed while another claim for the same due time is within its lease;
+ *   <li>at the end every pending task is claimed at its current due time (no entry lost), with
+ *       only the resync the operator runs for entries a FLUSHALL took from a live claim.
+ * </ul>
+ */
+class ScheduleModelPropertiesIT {
+  private static final List<String> IDS = List.of("ns/a/1", "ns/b/2", "ns/c/3", "ns/d/4", "ns/e/5");
+  /** A claim this close to its lease deadline is given up, not acknowledged (the poller gave up). */
+  private static final long SAFETY_MS = 60;
+  private static RedisProcess redis;
+  private static RedisClient admin;
+
+  @BeforeContainer
+  static void startRedis() {
+    redis = RedisProcess.start();
+    admin = RedisClient.create(redis.uri());
+  }
+
+  @AfterContainer
+  static void stopRedis() {
+    admin.shutdown();
+    redis.close();
+  }
+
+  // ---- the operations ----
+
+  sealed interface Op {}
+
+  /** Schedule a task, or move it to a new due time (reschedule) when it exists. */
+  record Schedule(int task, int offsetMs) implements Op {}
+
+  record Cancel(int task) implements Op {}
+
+  record Claim(int max, int leaseMs) implements Op {}
+
+  record Ack(int pick) implements Op {}
+
+  record Release(int pick, int retryOffsetMs) implements Op {}
+
+  /** The poller dies: its claims stay in Redis until their lease runs out. */
+  record Crash() implements Op {}
+
+  /** Wait for every abandoned claim's lease to run out, then requeue them. */
+  record ExpireLeases() implements Op {}
+
+  /** FLUSHALL, then the resync: every pending task not held by a live claim is scheduled again. */
+  record FlushAndResync() implements Op {}
+
+  record Advance(int ms) implements Op {}
+
+  @Provide
+  Arbitrary<List<Op>> sequences() {
+    Arbitrary<Op> op = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(6, Arbitraries.integers().between(0, IDS.size() - 1)
+            .flatMap(t -> Arbitraries.integers().between(0, 400).map(o -> (Op) new Schedule(t, o)))),
+        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, IDS.size() - 1).map(t -> (Op) new Cancel(t))),
+        net.jqwik.api.Tuple.of(5, Arbitraries.integers().between(1, 4)
+            .flatMap(m -> Arbitraries.integers().between(100, 600).map(l -> (Op) new Claim(m, l)))),
+        net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(0, 7).map(p -> (Op) new Ack(p))),
+        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 7)
+            .flatMap(p -> Arbitraries.integers().between(0, 200).map(r -> (Op) new Release(p, r)))),
+        net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new Crash())),
+        net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new ExpireLeases())),
+        net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new FlushAndResync())),
+        net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(10, 150).map(ms -> (Op) new Advance(ms))));
+    return op.list().ofMinSize(5).ofMaxSize(30);
+  }
+
+  @Property(tries = 60, shrinking = ShrinkingMode.BOUNDED)
+  void theScheduleKeepsItsPromises(@ForAll("sequences") List<Op> ops) {
+    String prefix = "prop-" + UUID.randomUUID().toString().substring(0, 8);
+    try (RedisSchedule schedule = new RedisSchedule(
+        RedisConnections.standalone(redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT), prefix, 1)) {
+      new Run(schedule).execute(ops);
+    }
+  }
+
+  /**
+   * The case random search reaches only now and then: a task rescheduled while its old claim is in
+   * flight is claimed again for the new time; the old claim's acknowledgement must not drop the new
+   * claim, or a crash of its holder loses the entry.
+   */
+  @Example
+  void acknowledgingAnOldClaimKeepsTheClaimForTheNewDueTime() {
+    theScheduleKeepsItsPromises(List.of(
+        new Schedule(0, 0), new Advance(20), new Claim(1, 5_000), // claimed for due 0
+        new Schedule(0, 30), new Advance(60), new Claim(1, 5_000), // rescheduled, claimed for due 30
+        new Ack(0), // the first claim's holder acknowledges its (old) firing
+        new Crash())); // the holder of the new claim dies: its lease must bring it back
+  }
+
+  // ---- the model and the run ----
+
+  /** A task the operator knows: its current due time, and whether it fired for that due time. */
+  private static final class Task {
+    long due;
+    boolean fired;
+
+    Task(long due) {
+      this.due = due;
+    }
+  }
+
+  /** A claim held by the live poller, and the task due time it fires. */
+  private record Held(ClaimedEntry entry, long deadline, long forDue) {}
+
+  /** A waiting entry: its score (due, or retry time after a release) and the task due time it stands for. */
+  private record Waiting(long score, long forDue) {}
+
+  /** A claim in Redis: lease deadline, the score it was claimed at, and the task due time it stands for. */
+  private record InFlight(long deadline, long score, long forDue) {}
+
+  private final class Run {
+    private final RedisSchedule schedule;
+    private final long base;
+    // What Redis should hold.
+    private final Map<String, Waiting> waiting = new HashMap<>();
+    private final Map<String, InFlight> inFlight = new HashMap<>();
+    // What the operator owes.
+    private final Map<String, Task> tasks = new HashMap<>();
+    private final Set<String> firedPairs = new HashSet<>();
+    private final List<Held> held = new ArrayList<>();
+    /** Tasks whose entry a FLUSHALL removed while a live claim held it; the periodic resync brings them back. */
+    private final Set<String> orphanedByFlush = new HashSet<>();
+    private final List<String> trace = new ArrayList<>();
+
+    Run(RedisSchedule schedule) {
+      this.schedule = schedule;
+      this.base = now() + 100;
+    }
+
+    void execute(List<Op> ops) {
+      for (Op op : ops) {
+        trace.add(op.toString());
+        giveUpExpiringClaims();
+        apply(op);
+        assertSameState();
+      }
+      drainAndCheckNothingLost();
+    }
+
+    private void apply(Op op) {
+      if (op instanceof Schedule s) {
+        schedule(IDS.get(s.task()), base + s.offsetMs());
+      } else if (op instanceof Cancel c) {
+        cancel(IDS.get(c.task()));
+      } else if (op instanceof Claim c) {
+        claim(c.max(), c.leaseMs());
+      } else if (op instanceof Ack a) {
+        pick(a.pick()).ifPresent(this::ack);
+      } else if (op instanceof Release r) {
+        pick(r.pick()).ifPresent(h -> release(h, now() + r.retryOffsetMs()));
+      } else if (op instanceof Crash) {
+        held.clear();
+      } else if (op instanceof ExpireLeases) {
+        expireLeases();
+      } else if (op instanceof FlushAndResync) {
+        flushAndResync();
+      } else if (op instanceof Advance a) {
+        waitForRedisClock(now() + a.ms());
+      }
+    }
+
+    private void schedule(String id, long due) {
+      Task task = tasks.get(id);
+      if (task != null && task.due == due && task.fired) {
+        return; // an unchanged manifest after it fired: the reconciler schedules nothing
+      }
+      schedule.schedule(id, Instant.ofEpochMilli(due));
+      if (task == null) {
+        tasks.put(id, new Task(due));
+      } else {
+        task.due = due;
+        task.fired = false;
+      }
+      firedPairs.remove(id + "@" + due);
+      scheduleInModel(id, due);
+    }
+
+    /** schedule.lua: nothing to do when already claimed at this very score; else ZADD (moves it). */
+    private void scheduleInModel(String id, long due) {
+      InFlight claim = inFlight.get(id);
+      if (claim == null || claim.score() != due) {
+        waiting.put(id, new Waiting(due, due));
+      }
+    }
+
+    private void cancel(String id) {
+      schedule.cancel(id);
+      tasks.remove(id);
+      orphanedByFlush.remove(id);
+      waiting.remove(id);
+      inFlight.remove(id);
+    }
+
+    private void claim(int max, int leaseMs) {
+      ClaimBatch batch = schedule.claimDue(max, Duration.ofMillis(leaseMs));
+      long now = batch.serverTime().toEpochMilli();
+      // claim.lua first requeues claims whose lease ran out, earliest deadline first (ZADD NX).
+      List<String> expired = inFlight.entrySet().stream().filter(e -> e.getValue().deadline() <= now)
+          .sorted(Comparator.<Map.Entry<String, InFlight>>comparingLong(e -> e.getValue().deadline())
+              .thenComparing(Map.Entry::getKey))
+          .limit(max).map(Map.Entry::getKey).toList();
+      for (String id : expired) {
+        InFlight claim = inFlight.remove(id);
+        waiting.putIfAbsent(id, new Waiting(claim.score(), claim.forDue()));
+      }
+      List<String> expected = waiting.entrySet().stream().filter(e -> e.getValue().score() <= now)
+          .sorted(Comparator.<Map.Entry<String, Waiting>>comparingLong(e -> e.getValue().score())
+              .thenComparing(Map.Entry::getKey))
+          .limit(max).map(Map.Entry::getKey).toList();
+      List<String> claimed = batch.entries().stream().map(ClaimedEntry::id).toList();
+      assertThat(claimed).as(where("claimed ids (now=" + now + ")")).containsExactlyElementsOf(expected);
+      for (ClaimedEntry entry : batch.entries()) {
+        long score = entry.due().toEpochMilli();
+        Waiting was = waiting.remove(entry.id());
+        assertThat(score).as(where("claimed before due: " + entry)).isLessThanOrEqualTo(now);
+        assertThat(score).as(where("claimed at a time it was not waiting for: " + entry)).isEqualTo(was.score());
+        assertThat(firedPairs).as(where("acknowledged, then claimed again for the same due time: " + entry))
+            .doesNotContain(entry.id() + "@" + was.forDue());
+        assertThat(tasks).as(where("cancelled, then claimed: " + entry)).containsKey(entry.id());
+        // A claim for a new due time while the old one is in flight is a reschedule, not a double claim.
+        assertThat(held).as(where("claimed while a live claim for the same due time is within its lease: " + entry))
+            .noneMatch(h -> h.entry().id().equals(entry.id()) && h.forDue() == was.forDue() && h.deadline() > now);
+        inFlight.put(entry.id(), new InFlight(now + leaseMs, score, was.forDue()));
+        held.add(new Held(entry, now + leaseMs, was.forDue()));
+      }
+    }
+
+    private void ack(Held claim) {
+      schedule.acknowledge(claim.entry());
+      held.remove(claim);
+      String id = claim.entry().id();
+      // ack.lua removes the claim only if it is still this one (not a newer claim for a new due time).
+      InFlight current = inFlight.get(id);
+      if (current != null && current.score() == claim.entry().due().toEpochMilli()) {
+        inFlight.remove(id);
+      }
+      Task task = tasks.get(id);
+      if (task != null && task.due == claim.forDue()) {
+        task.fired = true;
+        firedPairs.add(id + "@" + claim.forDue());
+        orphanedByFlush.remove(id);
+      }
+    }
+
+    private void release(Held claim, long retryAt) {
+      schedule.release(claim.entry(), Instant.ofEpochMilli(retryAt));
+      held.remove(claim);
+      // release.lua: only this live claim is released; a newer schedule of the id wins (ZADD NX).
+      InFlight current = inFlight.get(claim.entry().id());
+      if (current != null && current.score() == claim.entry().due().toEpochMilli()) {
+        inFlight.remove(claim.entry().id());
+        waiting.putIfAbsent(claim.entry().id(), new Waiting(retryAt, claim.forDue()));
+      }
+    }
+
+    private void expireLeases() {
+      held.clear(); // a poller that waits out its own leases has given them up
+      long latest = inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0);
+      waitForRedisClock(latest + 1);
+      int requeued = schedule.requeueExpiredClaims();
+      assertThat(requeued).as(where("requeued")).isEqualTo(inFlight.size());
+      inFlight.forEach((id, claim) -> waiting.putIfAbsent(id, new Waiting(claim.score(), claim.forDue())));
+      inFlight.clear();
+    }
+
+    private void flushAndResync() {
+      try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+        connection.sync().flushall();
+      }
+      waiting.clear();
+      inFlight.clear();
+      resync(false);
+    }
+
+    /**
+     * The operator's resync: schedule every pending task again, except one a live claim is firing
+     * right now for its due time (that claim will acknowledge it) unless {@code all}.
+     */
+    private void resync(boolean all) {
+      for (Map.Entry<String, Task> entry : new TreeMap<>(tasks).entrySet()) {
+        Task task = entry.getValue();
+        if (task.fired) {
+          continue;
+        }
+        boolean beingFired = held.stream()
+            .anyMatch(h -> h.entry().id().equals(entry.getKey()) && h.forDue() == task.due);
+        if (beingFired && !all) {
+          orphanedByFlush.add(entry.getKey());
+          continue;
+        }
+        schedule.schedule(entry.getKey(), Instant.ofEpochMilli(task.due));
+        scheduleInModel(entry.getKey(), task.due);
+      }
+    }
+
+    /** The live poller gives up claims about to run out rather than acknowledge them late. */
+    private void giveUpExpiringClaims() {
+      long now = now();
+      held.removeIf(h -> h.deadline() <= now + SAFETY_MS);
+    }
+
+    private Optional<Held> pick(int index) {
+      long now = now();
+      held.removeIf(h -> h.deadline() <= now + SAFETY_MS);
+      return held.isEmpty() ? Optional.empty() : Optional.of(held.get(index % held.size()));
+    }
+
+    private void assertSameState() {
+      Map<String, Long> actualWaiting = schedule.waitingEntries().entrySet().stream()
+          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().toEpochMilli()));
+      Map<String, Long> expectedWaiting = waiting.entrySet().stream()
+          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().score()));
+      assertThat(actualWaiting).as(where("waiting entries")).isEqualTo(expectedWaiting);
+      assertThat(new HashSet<>(schedule.inFlightIds())).as(where("in-flight ids")).isEqualTo(inFlight.keySet());
+    }
+
+    /**
+     * The end: the live poller acknowledges what it holds; leases run out; the periodic resync
+     * restores what a FLUSHALL took from a live claim that was never acknowledged; then everything
+     * pending must be claimable at its current due time, and nothing else.
+     */
+    private void drainAndCheckNothingLost() {
+      giveUpExpiringClaims();
+      for (Held claim : List.copyOf(held)) {
+        ack(claim);
+      }
+      held.clear();
+      for (String id : Set.copyOf(orphanedByFlush)) {
+        Task task = tasks.get(id);
+        if (task != null && !task.fired) {
+          trace.add("resync " + id);
+          schedule.schedule(id, Instant.ofEpochMilli(task.due));
+          scheduleInModel(id, task.due);
+        }
+      }
+      long latest = Math.max(
+          waiting.values().stream().mapToLong(Waiting::score).max().orElse(0),
+          inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0));
+      waitForRedisClock(latest + 1);
+      schedule.requeueExpiredClaims();
+      inFlight.forEach((id, claim) -> waiting.putIfAbsent(id, new Waiting(claim.score(), claim.forDue())));
+      inFlight.clear();
+      Map<String, Long> claimedFor = new TreeMap<>();
+      for (int round = 0; round < 10; round++) {
+        ClaimBatch batch = schedule.claimDue(100, Duration.ofSeconds(30));
+        for (ClaimedEntry entry : batch.entries()) {
+          Waiting was = waiting.remove(entry.id());
+          assertThat(was).as(where("claimed at the end but not waiting: " + entry)).isNotNull();
+          claimedFor.put(entry.id(), was.forDue());
+        }
+        if (batch.entries().isEmpty()) {
+          break;
+        }
+      }
+      Map<String, Long> pending = tasks.entrySet().stream().filter(e -> !e.getValue().fired)
+          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().due, (a, b) -> a, TreeMap::new));
+      assertThat(claimedFor).as(where("claimed at the end (every pending task for its due time, nothing else)"))
+          .isEqualTo(pending);
+    }
+
+    private long now() {
+      return schedule.serverTime().toEpochMilli();
+    }
+
+    private void waitForRedisClock(long target) {
+      await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(3))
+          .until(() -> now() >= target);
+    }
+
+    private String where(String what) {
+      return what + " after " + trace;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package io.delayedtask.operator.testing;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * What the test saw happen, independently of the operator's own bookkeeping: every firedTime a
+ * task's status ever showed, and every Job that appeared, with the wall-clock time the test saw it.
+ * A task that fired twice shows two firedTimes or two Jobs here even if the second firing later
+ * overwrote the first in the status.
+ */
+public final class FiringLedger implements AutoCloseable {
+  /** A Job as first seen: its name, owning task uid (label), annotations, and when the test saw it. */
+  public record SeenJob(String name, String taskUid, String dueTime, String firedTime, Instant seenAt,
+      String controllerUid) {}
+
+  private final Map<String, Set<String>> firedTimesByTaskUid = new ConcurrentHashMap<>();
+  private final Map<String, Instant> firstFiredSeenAt = new ConcurrentHashMap<>();
+  private final Map<String, SeenJob> jobsByName = new ConcurrentHashMap<>();
+  private final List<String> watchErrors = new CopyOnWriteArrayList<>();
+  private final Watch taskWatch;
+  private final Watch jobWatch;
+
+  public FiringLedger(KubernetesClient client, String namespace) {
+    taskWatch = client.resources(DelayedTask.class).inNamespace(namespace).watch(new Watcher<>() {
+      @Override
+      public void eventReceived(Action action, DelayedTask task) {
+        if (task.getStatus() != null && task.getStatus().getFiredTime() != null) {
+          String uid = task.getMetadata().getUid();
+          firedTimesByTaskUid.computeIfAbsent(uid, k -> ConcurrentHashMap.newKeySet())
+              .add(task.getStatus().getFiredTime());
+          firstFiredSeenAt.putIfAbsent(uid, Instant.now());
+        }
+      }
+
+      @Override
+      public void onClose(WatcherException cause) {
+        watchErrors.add("DelayedTask watch closed: " + cause);
+      }
+    });
+    jobWatch = client.batch().v1().jobs().inNamespace(namespace).watch(new Watcher<>() {
+      @Override
+      public void eventReceived(Action action, Job job) {
+        if (action == Action.ADDED) {
+          Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
+          Map<String, String> annotations =
+              job.getMetadata().getAnnotations() == null ? Map.of() : job.getMetadata().getAnnotations();
+          String controller = job.getMetadata().getOwnerReferences() == null ? null
+              : job.getMetadata().getOwnerReferences().stream()
+                  .filter(ref -> Boolean.TRUE.equals(ref.getController()))
+                  .map(ref -> ref.getUid()).findFirst().orElse(null);
+          jobsByName.putIfAbsent(job.getMetadata().getName(), new SeenJob(job.getMetadata().getName(),
+              labels.get("delayedtask.io/task-uid"), annotations.get("delayedtask.io/due-time"),
+              annotations.get("delayedtask.io/fired-time"), Instant.now(), controller));
+        }
+      }
+
+      @Override
+      public void onClose(WatcherException cause) {
+        watchErrors.add("Job watch closed: " + cause);
+      }
+    });
+  }
+
+  /** Every distinct firedTime each task's status has shown, by task uid. */
+  public Map<String, Set<String>> firedTimesByTaskUid() {
+    return Map.copyOf(firedTimesByTaskUid);
+  }
+
+  /** When the test first saw a firedTime on the task. */
+  public Map<String, Instant> firstFiredSeenAt() {
+    return Map.copyOf(firstFiredSeenAt);
+  }
+
+  public Map<String, SeenJob> jobsByName() {
+    return Map.copyOf(jobsByName);
+  }
+
+  public List<String> watchErrors() {
+    return List.copyOf(watchErrors);
+  }
+
+  @Override
+  public void close() {
+    taskWatch.close();
+    jobWatch.close();
+  }
+}
