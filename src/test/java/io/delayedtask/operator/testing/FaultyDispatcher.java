@@ -1,16 +1,20 @@
 package io.delayedtask.operator.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.internal.MockDispatcher;
+import io.fabric8.mockwebserver.internal.SimpleRequest;
 import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -19,20 +23,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 
 /**
- * The CRUD mock API server with two additions: injected faults ({@link ApiFault}) answer before
- * the CRUD store does, and every answered request is recorded ({@link ApiCall}) so a test can count
- * Job creations and status writes.
+ * The mock API server's dispatcher: expectations first, then the CRUD store (the same order as
+ * fabric8's {@code KubernetesMixedDispatcher}, with the {@link IndexedCrudDispatcher} as the store),
+ * plus two additions: injected faults ({@link ApiFault}) answer before either, and every answered
+ * request is recorded ({@link ApiCall}) so a test can count Job creations and status writes.
  */
-final class FaultyDispatcher extends KubernetesMixedDispatcher {
+final class FaultyDispatcher extends Dispatcher {
+  private final Map<ServerRequest, Queue<ServerResponse>> expectations;
+  private final MockDispatcher expected;
+  private final IndexedCrudDispatcher store = new IndexedCrudDispatcher();
   private final List<ApiFault> faults = new CopyOnWriteArrayList<>();
-  private final List<ApiCall> calls = new CopyOnWriteArrayList<>();
+  /** Appended on every request: a copy-on-write list would copy all earlier calls each time. */
+  private final List<ApiCall> calls = Collections.synchronizedList(new ArrayList<>());
   private final List<Planting> plantings = new CopyOnWriteArrayList<>();
 
   /** Before the first creation whose body contains {@code fragment}, store {@code foreign.apply(body)} there. */
   record Planting(String fragment, UnaryOperator<String> foreign, AtomicBoolean used) {}
 
-  FaultyDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
-    super(responses);
+  FaultyDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations) {
+    this.expectations = expectations;
+    this.expected = new MockDispatcher(expectations);
   }
 
   void inject(ApiFault fault) {
@@ -48,7 +58,16 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
   }
 
   List<ApiCall> calls() {
-    return List.copyOf(calls);
+    synchronized (calls) {
+      return List.copyOf(calls);
+    }
+  }
+
+  /** An expectation set on the server answers first; everything else goes to the CRUD store. */
+  private MockResponse expectedOrStored(RecordedRequest request) {
+    Queue<ServerResponse> expectation = expectations.get(
+        new SimpleRequest(HttpMethod.valueOf(request.getMethod()), request.getPath()));
+    return expectation != null && !expectation.isEmpty() ? expected.dispatch(request) : store.dispatch(request);
   }
 
   /**
@@ -78,7 +97,7 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
       String path = request.getPath();
       int query = path.indexOf('?');
       String objectPath = (query < 0 ? path : path.substring(0, query)).replaceFirst("/status$", "");
-      MockResponse current = super.dispatch(new RecordedRequest(request.getHttpVersion(), HttpMethod.GET, objectPath,
+      MockResponse current = expectedOrStored(new RecordedRequest(request.getHttpVersion(), HttpMethod.GET, objectPath,
           request.getHeaders(), new Buffer()));
       if (current.code() == 200) {
         String stored = resourceVersion(new String(current.getBody().getBytes(), StandardCharsets.UTF_8));
@@ -90,7 +109,7 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
         }
       }
     }
-    return super.dispatch(request);
+    return expectedOrStored(request);
   }
 
   private static String resourceVersion(String json) {
@@ -114,7 +133,7 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
         if (body.contains(planting.fragment()) && planting.used().compareAndSet(false, true)) {
           // Someone else got there first: the same name, stored just before the request lands.
           byte[] foreign = planting.foreign().apply(body).getBytes(StandardCharsets.UTF_8);
-          MockResponse planted = super.dispatch(new RecordedRequest(request.getHttpVersion(), HttpMethod.POST,
+          MockResponse planted = expectedOrStored(new RecordedRequest(request.getHttpVersion(), HttpMethod.POST,
               request.getPath(), request.getHeaders(), new Buffer(foreign)));
           calls.add(new ApiCall(Instant.now(), "PLANT", request.getPath(), planted.code(), true, null));
         }
@@ -138,7 +157,7 @@ final class FaultyDispatcher extends KubernetesMixedDispatcher {
     }
     MockResponse response = "PUT".equals(request.getMethod())
         ? putWithOptimisticLocking(request, body)
-        : alreadyExistsLikeARealApiServer(request, super.dispatch(request));
+        : alreadyExistsLikeARealApiServer(request, expectedOrStored(request));
     ApiCall call = new ApiCall(Instant.now(), request.getMethod(), request.getPath(), response.code(), false, null);
     calls.add(call.isJobCreation() ? new ApiCall(call.at(), call.method(), call.path(), call.code(), false, body) : call);
     return response;
