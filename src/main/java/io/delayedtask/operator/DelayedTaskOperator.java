@@ -78,6 +78,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
     public Options withRedisProbeInterval(Duration interval) {
       return new Options(exitOnStopLeading, leaseDuration, renewDeadline, retryPeriod, interval, clock);
     }
+
+    /** The clock for due checks, firedTime and conditions (a test can set it off true time). */
+    public Options withClock(Clock other) {
+      return new Options(exitOnStopLeading, leaseDuration, renewDeadline, retryPeriod, redisProbeInterval, other);
+    }
   }
 
   public static void main(String[] args) {

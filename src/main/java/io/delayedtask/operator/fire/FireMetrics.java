@@ -18,7 +18,7 @@ public class FireMetrics {
 
   /** What became of a claimed entry. */
   public enum Outcome {
-    FIRED, JOB_CREATED, MISSED, FAILED, STALE, RETRY;
+    FIRED, JOB_CREATED, MISSED, FAILED, STALE, RETRY, CLOCK_SKEW;
 
     String tag() {
       return name().toLowerCase(java.util.Locale.ROOT);

@@ -105,12 +105,36 @@ public class TaskFirer implements DueEntryHandler {
     if (task.getSpec().isSuspended() || TaskState.handledFor(task.getStatus(), due)) {
       return done(entry, FireMetrics.Outcome.STALE);
     }
+    Optional<Disposition> clocksDisagree = waitForThisClock(entry, due);
+    if (clocksDisagree.isPresent()) {
+      return clocksDisagree.get();
+    }
     Long deadline = task.getSpec().getStartingDeadlineSeconds();
     if (deadline != null && entry.claimedAt().isAfter(due.plusSeconds(deadline))) {
       return missed(entry, task, due, deadline);
     }
     metrics.lag(Duration.between(due, entry.claimedAt()));
     return task.getSpec().getJobTemplate() == null ? recordFired(entry, task, due) : createJob(entry, task, due);
+  }
+
+  /**
+   * Redis's clock decided the entry is due; this pod's clock may not agree yet (Redis's clock runs
+   * ahead, or this pod's behind). Firing now would be early by this clock, and the firedTime written
+   * from it would come before the dueTime. So the entry goes back until this clock reaches the due
+   * time, translated to Redis's clock (scores are compared with Redis TIME): a task fires when both
+   * clocks say it is due, which makes it late by the skew, never early.
+   */
+  private Optional<Disposition> waitForThisClock(ClaimedEntry entry, Instant due) {
+    Instant now = clock.instant();
+    if (!due.isAfter(now)) {
+      return Optional.empty();
+    }
+    Duration remaining = Duration.between(now, due);
+    LOG.warn("Redis's clock says the task is due, this pod's clock is {} ms short of its due time {}: the clocks "
+        + "disagree (check NTP on the Redis and operator hosts); firing when both say it is due",
+        remaining.toMillis(), Times.format(due));
+    metrics.outcome(FireMetrics.Outcome.CLOCK_SKEW);
+    return Optional.of(Disposition.retryAt(entry.claimedAt().plus(remaining)));
   }
 
   private Disposition recordFired(ClaimedEntry entry, DelayedTask task, Instant due) {

@@ -1,0 +1,81 @@
+package io.delayedtask.operator.it;
+
+import static io.delayedtask.operator.testing.Tasks.create;
+import static io.delayedtask.operator.testing.Tasks.get;
+import static io.delayedtask.operator.testing.Tasks.phase;
+import static io.delayedtask.operator.testing.Tasks.task;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.DelayedTaskOperator;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.RedisProcess;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator's clock 3 s behind Redis's. Due-ness is Redis's call (the claim script compares
+ * scores with its TIME), so Redis hands the task over when its clock reaches the due time, while
+ * the operator's clock still says 3 s to go. Fired then, the task would be early by the operator's
+ * clock and its status would say it fired before it was due. The firer hands it back until its own
+ * clock agrees: the task fires when both clocks say it is due, late by the skew, never early.
+ */
+class ClockSkewIT {
+  private static final String NS = "skew";
+  private static final Duration SKEW = Duration.ofSeconds(3);
+
+  @Test
+  void aTaskFiresOnlyWhenBothRedisAndTheOperatorClockSayItIsDue() {
+    try (RedisProcess redis = RedisProcess.start(); MockKubernetes kube = MockKubernetes.start();
+        KubernetesClient operatorClient = kube.newClient()) {
+      KubernetesClient client = kube.client();
+      var env = OperatorFixture.env(redis, "skew", "op");
+      Clock behind = Clock.offset(Clock.systemUTC(), SKEW.negated());
+      try (DelayedTaskOperator operator = DelayedTaskOperator.start(OperatorConfig.fromEnv(env), operatorClient,
+          OperatorFixture.testOptions().withClock(behind))) {
+        Instant due = Instant.now().plusSeconds(4).truncatedTo(ChronoUnit.MILLIS);
+        create(client, task(NS, "on-time", s -> s.setRunAt(due.toString())));
+        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, NS, "on-time").orElse(null) == Phase.Scheduled);
+
+        // Redis says "due" at `due`; the operator's clock says so 3 s later: nothing fires before.
+        Duration held = Duration.between(Instant.now(), due.plus(SKEW)).minusMillis(500);
+        await().during(held).atMost(held.plusSeconds(2))
+            .until(() -> phase(client, NS, "on-time").orElse(null) != Phase.Fired);
+        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, NS, "on-time").orElse(null) == Phase.Fired);
+
+        DelayedTaskStatus status = get(client, NS, "on-time").getStatus();
+        Instant firedByOperatorClock = Instant.parse(status.getFiredTime());
+        assertThat(firedByOperatorClock).isAfterOrEqualTo(Instant.parse(status.getDueTime())).isBefore(due.plusSeconds(1));
+        assertThat(clockSkewHandOvers(operator)).isGreaterThanOrEqualTo(1.0);
+      }
+    }
+  }
+
+  /** delayedtask_fired_total{outcome="clock_skew"} from the operator's /metrics. */
+  private static double clockSkewHandOvers(DelayedTaskOperator operator) {
+    try {
+      String metrics = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + operator.httpPort() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      Matcher m = Pattern.compile("(?m)^delayedtask_fired_total\\{[^}]*outcome=\"clock_skew\"[^}]*} ([0-9.eE+]+)")
+          .matcher(metrics);
+      return m.find() ? Double.parseDouble(m.group(1)) : 0.0;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
