@@ -73,14 +73,14 @@ public class ScheduleResync {
     int remove = 0;
     for (Map.Entry<String, Instant> task : expected.entrySet()) {
       Instant score = waiting.get(task.getKey());
+      // repair() writes only if the entry is still missing or early when it runs: between this
+      // snapshot and now it may have been claimed, or released with a retry time.
       if (score == null && !inFlight.contains(task.getKey())) {
-        schedule.schedule(task.getKey(), task.getValue());
-        add++;
+        add += schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
       } else if (score != null && score.isBefore(task.getValue())) {
-        schedule.schedule(task.getKey(), task.getValue());
-        move++;
+        move += schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
       }
-      // A later score is a retry with backoff: the firer's business, left alone.
+      // A later score is a retry time the firer chose (backoff, or clocks that disagree): left alone.
     }
     for (String id : waiting.keySet()) {
       if (!expected.containsKey(id) && !stillWaits(id)) {

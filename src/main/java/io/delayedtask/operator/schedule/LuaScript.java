@@ -12,6 +12,7 @@ import java.util.HexFormat;
 public record LuaScript(String name, String source, String sha1) {
 
   public static final LuaScript SCHEDULE = load("schedule");
+  public static final LuaScript REPAIR = load("repair");
   public static final LuaScript CANCEL = load("cancel");
   public static final LuaScript CLAIM = load("claim");
   public static final LuaScript ACK = load("ack");
@@ -20,7 +21,7 @@ public record LuaScript(String name, String source, String sha1) {
   public static final LuaScript COUNTS = load("counts");
 
   public static final java.util.List<LuaScript> ALL =
-      java.util.List.of(SCHEDULE, CANCEL, CLAIM, ACK, RELEASE, REQUEUE, COUNTS);
+      java.util.List.of(SCHEDULE, REPAIR, CANCEL, CLAIM, ACK, RELEASE, REQUEUE, COUNTS);
 
   static LuaScript load(String name) {
     String resource = "/lua/" + name + ".lua";

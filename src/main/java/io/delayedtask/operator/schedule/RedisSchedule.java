@@ -99,6 +99,21 @@ public final class RedisSchedule implements TaskSchedule {
   }
 
   @Override
+  public boolean repair(String id, Instant due) {
+    requireId(id);
+    Objects.requireNonNull(due, "due");
+    int shard = keys.shardOf(id);
+    long score = score(due);
+    Long result = connections.await(run(LuaScript.REPAIR, ScriptOutputType.INTEGER,
+        new String[] {keys.due(shard), keys.claimed(shard)},
+        id, Long.toString(score), keys.wakeupChannel(), origin), "repair");
+    if (result != null && result == 1) {
+      notifyWakeup(Instant.ofEpochMilli(score));
+    }
+    return result != null && result >= 0;
+  }
+
+  @Override
   public void cancel(String id) {
     requireId(id);
     int shard = keys.shardOf(id);

@@ -21,6 +21,13 @@ public interface TaskSchedule extends AutoCloseable {
   /** Adds the entry or moves it to a new due time; wakes the poller when it is the new earliest. */
   void schedule(String id, Instant due);
 
+  /**
+   * The resync's write: adds the entry if it is neither waiting nor claimed, or moves it to {@code
+   * due} if it waits scored earlier; leaves it alone otherwise, since a claim or a later (retry)
+   * score appeared after the caller looked. Returns whether it wrote.
+   */
+  boolean repair(String id, Instant due);
+
   /** Removes the entry, whether waiting or claimed. Idempotent. */
   void cancel(String id);
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -137,6 +138,27 @@ abstract class AbstractRedisScheduleIT {
     assertThat(schedule.waitingEntries()).containsExactly(Map.entry("x", moved));
     schedule.release(claimed, claimed.claimedAt());
     assertThat(schedule.waitingEntries()).as("the newer schedule wins over the retry").containsExactly(Map.entry("x", moved));
+  }
+
+  @Test
+  void repairWritesOnlyWhatIsStillMissingOrEarly() {
+    Instant due = redisNow().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+    Instant retry = due.plusSeconds(30);
+
+    assertThat(schedule.repair("missing", due)).isTrue();
+    schedule.schedule("early", due.minusSeconds(60));
+    assertThat(schedule.repair("early", due)).isTrue();
+    schedule.schedule("retrying", retry);
+    assertThat(schedule.repair("retrying", due)).isFalse();
+    assertThat(schedule.waitingEntries()).containsOnly(
+        Map.entry("missing", due), Map.entry("early", due), Map.entry("retrying", retry));
+
+    // Claimed since the caller looked: the claim decides, the repair keeps out.
+    schedule.schedule("claimed", redisNow().minusSeconds(1));
+    ClaimedEntry claimed = schedule.claimDue(10, LONG_LEASE).entries().get(0);
+    assertThat(schedule.repair("claimed", due)).isFalse();
+    assertThat(schedule.waitingEntries()).doesNotContainKey("claimed");
+    assertThat(schedule.inFlightIds()).containsExactly(claimed.id());
   }
 
   @Test
