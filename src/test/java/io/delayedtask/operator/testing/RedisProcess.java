@@ -145,7 +145,8 @@ public final class RedisProcess implements AutoCloseable {
     }
   }
 
-  private static File binary() {
+  /** The redis-server binary tests run (also started with --sentinel by {@link SentinelProcess}). */
+  static File binary() {
     String configured = System.getenv(BINARY_VARIABLE);
     try {
       if (configured != null && !configured.isBlank()) {
