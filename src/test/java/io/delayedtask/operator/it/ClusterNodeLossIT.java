@@ -43,9 +43,9 @@ class ClusterNodeLossIT {
   private static final int SHARDS = 3;
   private static final int LOST_SHARD = 1;
   /** Tasks due this long after the test starts fall due while the master is down. */
-  private static final Duration EARLY = Duration.ofSeconds(8);
+  private static final Duration EARLY = Duration.ofSeconds(10);
   /** Tasks due this long after the test starts fall due after the master is back. */
-  private static final Duration LATE = Duration.ofSeconds(14);
+  private static final Duration LATE = Duration.ofSeconds(16);
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
   private final ScheduleKeys keys = new ScheduleKeys(PREFIX, SHARDS);
