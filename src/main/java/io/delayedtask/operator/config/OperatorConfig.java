@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 public record OperatorConfig(
     String redisUri,
     boolean redisCluster,
+    int redisShards,
     Optional<String> redisPassword,
     String keyPrefix,
     Set<String> namespaces,
@@ -32,6 +33,7 @@ public record OperatorConfig(
 
   public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
   public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
+  public static final String REDIS_SHARDS = "DELAYEDTASK_REDIS_SHARDS";
   public static final String REDIS_PASSWORD = "DELAYEDTASK_REDIS_PASSWORD";
   public static final String KEY_PREFIX = "DELAYEDTASK_KEY_PREFIX";
   public static final String NAMESPACES = "DELAYEDTASK_NAMESPACES";
@@ -81,6 +83,9 @@ public record OperatorConfig(
   public static OperatorConfig fromEnv(Map<String, String> env) {
     boolean cluster = bool(env, REDIS_CLUSTER, false);
     String redisUri = redisUri(env, cluster);
+    // One shard keeps every entry in one slot, so on Redis Cluster on one master: more shards
+    // spread the schedule (and the loss of a master) over the masters.
+    int shards = integer(env, REDIS_SHARDS, 1, 1, 1024);
     Optional<String> password = Optional.ofNullable(blankToNull(env.get(REDIS_PASSWORD)));
     String keyPrefix = matching(env, KEY_PREFIX, "delayedtask", KEY_PREFIX_PATTERN,
         "1 to 64 letters, digits, '_', '.' or '-' (no ':' or braces: they structure the Redis keys)");
@@ -96,7 +101,7 @@ public record OperatorConfig(
         .orElseGet(() -> "delayed-task-operator-" + UUID.randomUUID());
     int resyncSeconds = integer(env, RESYNC_SECONDS, 300, 1, 86_400);
     int httpPort = integer(env, HTTP_PORT, 8080, 0, 65_535);
-    return new OperatorConfig(redisUri, cluster, password, keyPrefix, namespaces, leaderElection,
+    return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
         leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort);
   }
 
@@ -195,6 +200,7 @@ public record OperatorConfig(
   @Override
   public String toString() {
     return "OperatorConfig[redisUri=" + RedisUris.redact(redisUri) + ", redisCluster=" + redisCluster
+        + ", redisShards=" + redisShards
         + ", redisPassword=" + (redisPassword.isPresent() ? "<set>" : "<none>") + ", keyPrefix=" + keyPrefix
         + ", namespaces=" + (namespaces.isEmpty() ? "<all>" : namespaces) + ", leaderElection=" + leaderElection
         + ", lease=" + leaseNamespace + "/" + leaseName + ", identity=" + identity

@@ -62,9 +62,9 @@ public final class RedisSchedule implements TaskSchedule {
     this.keys = new ScheduleKeys(keyPrefix, shards);
   }
 
-  /** The schedule the configuration names, with one shard. */
+  /** The schedule the configuration names, with its number of shards. */
   public static RedisSchedule open(OperatorConfig config) {
-    return open(config, DEFAULT_SHARDS);
+    return open(config, config.redisShards());
   }
 
   public static RedisSchedule open(OperatorConfig config, int shards) {

@@ -20,6 +20,7 @@ class OperatorConfigTest {
     OperatorConfig config = OperatorConfig.fromEnv(Map.of("HOSTNAME", "pod-1"));
     assertThat(config.redisUri()).isEqualTo("redis://localhost:6379");
     assertThat(config.redisCluster()).isFalse();
+    assertThat(config.redisShards()).isEqualTo(1);
     assertThat(config.redisPassword()).isEmpty();
     assertThat(config.keyPrefix()).isEqualTo("delayedtask");
     assertThat(config.namespaces()).isEmpty();
@@ -49,6 +50,7 @@ class OperatorConfigTest {
     OperatorConfig config = OperatorConfig.fromEnv(Map.ofEntries(
         Map.entry("DELAYEDTASK_REDIS_URI", "redis://h1:7000,h2:7001,h3:7002"),
         Map.entry("DELAYEDTASK_REDIS_CLUSTER", "true"),
+        Map.entry("DELAYEDTASK_REDIS_SHARDS", "3"),
         Map.entry("DELAYEDTASK_REDIS_PASSWORD", "s3cret"),
         Map.entry("DELAYEDTASK_KEY_PREFIX", "dt.prod"),
         Map.entry("DELAYEDTASK_NAMESPACES", "team-a, team-b"),
@@ -59,6 +61,7 @@ class OperatorConfigTest {
         Map.entry("DELAYEDTASK_RESYNC_SECONDS", "60"),
         Map.entry("DELAYEDTASK_HTTP_PORT", "9090")));
     assertThat(config.redisCluster()).isTrue();
+    assertThat(config.redisShards()).isEqualTo(3);
     assertThat(config.redisUris()).containsExactly("redis://h1:7000", "redis://h2:7001", "redis://h3:7002");
     assertThat(config.redisPassword()).isEqualTo(Optional.of("s3cret"));
     assertThat(config.keyPrefix()).isEqualTo("dt.prod");
@@ -84,6 +87,8 @@ class OperatorConfigTest {
         Arguments.of("DELAYEDTASK_REDIS_URI", "http://h:6379"),
         Arguments.of("DELAYEDTASK_REDIS_URI", "redis://h1:1,h2:2"),
         Arguments.of("DELAYEDTASK_REDIS_CLUSTER", "yes"),
+        Arguments.of("DELAYEDTASK_REDIS_SHARDS", "0"),
+        Arguments.of("DELAYEDTASK_REDIS_SHARDS", "1025"),
         Arguments.of("DELAYEDTASK_KEY_PREFIX", "a:b"),
         Arguments.of("DELAYEDTASK_KEY_PREFIX", "{tag}"),
         Arguments.of("DELAYEDTASK_NAMESPACES", "team_a"),

@@ -48,8 +48,10 @@ public final class RedisProcess implements AutoCloseable {
   }
 
   /** Starts a Redis Cluster node (cluster-enabled, no slots yet) on a free port. */
-  public static RedisProcess startClusterNode() {
-    return start("--cluster-enabled", "yes", "--cluster-node-timeout", "2000");
+  public static RedisProcess startClusterNode(String... extraArgs) {
+    List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-node-timeout", "2000"));
+    args.addAll(List.of(extraArgs));
+    return start(args.toArray(String[]::new));
   }
 
   public int port() {
@@ -76,7 +78,10 @@ public final class RedisProcess implements AutoCloseable {
     }
   }
 
-  /** Starts the same server again on the same port (empty unless persistence was configured). */
+  /**
+   * Starts the same server again on the same port and working directory: empty unless persistence
+   * was configured, while a cluster node keeps its nodes.conf (node id, slots, peers) and rejoins.
+   */
   public void restart() {
     kill();
     startProcess();
