@@ -7,6 +7,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Scale run (not a test): 5,000 DelayedTasks (status only) due within 5 s, through one operator
@@ -65,8 +70,31 @@ public final class OperatorFiringScale {
             lags.isEmpty() ? -1 : lags.get(lags.size() - 1), lags.isEmpty() ? -1 : lags.get(0), Instant.now(),
             due.plusSeconds(5));
         System.out.printf("operator heap in use %,d MB%n", lab.heapUsedBytes(port) / (1024 * 1024));
+        printRequestsPerFiredTask(lab, due, count);
       }
     }
     System.exit(0);
+  }
+
+  /**
+   * What the API server served from the start of the due window, per fired task, by method and
+   * resource (the harness's own list calls included: one per second while it waits).
+   */
+  private static void printRequestsPerFiredTask(OperatorScaleLab lab, Instant windowStart, int fired) {
+    Map<String, Long> byKind = lab.api.calls(call -> !call.at().isBefore(windowStart)).stream()
+        .collect(Collectors.groupingBy(call -> call.method() + " " + resource(call.path()), TreeMap::new,
+            Collectors.counting()));
+    System.out.printf("API requests from the start of the due window, per fired task:%n");
+    byKind.forEach((kind, n) -> System.out.printf("  %-40s %8d  %.2f%n", kind, n, (double) n / fired));
+  }
+
+  /** "delayedtasks/status", "delayedtasks (one)", "delayedtasks (list)", "events", "leases", ... */
+  private static String resource(String path) {
+    String bare = path.replaceFirst("\\?.*", "");
+    Matcher m = Pattern.compile("/namespaces/[^/]+/([^/]+)(/[^/]+)?(/status)?$").matcher(bare);
+    if (!m.find()) {
+      return bare;
+    }
+    return m.group(1) + (m.group(3) != null ? "/status" : m.group(2) != null ? " (one)" : " (list)");
   }
 }
