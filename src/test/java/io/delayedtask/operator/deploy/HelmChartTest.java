@@ -230,6 +230,7 @@ class HelmChartTest {
     Map<String, EnvVar> env = defaults.operatorEnv();
     assertThat(env.get(OperatorConfig.REDIS_URI).getValue()).isEqualTo("redis://" + REDIS + "." + NAMESPACE + ".svc:6379");
     assertThat(env.get(OperatorConfig.REDIS_CLUSTER).getValue()).isEqualTo("false");
+    assertThat(env.get(OperatorConfig.REDIS_SHARDS).getValue()).isEqualTo("1");
   }
 
   private static final String EXTERNAL_WITH_SECRET = """
@@ -261,6 +262,25 @@ class HelmChartTest {
     OperatorConfig config = OperatorConfig.fromEnv(asPodWouldSee(env, "pod"));
     assertThat(config.redisCluster()).isTrue();
     assertThat(config.redisUris()).hasSize(3);
+  }
+
+  @Test
+  void redisClusterShardsReachTheOperatorOnlyWithAnExternalRedis() {
+    RenderedChart chart = RenderedChart.render("""
+        redis:
+          mode: external
+          external:
+            uri: redis://redis-0.cache:6379,redis-1.cache:6379,redis-2.cache:6379
+            cluster: true
+            shards: 6
+        """);
+    Map<String, EnvVar> env = chart.operatorEnv();
+    assertThat(env.get(OperatorConfig.REDIS_SHARDS).getValue()).isEqualTo("6");
+    assertThat(OperatorConfig.fromEnv(asPodWouldSee(env, "pod")).redisShards()).isEqualTo(6);
+
+    RenderedChart bundled = RenderedChart.render("redis: {external: {shards: 6}}");
+    assertThat(bundled.operatorEnv().get(OperatorConfig.REDIS_SHARDS).getValue())
+        .as("the bundled Redis is one node: redis.external.* does not apply").isEqualTo("1");
   }
 
   @Test
@@ -362,6 +382,10 @@ class HelmChartTest {
         .hasMessageContaining("replicaCount=1");
     assertThatThrownBy(() -> RenderedChart.template("watchNamespaces: [Team_A]"))
         .hasMessageContaining("watchNamespaces");
+    for (String shards : List.of("0", "1025", "2.5", "'4'")) {
+      assertThatThrownBy(() -> RenderedChart.template("redis: {external: {shards: " + shards + "}}"))
+          .as("shards: %s", shards).hasMessageContaining("shards");
+    }
     assertThatThrownBy(() -> RenderedChart.template("replicaCont: 3"))
         .as("typos in value names are refused, not ignored").hasMessageContaining("replicaCont");
   }
