@@ -13,29 +13,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The API server misbehaves: throttling, conflicts, errors, and a Job name someone else took. */
+@ExtendWith(FaultLabExtension.class)
 class ApiServerFaultIT {
   private static final String JOBS = "/apis/batch/v1/namespaces/[^/]+/jobs";
   private static final String STATUS = "/apis/delayedtask\\.io/v1alpha1/namespaces/[^/]+/delayedtasks/[^/]+/status";
-  private FaultLab lab;
-
-  @BeforeEach
-  void start(TestInfo test) {
-    lab = FaultLab.start(getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName());
-  }
-
-  @AfterEach
-  void stop() {
-    lab.close();
-  }
-
   @Test
-  void statusConvergesAndEachJobIsCreatedOnceThrough409And429And500() {
+  void statusConvergesAndEachJobIsCreatedOnceThrough409And429And500(FaultLab lab) {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     // A burst of each on Job creation and on status writes (both verbs), from before the tasks
@@ -66,7 +53,7 @@ class ApiServerFaultIT {
   }
 
   @Test
-  void aForeignJobUnderTheTasksJobNameIsLeftAloneAndTheTaskFails() {
+  void aForeignJobUnderTheTasksJobNameIsLeftAloneAndTheTaskFails(FaultLab lab) {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     // Someone else's Job appears under the very name the operator is about to create.

@@ -11,31 +11,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The leader freezes (SIGSTOP, as in a long GC pause or a stalled node) in the middle of firing,
  * longer than its lease: the standby takes over and fires; then the old leader wakes (SIGCONT)
  * still holding claims and half-done requests, believing it leads. Nothing may fire twice.
  */
+@ExtendWith(FaultLabExtension.class)
 class LeaderPauseIT {
-  private FaultLab lab;
-
-  @BeforeEach
-  void start(TestInfo test) {
-    lab = FaultLab.start(getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName());
-  }
-
-  @AfterEach
-  void stop() {
-    lab.close();
-  }
-
   @Test
-  void aLeaderPausedLongerThanItsLeaseFiresNothingTwiceWhenItWakes() {
+  void aLeaderPausedLongerThanItsLeaseFiresNothingTwiceWhenItWakes(FaultLab lab) {
     lab.startOperator("op-a");
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
     lab.startOperator("op-b");

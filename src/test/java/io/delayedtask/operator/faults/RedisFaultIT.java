@@ -7,32 +7,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Redis is an index rebuilt from the DelayedTasks: losing its data or its connection must never
  * lose a task. One operator (leader election on) against a Redis that dies, is emptied, or is
  * cut off mid-flight.
  */
+@ExtendWith(FaultLabExtension.class)
 class RedisFaultIT {
   private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(90);
-  private FaultLab lab;
-
-  @BeforeEach
-  void start(TestInfo test) {
-    lab = FaultLab.start(getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName());
-  }
-
-  @AfterEach
-  void stop() {
-    lab.close();
-  }
-
   @Test
-  void everyTaskFiresAfterRedisIsKilledAndRestartsEmpty() {
+  void everyTaskFiresAfterRedisIsKilledAndRestartsEmpty(FaultLab lab) {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     Instant start = Instant.now().plusSeconds(10);
@@ -49,7 +36,7 @@ class RedisFaultIT {
   }
 
   @Test
-  void everyTaskFiresAfterFlushAll() {
+  void everyTaskFiresAfterFlushAll(FaultLab lab) {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     // Due after more than one resync period (5 s): only the periodic resync can put them back,
@@ -70,7 +57,7 @@ class RedisFaultIT {
   }
 
   @Test
-  void everyTaskFiresWhileTheRedisConnectionIsCutAgainAndAgain() {
+  void everyTaskFiresWhileTheRedisConnectionIsCutAgainAndAgain(FaultLab lab) {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     Instant start = Instant.now().plusSeconds(8);
