@@ -1,9 +1,11 @@
--- requeue: return claims whose lease ran out (by the Redis clock) to the due set.
+-- requeue: return claims whose lease ran out (by the Redis clock) to the due set, or all claims.
 --
 -- KEYS[1]  <prefix>:{<shard>}:due       ZSET
 -- KEYS[2]  <prefix>:{<shard>}:inflight  ZSET
 -- KEYS[3]  <prefix>:{<shard>}:claimed   HASH
 -- ARGV[1]  max entries to requeue in this call
+-- ARGV[2]  'expired': only claims whose lease ran out; 'all': every claim, lease or not (a new
+--          leader taking over the claims of one that died with them)
 --
 -- Each goes back at the due time it was claimed for (ZADD NX: a newer schedule wins).
 --
@@ -12,7 +14,11 @@
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+local upTo = now
+if ARGV[2] == 'all' then
+  upTo = '+inf'
+end
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', upTo, 'LIMIT', 0, tonumber(ARGV[1]))
 if #expired == 0 then
   return 0
 end

@@ -4,10 +4,15 @@ import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.schedule.DueEntryHandler;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.schedule.SchedulePoller;
+import io.delayedtask.operator.schedule.ScheduleUnavailableException;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Builds the Redis schedule and its poller (implemented in schedule/). */
 final class ScheduleWiring {
+  private static final Logger LOG = LoggerFactory.getLogger(ScheduleWiring.class);
+
   private ScheduleWiring() {}
 
   /** The schedule the configuration names. Lettuce connects lazily: Redis may still be down. */
@@ -15,10 +20,27 @@ final class ScheduleWiring {
     return RedisSchedule.open(config);
   }
 
-  /** Starts the poller with this handler; closing the result stops it. */
+  /**
+   * Starts the poller with this handler; closing the result stops it. It starts when this
+   * instance becomes the leader (or at once without leader election), so the claims in Redis are a
+   * predecessor's: they go back to the due set first, rather than wait out their 60 s lease.
+   */
   static AutoCloseable startPoller(TaskSchedule schedule, DueEntryHandler handler) {
+    takeOverClaims(schedule);
     SchedulePoller poller = new SchedulePoller(schedule, handler, SchedulePoller.Settings.defaults());
     poller.start();
     return poller;
+  }
+
+  private static void takeOverClaims(TaskSchedule schedule) {
+    try {
+      int taken = schedule.requeueAllClaims();
+      if (taken > 0) {
+        LOG.info("Took over {} claims of the previous leader: they fire now, not when their lease runs out", taken);
+      }
+    } catch (ScheduleUnavailableException e) {
+      LOG.warn("Could not take over the previous leader's claims (Redis unavailable); they return when their "
+          + "lease runs out: {}", e.getMessage());
+    }
   }
 }

@@ -229,13 +229,22 @@ public final class RedisSchedule implements TaskSchedule {
 
   @Override
   public int requeueExpiredClaims() {
+    return requeue("expired");
+  }
+
+  @Override
+  public int requeueAllClaims() {
+    return requeue("all");
+  }
+
+  private int requeue(String which) {
     int requeued = 0;
     for (int shard = 0; shard < keys.shards(); shard++) {
       long moved;
       do {
         moved = connections.<Long>await(run(LuaScript.REQUEUE, ScriptOutputType.INTEGER,
             new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
-            Integer.toString(MAX_CLAIM)), "requeue expired claims");
+            Integer.toString(MAX_CLAIM), which), "requeue " + which + " claims");
         requeued += (int) moved;
       } while (moved == MAX_CLAIM);
     }

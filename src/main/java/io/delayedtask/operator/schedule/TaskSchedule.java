@@ -52,6 +52,14 @@ public interface TaskSchedule extends AutoCloseable {
   /** Returns claims whose lease ran out to the due set; returns how many. */
   int requeueExpiredClaims();
 
+  /**
+   * Returns every claim to the due set at the due time it was claimed for, lease or not. For a
+   * poller that has just become the only one (a new leader): the claims in Redis are its
+   * predecessor's, and waiting out their lease would make those tasks late by it. A predecessor
+   * that is still alive (paused) and finishes a firing later does no harm: firing is idempotent.
+   */
+  int requeueAllClaims();
+
   /** The earliest due time of any waiting entry. */
   Optional<Instant> earliestDue();
 

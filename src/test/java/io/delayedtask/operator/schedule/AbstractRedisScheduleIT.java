@@ -162,6 +162,25 @@ abstract class AbstractRedisScheduleIT {
   }
 
   @Test
+  void aNewLeaderTakesOverEveryClaimAtOnceLeaseOrNot() {
+    Instant due = redisNow().minusSeconds(1).truncatedTo(ChronoUnit.MILLIS);
+    schedule.schedule("held/by-the-dead", due);
+    schedule.schedule("rescheduled/meanwhile", due);
+    schedule.claimDue(10, LONG_LEASE);
+    Instant later = due.plus(Duration.ofHours(1));
+    schedule.schedule("rescheduled/meanwhile", later);
+
+    assertThat(schedule.requeueAllClaims()).isEqualTo(2);
+
+    // Back at the due time each was claimed for, unless scheduled anew meanwhile (that wins).
+    assertThat(schedule.inFlightIds()).isEmpty();
+    assertThat(schedule.waitingEntries()).containsOnly(
+        Map.entry("held/by-the-dead", due), Map.entry("rescheduled/meanwhile", later));
+    assertThat(schedule.claimDue(10, LONG_LEASE).entries()).extracting(ClaimedEntry::id)
+        .containsExactly("held/by-the-dead");
+  }
+
+  @Test
   void anExpiredLeaseReturnsTheEntryAtItsOriginalDueTime() {
     Instant due = redisNow().minusSeconds(2);
     schedule.schedule("lease/short", due);

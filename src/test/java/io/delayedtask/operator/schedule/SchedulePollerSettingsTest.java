@@ -34,6 +34,7 @@ class SchedulePollerSettingsTest {
     @Override public void schedule(String id, java.time.Instant due) { throw new UnsupportedOperationException(); }
     @Override public boolean repair(String id, java.time.Instant due) { throw new UnsupportedOperationException(); }
     @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
+    @Override public int requeueAllClaims() { throw new UnsupportedOperationException(); }
     @Override public ClaimBatch claimDue(int max, Duration lease) { throw new UnsupportedOperationException(); }
     @Override public void acknowledge(ClaimedEntry entry) { throw new UnsupportedOperationException(); }
     @Override public void release(ClaimedEntry entry, java.time.Instant retryAt) { throw new UnsupportedOperationException(); }
