@@ -86,31 +86,28 @@ public final class RedisSchedule implements TaskSchedule {
 
   @Override
   public void schedule(String id, Instant due) {
-    requireId(id);
-    Objects.requireNonNull(due, "due");
-    int shard = keys.shardOf(id);
-    long score = score(due);
-    Long result = connections.await(run(LuaScript.SCHEDULE, ScriptOutputType.INTEGER,
-        new String[] {keys.due(shard), keys.claimed(shard)},
-        id, Long.toString(score), keys.wakeupChannel(), origin), "schedule");
-    if (result != null && result == 1) {
-      notifyWakeup(Instant.ofEpochMilli(score));
-    }
+    writeEntry(LuaScript.SCHEDULE, id, due);
   }
 
   @Override
   public boolean repair(String id, Instant due) {
+    Long result = writeEntry(LuaScript.REPAIR, id, due);
+    return result != null && result >= 0;
+  }
+
+  /** schedule.lua and repair.lua: same keys and arguments, 1 when the entry became its shard's earliest. */
+  private Long writeEntry(LuaScript script, String id, Instant due) {
     requireId(id);
     Objects.requireNonNull(due, "due");
     int shard = keys.shardOf(id);
     long score = score(due);
-    Long result = connections.await(run(LuaScript.REPAIR, ScriptOutputType.INTEGER,
+    Long result = connections.await(run(script, ScriptOutputType.INTEGER,
         new String[] {keys.due(shard), keys.claimed(shard)},
-        id, Long.toString(score), keys.wakeupChannel(), origin), "repair");
+        id, Long.toString(score), keys.wakeupChannel(), origin), script.name());
     if (result != null && result == 1) {
       notifyWakeup(Instant.ofEpochMilli(score));
     }
-    return result != null && result >= 0;
+    return result;
   }
 
   @Override

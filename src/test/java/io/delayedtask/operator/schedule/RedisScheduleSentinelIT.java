@@ -5,11 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.RedisProcess;
-import java.io.File;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +14,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import redis.embedded.core.ExecutableProvider;
 
 /** The schedule through Sentinel ({@code redis-sentinel://host:port#master}), master with AUTH. */
 class RedisScheduleSentinelIT {
@@ -35,10 +31,10 @@ class RedisScheduleSentinelIT {
           "sentinel monitor mymaster 127.0.0.1 " + master.port() + " 1",
           "sentinel auth-pass mymaster sentinel-pass",
           ""));
-      Process sentinel = new ProcessBuilder(binary().getAbsolutePath(), conf.toString(), "--sentinel")
+      Process sentinel = new ProcessBuilder(RedisProcess.binary().getAbsolutePath(), conf.toString(), "--sentinel")
           .redirectErrorStream(true).redirectOutput(dir.resolve("sentinel.log").toFile()).start();
       try {
-        await("sentinel on port " + sentinelPort).atMost(Duration.ofSeconds(20)).until(() -> accepts(sentinelPort));
+        await("sentinel on port " + sentinelPort).atMost(Duration.ofSeconds(20)).until(() -> RedisProcess.accepts(sentinelPort));
         OperatorConfig config = OperatorConfig.fromEnv(Map.of(
             OperatorConfig.REDIS_URI, "redis-sentinel://127.0.0.1:" + sentinelPort + "#mymaster",
             OperatorConfig.REDIS_PASSWORD, "sentinel-pass",
@@ -57,21 +53,7 @@ class RedisScheduleSentinelIT {
     }
   }
 
-  private static File binary() throws IOException {
-    String configured = System.getenv(RedisProcess.BINARY_VARIABLE);
-    return configured != null && !configured.isBlank()
-        ? new File(configured)
-        : ExecutableProvider.newJarResourceProvider().get();
-  }
 
-  private static boolean accepts(int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
 
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {

@@ -141,7 +141,8 @@ public final class RedisProcess implements AutoCloseable {
     }
   }
 
-  private static boolean accepts(int port) {
+  /** Whether something listens on this loopback port (a Redis or sentinel process that is up). */
+  public static boolean accepts(int port) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
       return true;
@@ -151,7 +152,8 @@ public final class RedisProcess implements AutoCloseable {
   }
 
   /** The redis-server binary tests run (also started with --sentinel by {@link SentinelProcess}). */
-  static File binary() {
+  /** The redis-server binary: {@code DELAYEDTASK_TEST_REDIS_SERVER}, else the one embedded-redis ships. */
+  public static File binary() {
     String configured = System.getenv(BINARY_VARIABLE);
     try {
       if (configured != null && !configured.isBlank()) {

@@ -6,7 +6,6 @@ import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +62,7 @@ public final class SentinelProcess implements AutoCloseable {
             if (!process.isAlive()) {
               throw new IllegalStateException("the sentinel exited: " + sentinel.log());
             }
-            return accepts(port);
+            return RedisProcess.accepts(port);
           });
       return sentinel;
     } catch (IOException e) {
@@ -114,12 +113,4 @@ public final class SentinelProcess implements AutoCloseable {
     }
   }
 
-  private static boolean accepts(int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
 }
