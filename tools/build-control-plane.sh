@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Builds a real Kubernetes control plane (kube-apiserver, etcd, kubectl, kube-controller-manager,
+# kube-scheduler, kwok) from upstream Go modules and puts it where fabric8 kube-api-test looks:
+#   ${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}/k8s/<version>-linux-amd64/
+#
+# Why from modules: these machines reach the Go module proxy but not the internet, so
+# kube-api-test cannot download its envtest binaries. On a machine with internet and no Go, skip
+# this script: kube-api-test downloads the binaries itself on first use.
+#
+# Idempotent: when every binary is there and reports the right version, it exits in well under a
+# second. The Go module and build caches stay where Go keeps them, so a rebuild is warm.
+#
+# Usage: tools/build-control-plane.sh [--force]
+set -euo pipefail
+
+# The newest release whose whole dependency graph the module proxy serves (see docs/control-plane.md).
+KUBE_VERSION=${DELAYEDTASK_KUBE_VERSION:-1.37.2}
+# The etcd envtest pairs with Kubernetes 1.37; v3.7.3 is its newest patch release.
+ETCD_VERSION=${DELAYEDTASK_ETCD_VERSION:-3.7.3}
+KWOK_VERSION=${DELAYEDTASK_KWOK_VERSION:-0.8.0}
+
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+
+base=${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}
+out="$base/k8s/${KUBE_VERSION}-linux-amd64"
+work=${XDG_CACHE_HOME:-$HOME/.cache}/delayed-task-operator/control-plane
+force=false
+[ "${1:-}" = "--force" ] && force=true
+
+log() { printf '[control-plane] %s\n' "$*" >&2; }
+
+have() { # have BINARY VERSION-SUBSTRING: the binary is there and says it is that version
+  [ -x "$out/$1" ] && "$out/$1" "${@:3}" 2>/dev/null | grep -q -- "$2"
+}
+
+if ! $force \
+  && have kube-apiserver "v$KUBE_VERSION" --version \
+  && have kube-controller-manager "v$KUBE_VERSION" --version \
+  && have kube-scheduler "v$KUBE_VERSION" --version \
+  && have kubectl "v$KUBE_VERSION" version --client \
+  && have etcd "$ETCD_VERSION" --version \
+  && have kwok "$KWOK_VERSION" --version; then
+  log "Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION already in $out"
+  exit 0
+fi
+
+command -v go >/dev/null || { log "go is not on PATH: install Go 1.26 or let kube-api-test download envtest binaries"; exit 1; }
+mkdir -p "$out" "$work"
+started=$(date +%s)
+
+# --- Kubernetes: a module of our own that requires k8s.io/kubernetes and pins its staging modules.
+# k8s.io/kubernetes requires k8s.io/<staging> v0.0.0 and replaces them with ./staging paths, which
+# a dependent module ignores; the same replaces, pointed at the published v0.<minor>.<patch>
+# modules, make the graph resolvable. The list comes from upstream's own go.mod, so it follows new
+# staging modules from release to release without edits here.
+kube="$work/kubernetes-$KUBE_VERSION"
+mkdir -p "$kube"
+staging="v0.${KUBE_VERSION#*.}"
+if [ ! -f "$kube/go.sum" ]; then
+  log "resolving k8s.io/kubernetes v$KUBE_VERSION (staging modules at $staging)"
+  upstream_gomod=$(go mod download -json "k8s.io/kubernetes@v$KUBE_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')
+  godebug=$(grep -E '^godebug ' "$upstream_gomod" || true)
+  {
+    echo "module delayedtask.io/control-plane/kubernetes"
+    echo
+    echo "go $(go env GOVERSION | sed 's/^go//; s/^\([0-9]*\.[0-9]*\).*/\1/')"
+    [ -n "$godebug" ] && { echo; echo "$godebug"; }
+    echo
+    echo "require k8s.io/kubernetes v$KUBE_VERSION"
+    echo
+    echo "replace ("
+    grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$upstream_gomod" \
+      | awk -v v="$staging" '{ printf "\t%s v0.0.0 => %s %s\n", $1, $1, v }'
+    echo ")"
+  } >"$kube/go.mod"
+  cat >"$kube/tools.go" <<'EOF'
+//go:build tools
+
+// Package tools pins the upstream main packages this module builds.
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+EOF
+  (cd "$kube" && go mod tidy)
+fi
+
+# Upstream's release flags (hack/lib/golang.sh), with the version stamped so /version is honest.
+minor=${KUBE_VERSION#*.}; minor=${minor%%.*}
+ldflags="-s -w"
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags="$ldflags -X $pkg.gitVersion=v$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+  ldflags="$ldflags -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+done
+for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  log "building $cmd v$KUBE_VERSION"
+  (cd "$kube" && go build -trimpath -tags selinux,notest -ldflags "$ldflags" -o "$out/$cmd" "k8s.io/kubernetes/cmd/$cmd")
+done
+
+# --- etcd: a module of its own, so its gRPC pins do not move Kubernetes' and the other way round.
+etcd="$work/etcd-$ETCD_VERSION"
+mkdir -p "$etcd"
+if [ ! -f "$etcd/go.sum" ]; then
+  log "resolving go.etcd.io/etcd/server/v3 v$ETCD_VERSION"
+  cat >"$etcd/go.mod" <<EOF
+module delayedtask.io/control-plane/etcd
+
+go $(go env GOVERSION | sed 's/^go//; s/^\([0-9]*\.[0-9]*\).*/\1/')
+
+require go.etcd.io/etcd/server/v3 v$ETCD_VERSION
+EOF
+  # What etcd's own server/main.go does.
+  cat >"$etcd/main.go" <<'EOF'
+// Command etcd is upstream etcd's server entry point, built from its published module.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() {
+	etcdmain.Main(os.Args)
+}
+EOF
+  (cd "$etcd" && go mod tidy)
+fi
+log "building etcd v$ETCD_VERSION"
+(cd "$etcd" && go build -trimpath -ldflags "-s -w" -o "$out/etcd" .)
+
+# --- kwok: fake nodes and pods, so Jobs run to an outcome without a kubelet. It has no replace
+# directives, so a plain `go install` of the tagged module works.
+log "building kwok v$KWOK_VERSION"
+GOBIN="$out" go install -trimpath -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=v$KWOK_VERSION" \
+  "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
+# kwok's stage files (what fake pods do) ship in its module; keep the ones we use beside it.
+kwok_dir=$(go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')
+mkdir -p "$out/kwok-stages"
+cp -f "$kwok_dir"/kustomize/stage/node-fast/*.yaml "$kwok_dir"/kustomize/stage/pod-fast/*.yaml "$out/kwok-stages/" 2>/dev/null || true
+chmod -R u+w "$out/kwok-stages"
+
+log "done in $(( $(date +%s) - started )) s: $(ls "$out" | tr '\n' ' ')"
