@@ -155,9 +155,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
       operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
           () -> !config.leaderElection() || firing.isFiring()), c -> {
         c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
-        // Every task is looked at again at least this often, so an event lost around a leadership
-        // change (or a TTL missed) cannot leave a task unreconciled for long.
-        c.withReconciliationMaxInterval(config.resyncInterval());
+        // No periodic reconcile per task: the Job informer and the task's own watch bring every
+        // change, TTLs and Redis retries reschedule themselves, and the schedule resync repairs
+        // Redis in bulk. A timer per task would cost a request per task forever and hide a missing
+        // event handler.
+        c.withReconciliationMaxInterval(null);
         if (config.watchesAllNamespaces()) {
           c.watchingAllNamespaces();
         } else {

@@ -1,0 +1,112 @@
+package io.delayedtask.operator.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What only a real API server can say about the CRD: it is accepted (CEL cost estimates included)
+ * without warnings, its CEL rules and schema refuse bad manifests with the rule's own message
+ * (through kubectl with validation on, and through server-side apply), and {@code kubectl get dt}
+ * prints the printer columns in the contract's order.
+ */
+@RequiresRealKubernetes
+class CrdOnRealApiServerIT {
+  private static RealKubernetes kube;
+  private static String ns;
+
+  @BeforeAll
+  static void start() {
+    kube = RealKubernetes.shared();
+    ns = kube.createNamespace("crd");
+  }
+
+  @Test
+  void theCommittedCrdIsAcceptedWithoutWarningsByClientAndServerSideApply() {
+    Kubectl.Result clientSide = kube.kubectl("apply", "-f", MockKubernetes.CRD_FILE.toString());
+    assertThat(clientSide.ok()).as(clientSide.output()).isTrue();
+    assertThat(clientSide.stderr()).as("warnings from the API server").doesNotContainIgnoringCase("warning");
+
+    Kubectl.Result serverSide = kube.kubectl("apply", "--server-side", "--force-conflicts",
+        "-f", MockKubernetes.CRD_FILE.toString());
+    assertThat(serverSide.ok()).as(serverSide.output()).isTrue();
+    assertThat(serverSide.stderr()).doesNotContainIgnoringCase("warning");
+  }
+
+  static Stream<Arguments> badSpecs() {
+    return Stream.of(
+        Arguments.of("both runAt and delay", "runAt: \"2026-12-03T07:00:00Z\"\n  delay: 10m",
+            "set exactly one of spec.runAt"),
+        Arguments.of("neither runAt nor delay", "suspend: true", "set exactly one of spec.runAt"),
+        Arguments.of("a malformed delay", "delay: ten minutes", "spec.delay must be a non-negative duration"),
+        Arguments.of("a negative delay", "delay: -5m", "spec.delay must be a non-negative duration"),
+        Arguments.of("a malformed runAt", "runAt: next tuesday", "spec.runAt must be an RFC 3339 time"),
+        Arguments.of("an over-long delay", "delay: " + "1".repeat(65) + "s", "spec.delay"),
+        Arguments.of("a negative deadline", "delay: 10m\n  startingDeadlineSeconds: -1",
+            "spec.startingDeadlineSeconds"),
+        Arguments.of("an unknown field", "delay: 10m\n  delaySeconds: 600", "unknown field \"spec.delaySeconds\""));
+  }
+
+  @ParameterizedTest(name = "{0} is refused by kubectl apply")
+  @MethodSource("badSpecs")
+  void kubectlApplyWithValidationRefusesBadSpecsWithTheRulesMessage(String what, String spec, String message) {
+    Kubectl.Result result = apply(manifest("bad-csa", spec));
+    assertThat(result.ok()).as(result.output()).isFalse();
+    assertThat(result.stderr()).contains(message);
+  }
+
+  @ParameterizedTest(name = "{0} is refused by server-side apply")
+  @MethodSource("badSpecs")
+  void serverSideApplyRefusesBadSpecsWithTheRulesMessage(String what, String spec, String message) {
+    Kubectl.Result result = apply(manifest("bad-ssa", spec), "--server-side");
+    assertThat(result.ok()).as(result.output()).isFalse();
+    assertThat(result.stderr()).contains(message);
+  }
+
+  @Test
+  void goodSpecsAreAccepted() {
+    for (String spec : new String[] {"delay: 1h30m", "delay: PT10M", "delay: 1.5h", "delay: 500ms",
+        "runAt: \"2026-12-03T08:00:00.5+01:00\"", "runAt: \"2026-12-03T07:00:00Z\""}) {
+      Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
+      assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
+    }
+  }
+
+  @Test
+  void kubectlGetPrintsNamePhaseDueJobAge() {
+    Kubectl.Result applied = apply(manifest("columns", "runAt: \"2099-01-01T00:00:00Z\"\n  suspend: true"));
+    assertThat(applied.ok()).as(applied.output()).isTrue();
+
+    Kubectl.Result get = kube.kubectl("get", "dt", "-n", ns);
+    assertThat(get.ok()).as(get.output()).isTrue();
+    String header = get.stdout().lines().findFirst().orElse("");
+    assertThat(header.trim().split("\\s+")).containsExactly("NAME", "PHASE", "DUE", "JOB", "AGE");
+    assertThat(kube.kubectl("get", "delayedtasks.delayedtask.io", "-n", ns, "columns").ok()).isTrue();
+  }
+
+  private Kubectl.Result apply(String manifest, String... flags) {
+    String[] args = Stream.concat(Stream.of("apply", "-n", ns, "-f", "-"), Stream.of(flags)).toArray(String[]::new);
+    return kube.kubectl(kube.kubeconfig()).run(Duration.ofSeconds(60), manifest, args);
+  }
+
+  private static String manifest(String name, String spec) {
+    return """
+        apiVersion: delayedtask.io/v1alpha1
+        kind: DelayedTask
+        metadata:
+          name: %s
+        spec:
+          %s
+        """.formatted(name, spec);
+  }
+}
