@@ -41,7 +41,7 @@ import java.util.stream.Stream;
  *   String ns = kube.createNamespace("something");
  * </pre>
  */
-public final class RealKubernetes {
+public final class RealKubernetes implements AutoCloseable {
   private static final Duration READY = Duration.ofSeconds(60);
   private static RealKubernetes shared;
 
@@ -54,7 +54,7 @@ public final class RealKubernetes {
   private final List<Process> helpers = new ArrayList<>();
   private Process controllerManager;
 
-  private RealKubernetes(ControlPlaneBinaries binaries) {
+  private RealKubernetes(ControlPlaneBinaries binaries, List<String> extraApiServerFlags) {
     this.binaries = binaries;
     this.server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
         .withTestDir(binaries.testDir().toString())
@@ -65,6 +65,7 @@ public final class RealKubernetes {
         .withStartupTimeout((int) Duration.ofMinutes(2).toMillis())
         .withApiServerFlag("--advertise-address", "127.0.0.1")
         .withApiServerFlag("--bind-address", "127.0.0.1")
+        .withApiServerFlags(extraApiServerFlags)
         .build());
     long started = System.nanoTime();
     server.start();
@@ -79,7 +80,6 @@ public final class RealKubernetes {
     installCrd(MockKubernetes.loadCrd());
     System.err.printf("Real kube-apiserver %s up in %d ms (%s)%n", binaries.version(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), client.getMasterUrl());
-    Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "real-kubernetes-stop"));
   }
 
   /** The JVM's server, started on first use and stopped when the JVM exits. */
@@ -90,9 +90,21 @@ public final class RealKubernetes {
       }
       ControlPlaneBinaries binaries = ControlPlaneBinaries.find().orElseThrow(() -> new IllegalStateException(
           "no real Kubernetes binaries: run tools/build-control-plane.sh (tests use @RequiresRealKubernetes)"));
-      shared = new RealKubernetes(binaries);
+      shared = new RealKubernetes(binaries, List.of());
+      Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "real-kubernetes-stop"));
     }
     return shared;
+  }
+
+  /**
+   * A server of its own (not the shared one), for a test or a scale run that needs other API
+   * server flags (e.g. {@code --audit-log-path=...}) or controllers that would disturb other tests;
+   * the caller closes it.
+   */
+  public static RealKubernetes startDedicated(String... extraApiServerFlags) {
+    ControlPlaneBinaries binaries = ControlPlaneBinaries.find().orElseThrow(() -> new IllegalStateException(
+        "no real Kubernetes binaries: run tools/build-control-plane.sh"));
+    return new RealKubernetes(binaries, List.of(extraApiServerFlags));
   }
 
   /** DELAYEDTASK_KUBE_DOWNLOAD=true: on a machine with internet, kube-api-test may fetch envtest binaries. */
@@ -246,7 +258,31 @@ public final class RealKubernetes {
     }
   }
 
-  private synchronized void stop() {
+  /**
+   * The processes of this control plane (kube-apiserver, etcd, and helpers such as the controller
+   * manager), found by the port and directory they were started with; for CPU and memory figures.
+   */
+  public List<ProcessHandle> processes() {
+    String port = Integer.toString(client.getMasterUrl().getPort());
+    List<ProcessHandle> found = new ArrayList<>();
+    ProcessHandle.allProcesses().forEach(p -> {
+      String line = p.info().commandLine().orElse("");
+      if (line.contains("kube-apiserver") && line.contains("--secure-port " + port)
+          || line.contains("kube-apiserver") && line.contains("--secure-port=" + port)) {
+        found.add(p);
+        String etcd = line.replaceAll(".*--etcd-servers[ =](\\S+).*", "$1");
+        ProcessHandle.allProcesses()
+            .filter(e -> e.info().command().orElse("").endsWith("/etcd")
+                && e.info().commandLine().orElse("").contains(etcd))
+            .forEach(found::add);
+      }
+    });
+    helpers.stream().filter(Process::isAlive).map(Process::toHandle).forEach(found::add);
+    return found;
+  }
+
+  @Override
+  public synchronized void close() {
     for (Process helper : helpers) {
       helper.destroy();
     }
