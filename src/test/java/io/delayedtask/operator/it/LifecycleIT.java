@@ -366,7 +366,7 @@ class LifecycleIT {
     await().atMost(TIMEOUT).until(() -> phase(client, "busy", "persistent").orElse(null) == Phase.Running);
     DelayedTask task = get(client, "busy", "persistent");
     assertThat(client.batch().v1().jobs().inNamespace("busy").withName(task.getStatus().getJobName()).get()).isNotNull();
-    assertThat(scrape("/metrics")).containsPattern("delayedtask_fired_total\\{outcome=\"retry\"} [2-9]");
+    assertThat(scrape("/metrics")).containsPattern("delayedtask_fire_skipped_total\\{reason=\"retry\"} [2-9]");
   }
 
   @Test
