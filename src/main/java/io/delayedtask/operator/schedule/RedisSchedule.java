@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The schedule in Redis: per shard a due ZSET, an in-flight ZSET, a claimed HASH, a tokens HASH
- * and a claim counter (see package-info), changed only by the Lua scripts under {@code src/main/resources/lua/}, each run by
- * EVALSHA with one fallback to EVAL on NOSCRIPT. Due-ness is judged by the Redis clock inside the
+ * and a claim counter (see package-info), changed only by the Lua scripts under {@code
+ * src/main/resources/lua/}, each run by EVALSHA with one fallback to EVAL on NOSCRIPT. Due-ness is judged by the Redis clock inside the
  * scripts; this class never reads the local clock.
  *
  * <p>Closing the schedule closes its {@link RedisConnections}.
