@@ -3,11 +3,13 @@
 -- KEYS[1]  <prefix>:{<shard>}:due       ZSET
 -- KEYS[2]  <prefix>:{<shard>}:inflight  ZSET member = id, score = lease deadline (ms)
 -- KEYS[3]  <prefix>:{<shard>}:claimed   HASH id -> claimed due score
+-- KEYS[4]  <prefix>:{<shard>}:tokens    HASH id -> claim token
 -- ARGV[1]  id
 --
 -- Result:  number of sets the id was removed from (0, 1 or 2)
--- Cost:    O(log N): two ZREM and one HDEL.
+-- Cost:    O(log N): two ZREM and two HDEL.
 
 local removed = redis.call('ZREM', KEYS[1], ARGV[1]) + redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
 return removed

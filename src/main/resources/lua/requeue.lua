@@ -3,6 +3,8 @@
 -- KEYS[1]  <prefix>:{<shard>}:due       ZSET
 -- KEYS[2]  <prefix>:{<shard>}:inflight  ZSET
 -- KEYS[3]  <prefix>:{<shard>}:claimed   HASH
+-- KEYS[4]  <prefix>:{<shard>}:tokens    HASH (the requeued claims' tokens are dropped: their
+--          holders can no longer acknowledge or release them)
 -- ARGV[1]  max entries to requeue in this call
 -- ARGV[2]  'expired': only claims whose lease ran out; 'all': every claim, lease or not (a new
 --          leader taking over the claims of one that died with them)
@@ -28,4 +30,5 @@ for _, id in ipairs(expired) do
 end
 redis.call('ZREM', KEYS[2], unpack(expired))
 redis.call('HDEL', KEYS[3], unpack(expired))
+redis.call('HDEL', KEYS[4], unpack(expired))
 return #expired

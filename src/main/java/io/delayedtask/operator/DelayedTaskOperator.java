@@ -49,17 +49,15 @@ public final class DelayedTaskOperator implements AutoCloseable {
   private volatile boolean closing;
 
   /**
-   * What differs between production and tests: leadership timing, whether losing the lease ends
-   * the process, how often Redis is probed, and the clock.
+   * What differs between production and tests: whether losing the lease ends the process, how
+   * often Redis is probed, and the clock. Lease timing is configuration
+   * ({@code DELAYEDTASK_LEASE_DURATION_SECONDS}), so in-process and jar-level tests set it alike.
    */
-  public record Options(boolean exitOnStopLeading, Duration leaseDuration, Duration renewDeadline,
-      Duration retryPeriod, Duration redisProbeInterval, Clock clock) {
+  public record Options(boolean exitOnStopLeading, Duration redisProbeInterval, Clock clock) {
 
     /** java -jar: losing the lease ends the process so Kubernetes restarts it as a standby. */
     public static Options production() {
-      return new Options(true, LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
-          LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
-          LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE, Duration.ofSeconds(2), Clock.systemUTC());
+      return new Options(true, Duration.ofSeconds(2), Clock.systemUTC());
     }
 
     /** In-process (tests, sandbox): like production, but never calls System.exit. */
@@ -68,20 +66,16 @@ public final class DelayedTaskOperator implements AutoCloseable {
     }
 
     public Options withExitOnStopLeading(boolean exit) {
-      return new Options(exit, leaseDuration, renewDeadline, retryPeriod, redisProbeInterval, clock);
-    }
-
-    public Options withLease(Duration duration, Duration renew, Duration retry) {
-      return new Options(exitOnStopLeading, duration, renew, retry, redisProbeInterval, clock);
+      return new Options(exit, redisProbeInterval, clock);
     }
 
     public Options withRedisProbeInterval(Duration interval) {
-      return new Options(exitOnStopLeading, leaseDuration, renewDeadline, retryPeriod, interval, clock);
+      return new Options(exitOnStopLeading, interval, clock);
     }
 
     /** The clock for due checks, firedTime and conditions (a test can set it off true time). */
     public Options withClock(Clock other) {
-      return new Options(exitOnStopLeading, leaseDuration, renewDeadline, retryPeriod, redisProbeInterval, other);
+      return new Options(exitOnStopLeading, redisProbeInterval, other);
     }
   }
 
@@ -138,7 +132,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       TaskLocks locks = new TaskLocks();
       TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock, locks,
           () -> this.firing.isFiring());
-      firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer));
+      firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer, config.claimLease()));
       stopInReverse.push(firing);
 
       // 4. The operator: the reconciler on DelayedTasks (and their Jobs), leader-elected.
@@ -149,7 +143,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
             .withCloseClientOnStop(false)
             .withStopOnInformerErrorDuringStartup(false);
         if (config.leaderElection()) {
-          o.withLeaderElectionConfiguration(leaderElection(config, options, firing, this::afterLosingLease));
+          o.withLeaderElectionConfiguration(leaderElection(config, firing, this::afterLosingLease));
         }
       });
       operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
@@ -207,14 +201,14 @@ public final class DelayedTaskOperator implements AutoCloseable {
     }
   }
 
-  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Options options, Firing firing,
+  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Firing firing,
       Runnable afterLosingLease) {
     return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(config.leaseName())
         .withLeaseNamespace(config.leaseNamespace())
         .withIdentity(config.identity())
-        .withLeaseDuration(options.leaseDuration())
-        .withRenewDeadline(options.renewDeadline())
-        .withRetryPeriod(options.retryPeriod())
+        .withLeaseDuration(config.leaseDuration())
+        .withRenewDeadline(config.leaseRenewDeadline())
+        .withRetryPeriod(config.leaseRetryPeriod())
         .withLeaderCallbacks(firing.leaderCallbacks(afterLosingLease))
         .withExitOnStopLeading(false) // see afterLosingLease()
         .build();

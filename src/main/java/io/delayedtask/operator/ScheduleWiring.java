@@ -6,6 +6,7 @@ import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.schedule.SchedulePoller;
 import io.delayedtask.operator.schedule.ScheduleUnavailableException;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,13 +22,14 @@ final class ScheduleWiring {
   }
 
   /**
-   * Starts the poller with this handler; closing the result stops it. It starts when this
-   * instance becomes the leader (or at once without leader election), so the claims in Redis are a
-   * predecessor's: they go back to the due set first, rather than wait out their 60 s lease.
+   * Starts the poller with this handler, claiming entries for {@code claimLease}
+   * (DELAYEDTASK_CLAIM_LEASE_SECONDS); closing the result stops it. It starts when this instance
+   * becomes the leader (or at once without leader election), so the claims in Redis are a
+   * predecessor's: they go back to the due set first, rather than wait out their lease.
    */
-  static AutoCloseable startPoller(TaskSchedule schedule, DueEntryHandler handler) {
+  static AutoCloseable startPoller(TaskSchedule schedule, DueEntryHandler handler, Duration claimLease) {
     takeOverClaims(schedule);
-    SchedulePoller poller = new SchedulePoller(schedule, handler, SchedulePoller.Settings.defaults());
+    SchedulePoller poller = new SchedulePoller(schedule, handler, SchedulePoller.Settings.defaults().withLease(claimLease));
     poller.start();
     return poller;
   }

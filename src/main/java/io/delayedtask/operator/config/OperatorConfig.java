@@ -29,7 +29,9 @@ public record OperatorConfig(
     String leaseNamespace,
     String identity,
     Duration resyncInterval,
-    int httpPort) {
+    int httpPort,
+    Duration leaseDuration,
+    Duration claimLease) {
 
   public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
   public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
@@ -43,6 +45,8 @@ public record OperatorConfig(
   public static final String IDENTITY = "DELAYEDTASK_IDENTITY";
   public static final String RESYNC_SECONDS = "DELAYEDTASK_RESYNC_SECONDS";
   public static final String HTTP_PORT = "DELAYEDTASK_HTTP_PORT";
+  public static final String LEASE_DURATION_SECONDS = "DELAYEDTASK_LEASE_DURATION_SECONDS";
+  public static final String CLAIM_LEASE_SECONDS = "DELAYEDTASK_CLAIM_LEASE_SECONDS";
 
   /** Where a pod learns its namespace (downward API is not needed: the service account mount has it). */
   static final String POD_NAMESPACE = "POD_NAMESPACE";
@@ -63,6 +67,22 @@ public record OperatorConfig(
     Objects.requireNonNull(leaseNamespace);
     Objects.requireNonNull(identity);
     Objects.requireNonNull(resyncInterval);
+    Objects.requireNonNull(leaseDuration);
+    Objects.requireNonNull(claimLease);
+  }
+
+  /**
+   * How long the leader keeps trying to renew its Lease before it gives up leading: 2/3 of the
+   * lease duration, JOSDK's default ratio (15 s / 10 s / 2 s). With a duration of at least 2 s it
+   * always exceeds 1.2 retry periods, as the fabric8 leader elector requires.
+   */
+  public Duration leaseRenewDeadline() {
+    return Duration.ofMillis(leaseDuration.toMillis() * 2 / 3);
+  }
+
+  /** How often candidates try to acquire, and the leader to renew, the Lease: 2/15 of its duration, at least 100 ms. */
+  public Duration leaseRetryPeriod() {
+    return Duration.ofMillis(Math.max(100, leaseDuration.toMillis() * 2 / 15));
   }
 
   /** True when the operator watches every namespace. */
@@ -101,8 +121,15 @@ public record OperatorConfig(
         .orElseGet(() -> "delayed-task-operator-" + UUID.randomUUID());
     int resyncSeconds = integer(env, RESYNC_SECONDS, 300, 1, 86_400);
     int httpPort = integer(env, HTTP_PORT, 8080, 0, 65_535);
+    // At least 2 s, so the renew deadline and retry period derived from it stay apart (see
+    // leaseRenewDeadline); at most an hour, beyond which a dead leader stops the firing too long.
+    int leaseSeconds = integer(env, LEASE_DURATION_SECONDS, 15, 2, 3_600);
+    // A claim must outlast the slowest firing (API requests with the client's retries), or another
+    // poller takes it back while it is still being fired; at most a day.
+    int claimLeaseSeconds = integer(env, CLAIM_LEASE_SECONDS, 60, 1, 86_400);
     return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
-        leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort);
+        leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort,
+        Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds));
   }
 
   private static String redisUri(Map<String, String> env, boolean cluster) {
@@ -204,6 +231,7 @@ public record OperatorConfig(
         + ", redisPassword=" + (redisPassword.isPresent() ? "<set>" : "<none>") + ", keyPrefix=" + keyPrefix
         + ", namespaces=" + (namespaces.isEmpty() ? "<all>" : namespaces) + ", leaderElection=" + leaderElection
         + ", lease=" + leaseNamespace + "/" + leaseName + ", identity=" + identity
-        + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort + "]";
+        + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort
+        + ", leaseDuration=" + leaseDuration + ", claimLease=" + claimLease + "]";
   }
 }

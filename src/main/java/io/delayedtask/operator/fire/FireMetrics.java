@@ -7,18 +7,51 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** What firing reports on /metrics: fire lag, and claims handled by outcome. */
+/**
+ * What firing reports on /metrics: fire lag, what became of each due time ({@code
+ * delayedtask_fired_total{outcome}}), and the claims that ended without an outcome ({@code
+ * delayedtask_fire_skipped_total{reason}}). The two counters are apart so that a rate of firings
+ * is not inflated by retries, stale entries and clock-skew hand-backs, which can repeat many times
+ * for one due time.
+ */
 public class FireMetrics {
   public static final String LAG = "delayedtask.fire.lag";
-  public static final String HANDLED = "delayedtask.fired";
+  /** Prometheus: {@code delayedtask_fired_total{outcome=fired|job_created|missed|failed}}. */
+  public static final String FIRED = "delayedtask.fired";
+  /** Prometheus: {@code delayedtask_fire_skipped_total{reason=retry|stale|clock_skew}}. */
+  public static final String SKIPPED = "delayedtask.fire.skipped";
 
   private final MeterRegistry registry;
   private final Timer lag;
-  private final Map<Outcome, Counter> outcomes = new ConcurrentHashMap<>();
+  private final Map<Outcome, Counter> counters = new ConcurrentHashMap<>();
 
   /** What became of a claimed entry. */
   public enum Outcome {
-    FIRED, JOB_CREATED, MISSED, FAILED, STALE, RETRY, CLOCK_SKEW;
+    /** Fired, status only (phase Fired). */
+    FIRED(true),
+    /** Fired: its Job was created (or found, created by an earlier attempt). */
+    JOB_CREATED(true),
+    /** Too late for startingDeadlineSeconds: nothing fired, phase Missed. */
+    MISSED(true),
+    /** Cannot fire for a reason retrying will not fix: phase Failed. */
+    FAILED(true),
+    /** The entry no longer stands for a due task (gone, re-created, moved, invalid): dropped. */
+    STALE(false),
+    /** A transient error: handed back to be tried again with backoff. */
+    RETRY(false),
+    /** Redis's clock says due, this operator's not yet: handed back until both agree. */
+    CLOCK_SKEW(false);
+
+    private final boolean settles;
+
+    Outcome(boolean isFinal) {
+      this.settles = isFinal;
+    }
+
+    /** True for the outcomes that settle a due time (counted as {@link #FIRED}); false for skips. */
+    public boolean isFinal() {
+      return settles;
+    }
 
     String tag() {
       return name().toLowerCase(java.util.Locale.ROOT);
@@ -40,9 +73,19 @@ public class FireMetrics {
   }
 
   public void outcome(Outcome outcome) {
-    outcomes.computeIfAbsent(outcome, o -> Counter.builder(HANDLED)
-        .description("Claimed schedule entries by outcome")
-        .tag("outcome", o.tag())
-        .register(registry)).increment();
+    counters.computeIfAbsent(outcome, this::counter).increment();
+  }
+
+  private Counter counter(Outcome outcome) {
+    if (outcome.isFinal()) {
+      return Counter.builder(FIRED)
+          .description("Due times settled, by outcome: fired, job_created, missed, failed")
+          .tag("outcome", outcome.tag())
+          .register(registry);
+    }
+    return Counter.builder(SKIPPED)
+        .description("Claims that ended without an outcome, by reason: retry, stale, clock_skew")
+        .tag("reason", outcome.tag())
+        .register(registry);
   }
 }

@@ -29,9 +29,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The schedule in Redis: per shard a due ZSET, an in-flight ZSET and a claimed HASH (see
- * package-info), changed only by the Lua scripts under {@code src/main/resources/lua/}, each run by
- * EVALSHA with one fallback to EVAL on NOSCRIPT. Due-ness is judged by the Redis clock inside the
+ * The schedule in Redis: per shard a due ZSET, an in-flight ZSET, a claimed HASH, a tokens HASH
+ * and a claim counter (see package-info), changed only by the Lua scripts under {@code
+ * src/main/resources/lua/}, each run by EVALSHA with one fallback to EVAL on NOSCRIPT. Due-ness is judged by the Redis clock inside the
  * scripts; this class never reads the local clock.
  *
  * <p>Closing the schedule closes its {@link RedisConnections}.
@@ -52,14 +52,22 @@ public final class RedisSchedule implements TaskSchedule {
   private final ScheduleKeys keys;
   /** Identifies this instance's wake-up messages, so it ignores its own (already delivered in-process). */
   private final String origin = UUID.randomUUID().toString();
+  /** Who claims, the first part of every claim token (the operator's identity, else the origin). */
+  private final String claimer;
   private final List<Consumer<Instant>> wakeupListeners = new CopyOnWriteArrayList<>();
   private final AtomicLong noScriptFallbacks = new AtomicLong();
   private final java.util.concurrent.atomic.AtomicInteger claimRotation = new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean subscriptionFailureLogged;
 
   public RedisSchedule(RedisConnections connections, String keyPrefix, int shards) {
+    this(connections, keyPrefix, shards, null);
+  }
+
+  /** {@code claimer} names this process in its claim tokens (null: a random id). */
+  public RedisSchedule(RedisConnections connections, String keyPrefix, int shards, String claimer) {
     this.connections = Objects.requireNonNull(connections);
     this.keys = new ScheduleKeys(keyPrefix, shards);
+    this.claimer = claimer == null || claimer.isBlank() ? origin : claimer;
   }
 
   /** The schedule the configuration names, with its number of shards. */
@@ -68,7 +76,7 @@ public final class RedisSchedule implements TaskSchedule {
   }
 
   public static RedisSchedule open(OperatorConfig config, int shards) {
-    return new RedisSchedule(RedisConnections.open(config), config.keyPrefix(), shards);
+    return new RedisSchedule(RedisConnections.open(config), config.keyPrefix(), shards, config.identity());
   }
 
   public ScheduleKeys keys() {
@@ -115,7 +123,7 @@ public final class RedisSchedule implements TaskSchedule {
     requireId(id);
     int shard = keys.shardOf(id);
     connections.await(run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
-        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)}, id), "cancel");
+        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)}, id), "cancel");
   }
 
   @Override
@@ -137,8 +145,9 @@ public final class RedisSchedule implements TaskSchedule {
     for (int shard = 0; shard < shards; shard++) {
       int quota = total / shards + (Math.floorMod(shard - firstWithExtra, shards) < total % shards ? 1 : 0);
       replies.add(run(LuaScript.CLAIM, ScriptOutputType.MULTI,
-          new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
-          Integer.toString(quota), Long.toString(lease.toMillis())));
+          new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard),
+              keys.claimSequence(shard)},
+          Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":" + shard));
     }
     return mergeClaims(replies);
   }
@@ -168,8 +177,9 @@ public final class RedisSchedule implements TaskSchedule {
         nextDue = instant(next);
         nextDueShardTime = time;
       }
-      for (int i = 3; i + 1 < result.size(); i += 2) {
-        entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time));
+      for (int i = 3; i + 2 < result.size(); i += 3) {
+        entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time,
+            string(result.get(i + 2))));
       }
     }
     if (latestTime == null) {
@@ -190,19 +200,20 @@ public final class RedisSchedule implements TaskSchedule {
   /** Acknowledges many claims with one script call per shard (and per 1000 ids). */
   @Override
   public void acknowledgeAll(Collection<ClaimedEntry> entries) {
-    // id, score pairs: ack.lua removes a claim only if it is still the one made at that score.
+    // id, token pairs: ack.lua removes a claim only if it is still the one that token names.
     Map<Integer, List<String>> byShard = new LinkedHashMap<>();
     for (ClaimedEntry entry : entries) {
       List<String> pairs = byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>());
       pairs.add(entry.id());
-      pairs.add(Long.toString(score(entry.due())));
+      pairs.add(entry.token());
     }
     List<CompletableFuture<Long>> replies = new ArrayList<>();
     byShard.forEach((shard, pairs) -> {
       for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
         List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
         replies.add(run(LuaScript.ACK, ScriptOutputType.INTEGER,
-            new String[] {keys.inFlight(shard), keys.claimed(shard)}, chunk.toArray(String[]::new)));
+            new String[] {keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
+            chunk.toArray(String[]::new)));
       }
     });
     for (CompletableFuture<Long> reply : replies) {
@@ -216,8 +227,8 @@ public final class RedisSchedule implements TaskSchedule {
     int shard = keys.shardOf(entry.id());
     long score = score(retryAt);
     Long result = connections.await(run(LuaScript.RELEASE, ScriptOutputType.INTEGER,
-        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
-        entry.id(), Long.toString(score), keys.wakeupChannel(), origin, Long.toString(score(entry.due()))),
+        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
+        entry.id(), Long.toString(score), keys.wakeupChannel(), origin, entry.token()),
         "release");
     if (result != null && result == 1) {
       notifyWakeup(Instant.ofEpochMilli(score));
@@ -240,7 +251,7 @@ public final class RedisSchedule implements TaskSchedule {
       long moved;
       do {
         moved = connections.<Long>await(run(LuaScript.REQUEUE, ScriptOutputType.INTEGER,
-            new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard)},
+            new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
             Integer.toString(MAX_CLAIM), which), "requeue " + which + " claims");
         requeued += (int) moved;
       } while (moved == MAX_CLAIM);

@@ -78,6 +78,16 @@ public final class ScheduleKeys {
     return prefix + ":{" + tags[shard] + "}:claimed";
   }
 
+  /** HASH id -> token of each in-flight entry's current claim (what acknowledges or releases it). */
+  public String tokens(int shard) {
+    return prefix + ":{" + tags[shard] + "}:tokens";
+  }
+
+  /** Counter the claim tokens of a shard are numbered by, so no two claims share a token. */
+  public String claimSequence(int shard) {
+    return prefix + ":{" + tags[shard] + "}:claimseq";
+  }
+
   /** Pub/sub channel on which "score origin" is published when an entry becomes its shard's earliest. */
   public String wakeupChannel() {
     return prefix + ":wakeup";

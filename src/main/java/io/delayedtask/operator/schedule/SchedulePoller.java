@@ -32,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * matter), at most {@link Settings#maxIdleSleep()}. {@link #wake()} and the schedule's wake-up
  * notifications (in-process writes, and other processes' through pub/sub) end the sleep early
  * when an entry is due before it ends. Acknowledgements are batched by one flusher thread.
+ * Acknowledgements and releases carry the claim's token ({@link ClaimedEntry#token()}): a handler
+ * that outlived its claim lease (a pause, a slow API server) and whose entry another poller claimed
+ * again meanwhile acknowledges or releases nothing, and the other poller's claim stays in flight.
  *
  * <p>Redis being down is not fatal: the loop backs off (up to the idle cap), logs once per change
  * of state, and keeps going. At most {@code 2 × batchSize} claims are handled or queued at once,
@@ -70,7 +73,10 @@ public final class SchedulePoller implements AutoCloseable {
       Objects.requireNonNull(stopTimeout, "stopTimeout");
     }
 
-    /** 100 per claim, 60 s lease, 5 s idle cap, 8 workers, retries from 1 s to 5 min, 30 s to stop. */
+    /**
+     * 100 per claim, 60 s lease (the operator sets DELAYEDTASK_CLAIM_LEASE_SECONDS), 5 s idle cap, 8
+     * workers, retries from 1 s to 5 min, 30 s to stop.
+     */
     public static Settings defaults() {
       return new Settings(100, Duration.ofSeconds(60), Duration.ofSeconds(5), 8, Duration.ofSeconds(1),
           Duration.ofMinutes(5), Duration.ofSeconds(30));

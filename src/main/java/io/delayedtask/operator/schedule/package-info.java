@@ -6,12 +6,14 @@
  * <h2>Key layout</h2>
  *
  * <p>The schedule is split into N shards (default 1). An id lives in shard {@code CRC32(id) mod N}.
- * Per shard, three keys share one hash tag, so every script touches a single Redis Cluster slot:
+ * Per shard, five keys share one hash tag, so every script touches a single Redis Cluster slot:
  *
  * <pre>
  * &lt;prefix&gt;:{&lt;tag&gt;}:due       ZSET  member = id, score = due time (ms since the epoch)
  * &lt;prefix&gt;:{&lt;tag&gt;}:inflight  ZSET  member = id, score = lease deadline (ms, Redis clock)
  * &lt;prefix&gt;:{&lt;tag&gt;}:claimed   HASH  id -&gt; due score the in-flight entry was claimed for
+ * &lt;prefix&gt;:{&lt;tag&gt;}:tokens    HASH  id -&gt; token of the in-flight entry's current claim
+ * &lt;prefix&gt;:{&lt;tag&gt;}:claimseq  STRING counter the shard's claim tokens are numbered by
  * &lt;prefix&gt;:wakeup              pub/sub channel, message "&lt;score&gt; &lt;origin&gt;"
  * </pre>
  *
@@ -35,18 +37,27 @@
  * <p>A claim first returns expired leases to the due set (at the due time they were claimed for,
  * kept in the claimed hash), then moves at most N due entries into flight (cap 1000 per call; the
  * poller uses 100) and returns them with the server time and the next waiting score: one round
- * trip per wake-up. If Lettuce replays a claim after a reconnect, the first result is lost but
+ * trip per wake-up. The lease is {@code DELAYEDTASK_CLAIM_LEASE_SECONDS} (60 s by default): it must
+ * outlast the slowest firing, or another poller takes the entry back while it is being fired.
+ *
+ * <p>Each claim gets a token, {@code <claimer>:<shard>:<n>} with the claimer's identity and a
+ * number from the shard's counter, so no two claims share one. Acknowledging and releasing name the claim
+ * by its token and act only while it is still the entry's current claim. If Lettuce replays a claim after a reconnect, the first result is lost but
  * its entries sit in flight until their lease expires and are then claimed again: nothing is lost,
  * an entry may be handled twice (the operator's deterministic Job names make that harmless).
  *
  * <ul>
  *   <li>Scheduling an id that is claimed for the same due time does nothing (a reconcile during
  *       firing does not fire it twice); a different due time adds it to the due set again.
- *   <li>Release and ack act only on a live claim; release uses ZADD NX, so a newer schedule of the
- *       same id wins over a retry time.
- *   <li>Ack does not check which claim it acknowledges: after a lease expired and another poller
- *       re-claimed the entry, an ack from the first removes the second's claim. The handler's
- *       effect is durable by then, so nothing is lost.
+ *   <li>Release and ack act only on the live claim whose token they carry; release uses ZADD NX,
+ *       so a newer schedule of the same id wins over a retry time.
+ *   <li>A poller whose lease ran out (a paused leader, a firing slower than the lease) and whose
+ *       entry was claimed again by another, even for the same due time, holds a token that no
+ *       longer matches: when it wakes, its ack or release changes nothing, and the new holder's
+ *       claim stays in flight until that holder acknowledges it or its lease runs out.
+ *   <li>Requeueing (a lease run out, or a new leader taking over every claim) and cancelling drop
+ *       the token with the claim. An entry the old holder fired and the new holder fires again
+ *       does no harm: Job names are deterministic and the firer checks the task's status.
  * </ul>
  *
  * <h2>Wake-ups</h2>

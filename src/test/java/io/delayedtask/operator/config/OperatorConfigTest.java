@@ -31,6 +31,28 @@ class OperatorConfigTest {
     assertThat(config.identity()).isEqualTo("pod-1");
     assertThat(config.resyncInterval()).isEqualTo(Duration.ofSeconds(300));
     assertThat(config.httpPort()).isEqualTo(8080);
+    assertThat(config.leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(config.claimLease()).isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void leaseTimingKeepsJosdksRatiosAtTheDefault() {
+    OperatorConfig config = OperatorConfig.fromEnv(Map.of());
+    assertThat(config.leaseRenewDeadline()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @ParameterizedTest(name = "{0} s")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3, 4, 15, 3600})
+  void renewDeadlineAndRetryPeriodFollowTheLeaseDuration(int seconds) {
+    OperatorConfig config = OperatorConfig.fromEnv(Map.of("DELAYEDTASK_LEASE_DURATION_SECONDS", Integer.toString(seconds)));
+    Duration lease = Duration.ofSeconds(seconds);
+    assertThat(config.leaseDuration()).isEqualTo(lease);
+    assertThat(config.leaseRenewDeadline()).isEqualTo(Duration.ofMillis(seconds * 2000L / 3));
+    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofMillis(seconds * 2000L / 15));
+    // What the fabric8 leader elector requires of them.
+    assertThat(config.leaseRenewDeadline()).isLessThan(lease)
+        .isGreaterThan(Duration.ofMillis((long) (config.leaseRetryPeriod().toMillis() * 1.2)));
   }
 
   @Test
@@ -59,7 +81,9 @@ class OperatorConfigTest {
         Map.entry("DELAYEDTASK_LEASE_NAMESPACE", "ops"),
         Map.entry("DELAYEDTASK_IDENTITY", "replica-2"),
         Map.entry("DELAYEDTASK_RESYNC_SECONDS", "60"),
-        Map.entry("DELAYEDTASK_HTTP_PORT", "9090")));
+        Map.entry("DELAYEDTASK_HTTP_PORT", "9090"),
+        Map.entry("DELAYEDTASK_LEASE_DURATION_SECONDS", "30"),
+        Map.entry("DELAYEDTASK_CLAIM_LEASE_SECONDS", "300")));
     assertThat(config.redisCluster()).isTrue();
     assertThat(config.redisShards()).isEqualTo(3);
     assertThat(config.redisUris()).containsExactly("redis://h1:7000", "redis://h2:7001", "redis://h3:7002");
@@ -72,6 +96,10 @@ class OperatorConfigTest {
     assertThat(config.identity()).isEqualTo("replica-2");
     assertThat(config.resyncInterval()).isEqualTo(Duration.ofSeconds(60));
     assertThat(config.httpPort()).isEqualTo(9090);
+    assertThat(config.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.leaseRenewDeadline()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(config.claimLease()).isEqualTo(Duration.ofSeconds(300));
   }
 
   @Test
@@ -98,7 +126,15 @@ class OperatorConfigTest {
         Arguments.of("DELAYEDTASK_RESYNC_SECONDS", "0"),
         Arguments.of("DELAYEDTASK_RESYNC_SECONDS", "5m"),
         Arguments.of("DELAYEDTASK_HTTP_PORT", "70000"),
-        Arguments.of("DELAYEDTASK_HTTP_PORT", "http"));
+        Arguments.of("DELAYEDTASK_HTTP_PORT", "http"),
+        Arguments.of("DELAYEDTASK_LEASE_DURATION_SECONDS", "1"),
+        Arguments.of("DELAYEDTASK_LEASE_DURATION_SECONDS", "3601"),
+        Arguments.of("DELAYEDTASK_LEASE_DURATION_SECONDS", "15s"),
+        Arguments.of("DELAYEDTASK_LEASE_DURATION_SECONDS", "7.5"),
+        Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "0"),
+        Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "-60"),
+        Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "86401"),
+        Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "1m"));
   }
 
   @ParameterizedTest(name = "{0}={1}")

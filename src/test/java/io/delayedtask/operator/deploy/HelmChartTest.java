@@ -152,6 +152,23 @@ class HelmChartTest {
     assertThat(config.identity()).isEqualTo("dto-delayed-task-operator-7d9f-abcde");
     assertThat(config.watchesAllNamespaces()).isTrue();
     assertThat(config.leaderElection()).isTrue();
+    assertThat(env.get(OperatorConfig.LEASE_DURATION_SECONDS).getValue()).isEqualTo("15");
+    assertThat(env.get(OperatorConfig.CLAIM_LEASE_SECONDS).getValue()).isEqualTo("60");
+    assertThat(config.leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(15));
+    assertThat(config.claimLease()).isEqualTo(java.time.Duration.ofSeconds(60));
+  }
+
+  @Test
+  void leaseTimingReachesTheOperatorFromValues() {
+    RenderedChart chart = RenderedChart.render("""
+        leaderElection:
+          leaseDurationSeconds: 30
+        claimLeaseSeconds: 180
+        """);
+    OperatorConfig config = OperatorConfig.fromEnv(asPodWouldSee(chart.operatorEnv(), "pod"));
+    assertThat(config.leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(config.leaseRenewDeadline()).isEqualTo(java.time.Duration.ofSeconds(20));
+    assertThat(config.claimLease()).isEqualTo(java.time.Duration.ofSeconds(180));
   }
 
   @Test
@@ -385,6 +402,14 @@ class HelmChartTest {
     for (String shards : List.of("0", "1025", "2.5", "'4'")) {
       assertThatThrownBy(() -> RenderedChart.template("redis: {external: {shards: " + shards + "}}"))
           .as("shards: %s", shards).hasMessageContaining("shards");
+    }
+    for (String seconds : List.of("1", "3601", "'15'", "7.5")) {
+      assertThatThrownBy(() -> RenderedChart.template("leaderElection: {leaseDurationSeconds: " + seconds + "}"))
+          .as("leaseDurationSeconds: %s", seconds).hasMessageContaining("leaseDurationSeconds");
+    }
+    for (String seconds : List.of("0", "86401", "'60'")) {
+      assertThatThrownBy(() -> RenderedChart.template("claimLeaseSeconds: " + seconds))
+          .as("claimLeaseSeconds: %s", seconds).hasMessageContaining("claimLeaseSeconds");
     }
     assertThatThrownBy(() -> RenderedChart.template("replicaCont: 3"))
         .as("typos in value names are refused, not ignored").hasMessageContaining("replicaCont");

@@ -33,8 +33,18 @@ import java.util.Optional;
 final class FaultLab implements AutoCloseable {
   static final String NAMESPACE = "faults";
   static final String LEASE_NAME = "delayed-task-operator";
-  /** JOSDK's default lease: a SIGKILLed leader's lease runs out after this. */
-  static final Duration LEASE_DURATION = Duration.ofSeconds(15);
+  /**
+   * The operators' Lease (DELAYEDTASK_LEASE_DURATION_SECONDS): a SIGKILLed leader's lease runs out
+   * after this. A third of production's 15 s, so the tests do not wait out production leases; the
+   * renew deadline (2/3 of it) still leaves a loaded machine seconds to renew.
+   */
+  static final Duration LEASE_DURATION = Duration.ofSeconds(5);
+  /**
+   * How long a claim stays in flight (DELAYEDTASK_CLAIM_LEASE_SECONDS): half of production's 60 s,
+   * still above the slowest firing these tests provoke while the leader lives (a few 3 s requests),
+   * and well above the Lease, so a test can tell a takeover from a lease that ran out.
+   */
+  static final Duration CLAIM_LEASE = Duration.ofSeconds(30);
 
   final MockApiServer api;
   final RedisProcess redis;
@@ -79,6 +89,8 @@ final class FaultLab implements AutoCloseable {
     env.put("DELAYEDTASK_LEASE_NAME", LEASE_NAME);
     env.put("DELAYEDTASK_IDENTITY", name);
     env.put("DELAYEDTASK_RESYNC_SECONDS", "5");
+    env.put("DELAYEDTASK_LEASE_DURATION_SECONDS", Long.toString(LEASE_DURATION.toSeconds()));
+    env.put("DELAYEDTASK_CLAIM_LEASE_SECONDS", Long.toString(CLAIM_LEASE.toSeconds()));
     env.put("DELAYEDTASK_HTTP_PORT", Integer.toString(freePort()));
     env.putAll(extra);
     return env;

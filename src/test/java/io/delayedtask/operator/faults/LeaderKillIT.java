@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @ExtendWith(FaultLabExtension.class)
 class LeaderKillIT {
   private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(120);
-  private static final Duration TAKEOVER_TIMEOUT = Duration.ofSeconds(45);
+  /** Well short of the claim lease, so only a takeover, not the lease running out, can pass. */
+  private static final Duration TAKEOVER_TIMEOUT = FaultLab.CLAIM_LEASE.minusSeconds(10);
   @Test
   void standbyFiresAllOnceWhenTheLeaderIsKilledAtTheInstantTheyFallDue(FaultLab lab) {
     OperatorProcess first = lab.startOperator("op-a");
@@ -64,9 +65,9 @@ class LeaderKillIT {
     leader.kill();
     lab.api.clearFaults();
 
-    // The dead leader's claims were made about a second before the kill with a 60 s lease. The
-    // standby takes them over when it leads (after the 15 s Lease), so all fire well before that
-    // lease runs out; without the takeover none could fire until then.
+    // The dead leader's claims were made about a second before the kill with a 30 s claim lease.
+    // The standby takes them over when it leads (after the 5 s Lease), so all fire well before that
+    // claim lease runs out; without the takeover none could fire until then.
     lab.awaitAllFiredOnceNotEarly(names, TAKEOVER_TIMEOUT);
   }
 
@@ -78,9 +79,11 @@ class LeaderKillIT {
     }
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     Instant start = Instant.now().plusSeconds(8);
-    // 40 tasks falling due one every second, half with Jobs, across the kills below.
-    List<String> names = new ArrayList<>(lab.createTasks("stream-job", 20, i -> start.plusMillis(2_000L * i), true));
-    names.addAll(lab.createTasks("stream-status", 20, i -> start.plusMillis(1_000L + 2_000L * i), false));
+    // 40 tasks falling due one every half second, half with Jobs, across the kills below: 20 s,
+    // about as long as two kills take with the lab's 5 s Lease (each: 3 s of firing, then the
+    // Lease running out and the standby taking over).
+    List<String> names = new ArrayList<>(lab.createTasks("stream-job", 20, i -> start.plusMillis(1_000L * i), true));
+    names.addAll(lab.createTasks("stream-status", 20, i -> start.plusMillis(500L + 1_000L * i), false));
 
     int replacements = 0;
     for (int kill = 0; kill < 2; kill++) {

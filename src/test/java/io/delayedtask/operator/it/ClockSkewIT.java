@@ -65,13 +65,13 @@ class ClockSkewIT {
     }
   }
 
-  /** delayedtask_fired_total{outcome="clock_skew"} from the operator's /metrics. */
+  /** delayedtask_fire_skipped_total{reason="clock_skew"} from the operator's /metrics. */
   private static double clockSkewHandOvers(DelayedTaskOperator operator) {
     try {
       String metrics = HttpClient.newHttpClient().send(
           HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + operator.httpPort() + "/metrics")).build(),
           HttpResponse.BodyHandlers.ofString()).body();
-      Matcher m = Pattern.compile("(?m)^delayedtask_fired_total\\{[^}]*outcome=\"clock_skew\"[^}]*} ([0-9.eE+]+)")
+      Matcher m = Pattern.compile("(?m)^delayedtask_fire_skipped_total\\{[^}]*reason=\"clock_skew\"[^}]*} ([0-9.eE+]+)")
           .matcher(metrics);
       return m.find() ? Double.parseDouble(m.group(1)) : 0.0;
     } catch (Exception e) {

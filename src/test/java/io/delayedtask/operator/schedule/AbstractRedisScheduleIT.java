@@ -193,6 +193,67 @@ abstract class AbstractRedisScheduleIT {
     assertThat(reclaimed.claimedAt()).isAfterOrEqualTo(first.claimedAt().plusMillis(200));
   }
 
+  /**
+   * A leader claims an entry and stalls past its claim lease (a GC pause, a frozen node); its
+   * successor claims the same entry again, for the same due time. When the old leader wakes, its
+   * ack and release must not touch the successor's claim: the claim token tells them apart, where
+   * (id, due time) cannot.
+   */
+  @Test
+  void anOldClaimsAckOrReleaseLeavesItsSuccessorsClaimOfTheSameDueTimeAlone() {
+    Instant due = redisNow().minusSeconds(1);
+    schedule.schedule("ns/x/1", due);
+    RedisSchedule leaderA = newSchedule();
+    RedisSchedule leaderB = newSchedule();
+    ClaimedEntry claimedByA = leaderA.claimDue(10, Duration.ofMillis(200)).entries().get(0);
+
+    // A's lease runs out; B's claim first returns it to the due set, then claims it again.
+    ClaimedEntry claimedByB = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        .until(() -> leaderB.claimDue(10, LONG_LEASE).entries(), entries -> !entries.isEmpty()).get(0);
+    assertThat(claimedByB.id()).isEqualTo(claimedByA.id());
+    assertThat(claimedByB.due()).as("the same due time").isEqualTo(claimedByA.due());
+    assertThat(claimedByB.token()).isNotEqualTo(claimedByA.token());
+
+    // A wakes and reports what it was doing.
+    leaderA.acknowledge(claimedByA);
+    assertThat(schedule.inFlightIds()).as("A's ack left B's claim in flight").containsExactly("ns/x/1");
+    leaderA.release(claimedByA, redisNow().minusMillis(1));
+    assertThat(schedule.inFlightIds()).as("A's release left B's claim in flight").containsExactly("ns/x/1");
+    assertThat(schedule.waitingEntries()).as("A's release put nothing back").isEmpty();
+    assertThat(schedule.claimDue(10, LONG_LEASE).entries()).as("nobody else can claim it while B holds it").isEmpty();
+
+    // B's claim works as usual.
+    leaderB.acknowledge(claimedByB);
+    assertThat(schedule.inFlightIds()).isEmpty();
+    assertThat(schedule.counts()).isEqualTo(new ScheduleCounts(0, 0, Duration.ZERO));
+  }
+
+  @Test
+  void everyClaimHasItsOwnTokenNamingTheClaimer() {
+    Instant due = redisNow().minusSeconds(1);
+    for (int i = 0; i < 20; i++) {
+      schedule.schedule("token/" + i, due);
+    }
+    RedisSchedule named = new RedisSchedule(connect(), prefix, shards(), "op-7");
+    closeables.add(named);
+    List<ClaimedEntry> first = new ArrayList<>();
+    ClaimBatch batch;
+    do {
+      batch = named.claimDue(7, LONG_LEASE);
+      first.addAll(batch.entries());
+    } while (!batch.entries().isEmpty());
+    assertThat(first).hasSize(20).allSatisfy(entry -> assertThat(entry.token()).startsWith("op-7:"));
+    named.acknowledgeAll(first.subList(0, 10));
+    first.subList(10, 20).forEach(entry -> named.release(entry, redisNow().minusMillis(1)));
+    List<ClaimedEntry> again = claimAll(LONG_LEASE);
+    assertThat(again).extracting(ClaimedEntry::id)
+        .containsExactlyInAnyOrderElementsOf(first.subList(10, 20).stream().map(ClaimedEntry::id).toList());
+    List<String> tokens = new ArrayList<>();
+    first.forEach(entry -> tokens.add(entry.token()));
+    again.forEach(entry -> tokens.add(entry.token()));
+    assertThat(tokens).as("no two claims share a token").doesNotHaveDuplicates();
+  }
+
   @Test
   void requeueExpiredClaimsCountsWhatItReturned() {
     Instant due = redisNow().minusSeconds(1);

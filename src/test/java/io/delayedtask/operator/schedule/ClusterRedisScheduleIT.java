@@ -56,6 +56,8 @@ class ClusterRedisScheduleIT extends AbstractRedisScheduleIT {
       int slot = SlotHash.getSlot(schedule.keys().due(shard));
       assertThat(SlotHash.getSlot(schedule.keys().inFlight(shard))).isEqualTo(slot);
       assertThat(SlotHash.getSlot(schedule.keys().claimed(shard))).isEqualTo(slot);
+      assertThat(SlotHash.getSlot(schedule.keys().tokens(shard))).isEqualTo(slot);
+      assertThat(SlotHash.getSlot(schedule.keys().claimSequence(shard))).isEqualTo(slot);
       owners.add(cluster.ownerOf(schedule.keys().due(shard)));
     }
     assertThat(owners).hasSize(3);

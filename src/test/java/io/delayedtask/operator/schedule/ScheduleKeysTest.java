@@ -17,6 +17,8 @@ class ScheduleKeysTest {
     assertThat(keys.due(0)).isEqualTo("delayedtask:{0}:due");
     assertThat(keys.inFlight(0)).isEqualTo("delayedtask:{0}:inflight");
     assertThat(keys.claimed(0)).isEqualTo("delayedtask:{0}:claimed");
+    assertThat(keys.tokens(0)).isEqualTo("delayedtask:{0}:tokens");
+    assertThat(keys.claimSequence(0)).isEqualTo("delayedtask:{0}:claimseq");
     assertThat(keys.wakeupChannel()).isEqualTo("delayedtask:wakeup");
     assertThat(keys.shardOf("ns/name/uid")).isZero();
   }
@@ -40,6 +42,8 @@ class ScheduleKeysTest {
         int slot = SlotHash.getSlot(keys.due(shard));
         assertThat(SlotHash.getSlot(keys.inFlight(shard))).isEqualTo(slot);
         assertThat(SlotHash.getSlot(keys.claimed(shard))).isEqualTo(slot);
+        assertThat(SlotHash.getSlot(keys.tokens(shard))).isEqualTo(slot);
+        assertThat(SlotHash.getSlot(keys.claimSequence(shard))).isEqualTo(slot);
         assertThat(slot).isGreaterThanOrEqualTo(shard * SlotHash.SLOT_COUNT / shards)
             .isLessThan((shard + 1) * SlotHash.SLOT_COUNT / shards);
         slots.add(slot);

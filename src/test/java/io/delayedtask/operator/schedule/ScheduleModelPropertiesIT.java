@@ -32,8 +32,9 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 /**
  * The Redis schedule against an in-memory model, over random sequences of what happens to it in
  * production: schedule and reschedule, cancel, claim, acknowledge, release, a poller that crashes
- * with claims in hand, leases that run out, Redis emptied (FLUSHALL) and rebuilt by a resync, and
- * time passing (the Redis clock; the test waits for it, it cannot move it).
+ * with claims in hand, leases that run out, a poller that wakes after its leases ran out and
+ * acknowledges or releases what it held (a paused old leader), Redis emptied (FLUSHALL) and
+ * rebuilt by a resync, and time passing (the Redis clock; the test waits for it, it cannot move it).
  *
  * <p>The model mirrors the data (due set, claims in flight with their lease deadlines) and the
  * obligations (which task is pending for which due time, which firings are done). After every step
@@ -42,6 +43,8 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  *   <li>nothing is claimed before its due time by the Redis clock;
  *   <li>nothing acknowledged is claimed again for the same due time, nothing cancelled is claimed,
  *       and nothing is claimed while another claim for the same due time is within its lease;
+ *   <li>an acknowledgement or release acts only on the claim it names (its token): a late one
+ *       from a poller whose lease ran out leaves a newer claim of the entry alone;
  *   <li>at the end every pending task is claimed at its current due time (no entry lost), with
  *       only the resync the operator runs for entries a FLUSHALL took from a live claim.
  * </ul>
@@ -83,6 +86,12 @@ class ScheduleModelPropertiesIT {
   /** The poller dies: its claims stay in Redis until their lease runs out. */
   record Crash() implements Op {}
 
+  /** A poller that gave up a claim (its lease ran out, or it paused) wakes and acknowledges it. */
+  record LateAck(int pick) implements Op {}
+
+  /** A poller that gave up a claim wakes and releases it with a retry time. */
+  record LateRelease(int pick, int retryOffsetMs) implements Op {}
+
   /** Wait for every abandoned claim's lease to run out, then requeue them. */
   record ExpireLeases() implements Op {}
 
@@ -103,6 +112,9 @@ class ScheduleModelPropertiesIT {
         net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 7)
             .flatMap(p -> Arbitraries.integers().between(0, 200).map(r -> (Op) new Release(p, r)))),
         net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new Crash())),
+        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 7).map(p -> (Op) new LateAck(p))),
+        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 7)
+            .flatMap(p -> Arbitraries.integers().between(0, 200).map(r -> (Op) new LateRelease(p, r)))),
         net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new ExpireLeases())),
         net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new FlushAndResync())),
         net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(10, 150).map(ms -> (Op) new Advance(ms))));
@@ -132,6 +144,21 @@ class ScheduleModelPropertiesIT {
         new Crash())); // the holder of the new claim dies: its lease must bring it back
   }
 
+  /**
+   * A paused leader: its claim's lease runs out, its successor claims the entry again for the same
+   * due time, then the old leader wakes and acknowledges, then releases. Neither may touch the
+   * successor's claim; the successor then dies, and its lease must bring the entry back.
+   */
+  @Example
+  void aLateAckOrReleaseKeepsTheSuccessorsClaimOfTheSameDueTime() {
+    theScheduleKeepsItsPromises(List.of(
+        new Schedule(0, 0), new Advance(20), new Claim(1, 150), // A claims for due 0
+        new Advance(200), // A's lease runs out (A stalls)
+        new Claim(1, 1_000), // B claims the same entry, same due time
+        new LateAck(0), new LateRelease(0, 0), // A wakes
+        new Crash())); // B dies with its claim
+  }
+
   // ---- the model and the run ----
 
   /** A task the operator knows: its current due time, and whether it fired for that due time. */
@@ -144,14 +171,14 @@ class ScheduleModelPropertiesIT {
     }
   }
 
-  /** A claim held by the live poller, and the task due time it fires. */
+  /** A claim held by the live poller (or given up by one), and the task due time it fires. */
   private record Held(ClaimedEntry entry, long deadline, long forDue) {}
 
   /** A waiting entry: its score (due, or retry time after a release) and the task due time it stands for. */
   private record Waiting(long score, long forDue) {}
 
-  /** A claim in Redis: lease deadline, the score it was claimed at, and the task due time it stands for. */
-  private record InFlight(long deadline, long score, long forDue) {}
+  /** A claim in Redis: lease deadline, the score it was claimed at, the task due time it stands for, its token. */
+  private record InFlight(long deadline, long score, long forDue, String token) {}
 
   private final class Run {
     private final RedisSchedule schedule;
@@ -163,6 +190,8 @@ class ScheduleModelPropertiesIT {
     private final Map<String, Task> tasks = new HashMap<>();
     private final Set<String> firedPairs = new HashSet<>();
     private final List<Held> held = new ArrayList<>();
+    /** Claims a poller gave up (lease about to run out, or it waited them out) and may still report late. */
+    private final List<Held> givenUp = new ArrayList<>();
     /** Tasks whose entry a FLUSHALL removed while a live claim held it; the periodic resync brings them back. */
     private final Set<String> orphanedByFlush = new HashSet<>();
     private final List<String> trace = new ArrayList<>();
@@ -195,6 +224,10 @@ class ScheduleModelPropertiesIT {
         pick(r.pick()).ifPresent(h -> release(h, now() + r.retryOffsetMs()));
       } else if (op instanceof Crash) {
         held.clear();
+      } else if (op instanceof LateAck a) {
+        pickGivenUp(a.pick()).ifPresent(this::lateAck);
+      } else if (op instanceof LateRelease r) {
+        pickGivenUp(r.pick()).ifPresent(h -> release(h, now() + r.retryOffsetMs()));
       } else if (op instanceof ExpireLeases) {
         expireLeases();
       } else if (op instanceof FlushAndResync) {
@@ -262,10 +295,15 @@ class ScheduleModelPropertiesIT {
         assertThat(firedPairs).as(where("acknowledged, then claimed again for the same due time: " + entry))
             .doesNotContain(entry.id() + "@" + was.forDue());
         assertThat(tasks).as(where("cancelled, then claimed: " + entry)).containsKey(entry.id());
-        // A claim for a new due time while the old one is in flight is a reschedule, not a double claim.
+        // A claim for a new due time while the old one is in flight is a reschedule, not a double
+        // claim; nor is one after a FLUSHALL took the old claim from Redis (its holder's firing is
+        // idempotent, and the reconciler scheduled the due time again).
         assertThat(held).as(where("claimed while a live claim for the same due time is within its lease: " + entry))
-            .noneMatch(h -> h.entry().id().equals(entry.id()) && h.forDue() == was.forDue() && h.deadline() > now);
-        inFlight.put(entry.id(), new InFlight(now + leaseMs, score, was.forDue()));
+            .noneMatch(h -> h.entry().id().equals(entry.id()) && h.forDue() == was.forDue() && h.deadline() > now
+                && isCurrent(h));
+        assertThat(inFlight.values()).as(where("a token given twice: " + entry))
+            .noneMatch(claim -> claim.token().equals(entry.token()));
+        inFlight.put(entry.id(), new InFlight(now + leaseMs, score, was.forDue(), entry.token()));
         held.add(new Held(entry, now + leaseMs, was.forDue()));
       }
     }
@@ -274,9 +312,8 @@ class ScheduleModelPropertiesIT {
       schedule.acknowledge(claim.entry());
       held.remove(claim);
       String id = claim.entry().id();
-      // ack.lua removes the claim only if it is still this one (not a newer claim for a new due time).
-      InFlight current = inFlight.get(id);
-      if (current != null && current.score() == claim.entry().due().toEpochMilli()) {
+      // ack.lua removes the claim only if it is still this one, by its token (not a newer claim).
+      if (isCurrent(claim)) {
         inFlight.remove(id);
       }
       Task task = tasks.get(id);
@@ -287,18 +324,37 @@ class ScheduleModelPropertiesIT {
       }
     }
 
+    /**
+     * A given-up claim acknowledged late: it fired, so when its claim is still the current one the
+     * ack settles it like any other; when the entry was claimed again meanwhile, nothing changes.
+     */
+    private void lateAck(Held claim) {
+      givenUp.remove(claim);
+      if (isCurrent(claim)) {
+        ack(claim);
+      } else {
+        schedule.acknowledge(claim.entry());
+      }
+    }
+
+    private boolean isCurrent(Held claim) {
+      InFlight current = inFlight.get(claim.entry().id());
+      return current != null && current.token().equals(claim.entry().token());
+    }
+
     private void release(Held claim, long retryAt) {
       schedule.release(claim.entry(), Instant.ofEpochMilli(retryAt));
       held.remove(claim);
-      // release.lua: only this live claim is released; a newer schedule of the id wins (ZADD NX).
-      InFlight current = inFlight.get(claim.entry().id());
-      if (current != null && current.score() == claim.entry().due().toEpochMilli()) {
+      givenUp.remove(claim);
+      // release.lua: only this live claim (by its token) is released; a newer schedule of the id wins (ZADD NX).
+      if (isCurrent(claim)) {
         inFlight.remove(claim.entry().id());
         waiting.putIfAbsent(claim.entry().id(), new Waiting(retryAt, claim.forDue()));
       }
     }
 
     private void expireLeases() {
+      givenUp.addAll(held);
       held.clear(); // a poller that waits out its own leases has given them up
       long latest = inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0);
       waitForRedisClock(latest + 1);
@@ -341,13 +397,17 @@ class ScheduleModelPropertiesIT {
     /** The live poller gives up claims about to run out rather than acknowledge them late. */
     private void giveUpExpiringClaims() {
       long now = now();
+      held.stream().filter(h -> h.deadline() <= now + SAFETY_MS).forEach(givenUp::add);
       held.removeIf(h -> h.deadline() <= now + SAFETY_MS);
     }
 
     private Optional<Held> pick(int index) {
-      long now = now();
-      held.removeIf(h -> h.deadline() <= now + SAFETY_MS);
+      giveUpExpiringClaims();
       return held.isEmpty() ? Optional.empty() : Optional.of(held.get(index % held.size()));
+    }
+
+    private Optional<Held> pickGivenUp(int index) {
+      return givenUp.isEmpty() ? Optional.empty() : Optional.of(givenUp.get(index % givenUp.size()));
     }
 
     private void assertSameState() {

@@ -20,13 +20,14 @@ public final class OperatorFixture {
     env.put(OperatorConfig.LEASE_NAMESPACE, "default");
     env.put(OperatorConfig.HTTP_PORT, "0");
     env.put(OperatorConfig.RESYNC_SECONDS, "1");
+    // Short leases, so a standby takes over within a few seconds (renew 2.7 s, retry 0.5 s).
+    env.put(OperatorConfig.LEASE_DURATION_SECONDS, "4");
     return env;
   }
 
-  /** Short leases, so a standby takes over within a few seconds; never System.exit. */
+  /** Redis probed often; never System.exit. The short lease comes from {@link #env}. */
   public static DelayedTaskOperator.Options testOptions() {
     return DelayedTaskOperator.Options.inProcess()
-        .withLease(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500))
         .withRedisProbeInterval(Duration.ofMillis(250));
   }
 

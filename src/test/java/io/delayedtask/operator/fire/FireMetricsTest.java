@@ -1,0 +1,66 @@
+package io.delayedtask.operator.fire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayedtask.operator.fire.FireMetrics.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+class FireMetricsTest {
+
+  @Test
+  void settledDueTimesAndSkippedClaimsAreCountedApart() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    FireMetrics metrics = new FireMetrics(registry);
+    metrics.outcome(Outcome.RETRY);
+    metrics.outcome(Outcome.RETRY);
+    metrics.outcome(Outcome.RETRY);
+    metrics.outcome(Outcome.CLOCK_SKEW);
+    metrics.outcome(Outcome.STALE);
+    metrics.outcome(Outcome.JOB_CREATED); // the retried task fires in the end: one firing
+    metrics.outcome(Outcome.FIRED);
+    metrics.outcome(Outcome.MISSED);
+    metrics.outcome(Outcome.FAILED);
+
+    assertThat(registry.find(FireMetrics.FIRED).counters()).extracting(c -> c.getId().getTag("outcome"))
+        .containsExactlyInAnyOrder("fired", "job_created", "missed", "failed");
+    assertThat(total(registry, FireMetrics.FIRED)).as("four due times settled, whatever the retries").isEqualTo(4);
+    assertThat(count(registry, FireMetrics.FIRED, "outcome", "job_created")).isEqualTo(1);
+
+    assertThat(registry.find(FireMetrics.SKIPPED).counters()).extracting(c -> c.getId().getTag("reason"))
+        .containsExactlyInAnyOrder("retry", "stale", "clock_skew");
+    assertThat(count(registry, FireMetrics.SKIPPED, "reason", "retry")).isEqualTo(3);
+    assertThat(count(registry, FireMetrics.SKIPPED, "reason", "clock_skew")).isEqualTo(1);
+    assertThat(count(registry, FireMetrics.SKIPPED, "reason", "stale")).isEqualTo(1);
+  }
+
+  @Test
+  void everyOutcomeIsEitherAFiringOrASkip() {
+    assertThat(Outcome.values()).filteredOn(Outcome::isFinal)
+        .containsExactlyInAnyOrder(Outcome.FIRED, Outcome.JOB_CREATED, Outcome.MISSED, Outcome.FAILED);
+  }
+
+  @Test
+  void prometheusNamesAreTheDocumentedOnes() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    FireMetrics metrics = new FireMetrics(registry);
+    metrics.outcome(Outcome.FIRED);
+    metrics.outcome(Outcome.CLOCK_SKEW);
+    String scrape = registry.scrape();
+    assertThat(scrape).contains("delayedtask_fired_total{outcome=\"fired\"} 1.0")
+        .contains("delayedtask_fire_skipped_total{reason=\"clock_skew\"} 1.0")
+        .doesNotContain("delayedtask_fired_total{outcome=\"clock_skew\"}");
+  }
+
+  private static double count(MeterRegistry registry, String name, String tag, String value) {
+    return registry.get(name).tag(tag, value).counter().count();
+  }
+
+  private static double total(MeterRegistry registry, String name) {
+    return registry.find(name).counters().stream().mapToDouble(Counter::count).sum();
+  }
+}
