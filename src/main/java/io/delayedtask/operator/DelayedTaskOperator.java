@@ -7,6 +7,7 @@ import io.delayedtask.operator.fire.Firing;
 import io.delayedtask.operator.fire.TaskFirer;
 import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
+import io.delayedtask.operator.reconcile.FinishedTtl;
 import io.delayedtask.operator.reconcile.ScheduleKeeper;
 import io.delayedtask.operator.reconcile.ScheduleResync;
 import io.delayedtask.operator.reconcile.SpecValidator;
@@ -152,8 +153,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
           o.withLeaderElectionConfiguration(leaderElection(config, options, firing, this::afterLosingLease));
         }
       });
+      FinishedTtl finishedTtl = new FinishedTtl(config.finishedTtl().map(Duration::toSeconds));
       operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
-          () -> !config.leaderElection() || firing.isFiring()), c -> {
+          () -> !config.leaderElection() || firing.isFiring(), finishedTtl), c -> {
         c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
         // Every task is looked at again at least this often, so an event lost around a leadership
         // change (or a TTL missed) cannot leave a task unreconciled for long.

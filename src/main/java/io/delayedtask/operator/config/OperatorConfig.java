@@ -29,7 +29,8 @@ public record OperatorConfig(
     String leaseNamespace,
     String identity,
     Duration resyncInterval,
-    int httpPort) {
+    int httpPort,
+    Optional<Duration> finishedTtl) {
 
   public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
   public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
@@ -43,6 +44,7 @@ public record OperatorConfig(
   public static final String IDENTITY = "DELAYEDTASK_IDENTITY";
   public static final String RESYNC_SECONDS = "DELAYEDTASK_RESYNC_SECONDS";
   public static final String HTTP_PORT = "DELAYEDTASK_HTTP_PORT";
+  public static final String FINISHED_TTL_SECONDS = "DELAYEDTASK_FINISHED_TTL_SECONDS";
 
   /** Where a pod learns its namespace (downward API is not needed: the service account mount has it). */
   static final String POD_NAMESPACE = "POD_NAMESPACE";
@@ -63,6 +65,7 @@ public record OperatorConfig(
     Objects.requireNonNull(leaseNamespace);
     Objects.requireNonNull(identity);
     Objects.requireNonNull(resyncInterval);
+    Objects.requireNonNull(finishedTtl);
   }
 
   /** True when the operator watches every namespace. */
@@ -101,8 +104,28 @@ public record OperatorConfig(
         .orElseGet(() -> "delayed-task-operator-" + UUID.randomUUID());
     int resyncSeconds = integer(env, RESYNC_SECONDS, 300, 1, 86_400);
     int httpPort = integer(env, HTTP_PORT, 8080, 0, 65_535);
+    Optional<Duration> finishedTtl = finishedTtl(env);
     return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
-        leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort);
+        leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort,
+        finishedTtl);
+  }
+
+  /** The TTL of finished tasks that set none; unset means they are kept. */
+  private static Optional<Duration> finishedTtl(Map<String, String> env) {
+    String value = blankToNull(env.get(FINISHED_TTL_SECONDS));
+    if (value == null) {
+      return Optional.empty();
+    }
+    try {
+      long seconds = Long.parseLong(value.trim());
+      if (seconds >= 0) {
+        return Optional.of(Duration.ofSeconds(seconds));
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below with what it accepts
+    }
+    throw new ConfigException(FINISHED_TTL_SECONDS + "='" + value + "' is not valid; use a whole number of seconds "
+        + ">= 0 (the ttlSecondsAfterFinished of tasks that set none), or leave it unset to keep finished tasks");
   }
 
   private static String redisUri(Map<String, String> env, boolean cluster) {
@@ -204,6 +227,8 @@ public record OperatorConfig(
         + ", redisPassword=" + (redisPassword.isPresent() ? "<set>" : "<none>") + ", keyPrefix=" + keyPrefix
         + ", namespaces=" + (namespaces.isEmpty() ? "<all>" : namespaces) + ", leaderElection=" + leaderElection
         + ", lease=" + leaseNamespace + "/" + leaseName + ", identity=" + identity
-        + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort + "]";
+        + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort
+        + ", finishedTtl=" + finishedTtl.map(Duration::toString).orElse("<none>")
+        + "]";
   }
 }
