@@ -92,6 +92,8 @@ class GeneratedCrdTest {
       assertThat(offsetAtEnd.matcher(local).find()).as(local).isFalse();
     }
     assertThat("2026-12-03T07:00").doesNotMatch(runAtShape);
+    assertThat("2026-12-03T07:00:00.123456789Z").matches(runAtShape);
+    assertThat("2026-12-03T07:00:00.1234567891Z").as("beyond nanoseconds, as the operator").doesNotMatch(runAtShape);
   }
 
   private static Pattern celPattern(ValidationRule rule) {

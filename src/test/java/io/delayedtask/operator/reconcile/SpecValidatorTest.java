@@ -67,6 +67,7 @@ class SpecValidatorTest {
         Arguments.of("runAt month 13", spec(s -> s.setRunAt("2026-13-03T07:00:00Z")), "not a real date"),
         Arguments.of("runAt February 30", spec(s -> s.setRunAt("2026-02-30T07:00:00Z")), "not a real date"),
         Arguments.of("runAt offset too large", spec(s -> s.setRunAt("2026-12-03T07:00:00+25:00")), "not a real date"),
+        Arguments.of("runAt ten fraction digits", spec(s -> s.setRunAt("2026-12-03T07:00:00.1234567891Z")), "spec.runAt"),
         Arguments.of("runAt five-digit year", spec(s -> s.setRunAt("10000-01-01T00:00:00Z")), "spec.runAt"),
         Arguments.of("delay negative", spec(s -> s.setDelay("-5m")), "spec.delay '-5m' is negative"),
         Arguments.of("delay not a duration", spec(s -> s.setDelay("ten minutes")), "spec.delay 'ten minutes' is not a duration"),

@@ -28,10 +28,11 @@ public class DelayedTaskSpec {
 
   /**
    * The shape of an RFC 3339 time, the offset optional (it may be left out only with timeZone, which
-   * the rule on spec checks); the operator parses it again and reports what is wrong.
+   * the rule on spec checks), at most nine fraction digits as the operator reads them; the operator
+   * parses it again and reports what is wrong.
    */
   static final String RFC3339 =
-      "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})?$";
+      "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})?$";
   /** A runAt that ends in an offset (the rest of its shape is checked by the rule on runAt). */
   static final String OFFSET_AT_END = "([Zz]|[+-][0-9]{2}:[0-9]{2})$";
   /**
