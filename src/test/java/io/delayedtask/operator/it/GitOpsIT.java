@@ -28,12 +28,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Finished tasks and their TTL with the operator-wide default DELAYEDTASK_FINISHED_TTL_SECONDS=1:
+ * What GitOps tools see and do. The kstatus conditions of the status, and finished tasks and their
+ * TTL with the operator-wide default DELAYEDTASK_FINISHED_TTL_SECONDS=1:
  * unmarked tasks go on time, a task's own TTL wins, and a task a GitOps tool manages is never
  * deleted (its tool would re-create it, and it would fire again). The real operator against the
  * mock API server in CRUD mode and a real Redis.
  */
-class FinishedTaskTtlIT {
+class GitOpsIT {
   private static final String NS = "gitops";
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
   /** Longer than the default TTL and several 1 s resyncs: time enough for a wrong deletion. */
@@ -65,6 +66,33 @@ class FinishedTaskTtlIT {
     }
     if (redis != null) {
       redis.close();
+    }
+  }
+
+  @Test
+  void everyStatusCarriesReadyReconcilingAndStalledForTheGenerationSeen() {
+    create(client, task(NS, "waits", s -> s.setRunAt("2099-01-01T07:00:00")));
+    create(client, task(NS, "waits-in-berlin", s -> {
+      s.setRunAt("2099-01-01T07:00:00");
+      s.setTimeZone("Europe/Berlin");
+    }));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "waits").orElse(null) == Phase.Invalid);
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "waits-in-berlin").orElse(null) == Phase.Scheduled);
+
+    DelayedTask invalid = get(client, NS, "waits");
+    assertThat(conditionStatuses(invalid)).containsExactly("Scheduled=False", "Ready=False", "Reconciling=False",
+        "Stalled=True");
+    assertThat(readyMessage("waits")).contains("spec.runAt", "spec.timeZone");
+    DelayedTask scheduled = get(client, NS, "waits-in-berlin");
+    assertThat(scheduled.getStatus().getDueTime()).isEqualTo("2099-01-01T06:00:00.000Z");
+    assertThat(conditionStatuses(scheduled)).containsExactly("Scheduled=True", "Ready=True", "Reconciling=False",
+        "Stalled=False");
+    for (DelayedTask task : new DelayedTask[] {invalid, scheduled}) {
+      Long generation = task.getMetadata().getGeneration();
+      assertThat(task.getStatus().getObservedGeneration()).isEqualTo(generation);
+      assertThat(task.getStatus().getConditions()).allSatisfy(c -> assertThat(c.getObservedGeneration())
+          .isEqualTo(generation));
     }
   }
 
@@ -115,6 +143,10 @@ class FinishedTaskTtlIT {
     assertThat(readyMessage(name)).startsWith("fired at ");
     assertThat(Conditions.find(task.getStatus(), Condition.READY).orElseThrow().getStatus()).isEqualTo("True");
     assertThat(ttlSkippedCount(name)).as("one TTLSkipped event, however often it is reconciled").isEqualTo(1);
+  }
+
+  private static java.util.List<String> conditionStatuses(DelayedTask task) {
+    return task.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus()).toList();
   }
 
   private static String readyMessage(String name) {
