@@ -7,6 +7,7 @@ import io.delayedtask.operator.fire.Firing;
 import io.delayedtask.operator.fire.TaskFirer;
 import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
+import io.delayedtask.operator.reconcile.FinishedTtl;
 import io.delayedtask.operator.reconcile.ScheduleKeeper;
 import io.delayedtask.operator.reconcile.ScheduleResync;
 import io.delayedtask.operator.reconcile.SpecValidator;
@@ -146,8 +147,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
           o.withLeaderElectionConfiguration(leaderElection(config, firing, this::afterLosingLease));
         }
       });
+      FinishedTtl finishedTtl = new FinishedTtl(config.finishedTtl().map(Duration::toSeconds));
       operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
-          () -> !config.leaderElection() || firing.isFiring()), c -> {
+          () -> !config.leaderElection() || firing.isFiring(), finishedTtl), c -> {
         c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
         // No periodic reconcile per task: the Job informer and the task's own watch bring every
         // change, TTLs and Redis retries reschedule themselves, and the schedule resync repairs

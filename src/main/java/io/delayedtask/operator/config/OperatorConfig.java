@@ -31,7 +31,8 @@ public record OperatorConfig(
     Duration resyncInterval,
     int httpPort,
     Duration leaseDuration,
-    Duration claimLease) {
+    Duration claimLease,
+    Optional<Duration> finishedTtl) {
 
   public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
   public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
@@ -47,6 +48,7 @@ public record OperatorConfig(
   public static final String HTTP_PORT = "DELAYEDTASK_HTTP_PORT";
   public static final String LEASE_DURATION_SECONDS = "DELAYEDTASK_LEASE_DURATION_SECONDS";
   public static final String CLAIM_LEASE_SECONDS = "DELAYEDTASK_CLAIM_LEASE_SECONDS";
+  public static final String FINISHED_TTL_SECONDS = "DELAYEDTASK_FINISHED_TTL_SECONDS";
 
   /** Where a pod learns its namespace (downward API is not needed: the service account mount has it). */
   static final String POD_NAMESPACE = "POD_NAMESPACE";
@@ -69,6 +71,7 @@ public record OperatorConfig(
     Objects.requireNonNull(resyncInterval);
     Objects.requireNonNull(leaseDuration);
     Objects.requireNonNull(claimLease);
+    Objects.requireNonNull(finishedTtl);
   }
 
   /**
@@ -127,9 +130,28 @@ public record OperatorConfig(
     // A claim must outlast the slowest firing (API requests with the client's retries), or another
     // poller takes it back while it is still being fired; at most a day.
     int claimLeaseSeconds = integer(env, CLAIM_LEASE_SECONDS, 60, 1, 86_400);
+    Optional<Duration> finishedTtl = finishedTtl(env);
     return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
         leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort,
-        Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds));
+        Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds), finishedTtl);
+  }
+
+  /** The TTL of finished tasks that set none; unset means they are kept. */
+  private static Optional<Duration> finishedTtl(Map<String, String> env) {
+    String value = blankToNull(env.get(FINISHED_TTL_SECONDS));
+    if (value == null) {
+      return Optional.empty();
+    }
+    try {
+      long seconds = Long.parseLong(value.trim());
+      if (seconds >= 0) {
+        return Optional.of(Duration.ofSeconds(seconds));
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below with what it accepts
+    }
+    throw new ConfigException(FINISHED_TTL_SECONDS + "='" + value + "' is not valid; use a whole number of seconds "
+        + ">= 0 (the ttlSecondsAfterFinished of tasks that set none), or leave it unset to keep finished tasks");
   }
 
   private static String redisUri(Map<String, String> env, boolean cluster) {
@@ -232,6 +254,7 @@ public record OperatorConfig(
         + ", namespaces=" + (namespaces.isEmpty() ? "<all>" : namespaces) + ", leaderElection=" + leaderElection
         + ", lease=" + leaseNamespace + "/" + leaseName + ", identity=" + identity
         + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort
-        + ", leaseDuration=" + leaseDuration + ", claimLease=" + claimLease + "]";
+        + ", leaseDuration=" + leaseDuration + ", claimLease=" + claimLease
+        + ", finishedTtl=" + finishedTtl.map(Duration::toString).orElse("<none>") + "]";
   }
 }

@@ -5,6 +5,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.reconcile.Conditions;
+import io.delayedtask.operator.reconcile.Readiness;
 import io.delayedtask.operator.reconcile.ScheduleIds;
 import io.delayedtask.operator.reconcile.SpecValidator;
 import io.delayedtask.operator.reconcile.TaskEvents;
@@ -247,6 +248,7 @@ public class TaskFirer implements DueEntryHandler {
    * change is never overwritten: a conflict is retried with a fresh read. Empty means written.
    */
   private Optional<Disposition> writeStatus(ClaimedEntry entry, DelayedTask task, DelayedTaskStatus status) {
+    Readiness.apply(status, task.getMetadata().getGeneration(), clock.instant());
     task.setStatus(status);
     try {
       client.resources(DelayedTask.class).inNamespace(task.getMetadata().getNamespace()).resource(task).updateStatus();

@@ -9,6 +9,9 @@ import java.util.Optional;
 
 /** Status helpers: copying a status and setting conditions the Kubernetes way. */
 public final class Conditions {
+  private static final java.util.Set<String> KSTATUS_TYPES =
+      java.util.Set.of(Condition.READY, Condition.RECONCILING, Condition.STALLED);
+
   private Conditions() {}
 
   /** A deep copy, so the desired status can be built and compared with the current one. */
@@ -62,9 +65,14 @@ public final class Conditions {
         : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
-  /** When the task reached its current phase: the latest transition of any condition. */
+  /**
+   * When the task reached its current phase: the latest transition of any condition but the
+   * kstatus ones (Ready, Reconciling, Stalled), which an upgrade adds to tasks that finished long
+   * ago and which must not restart their TTL.
+   */
   public static Optional<Instant> lastTransition(DelayedTaskStatus status) {
     return status.getConditions().stream()
+        .filter(c -> !KSTATUS_TYPES.contains(c.getType()))
         .map(c -> Times.parseOrNull(c.getLastTransitionTime()))
         .filter(java.util.Objects::nonNull)
         .max(Instant::compareTo);
@@ -76,7 +84,10 @@ public final class Conditions {
       case Condition.FIRED -> 1;
       case Condition.COMPLETE -> 2;
       case Condition.FAILED -> 3;
-      default -> 4;
+      case Condition.READY -> 4;
+      case Condition.RECONCILING -> 5;
+      case Condition.STALLED -> 6;
+      default -> 7;
     };
   }
 }

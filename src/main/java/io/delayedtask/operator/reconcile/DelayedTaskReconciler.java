@@ -48,6 +48,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
   private final Clock clock;
   private final TaskLocks locks;
   private final BooleanSupplier leading;
+  private final FinishedTtl finishedTtl;
 
   /**
    * @param leading whether this instance leads; JOSDK keeps reconciling after the lease is lost when
@@ -55,6 +56,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
    */
   public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock,
       TaskLocks locks, BooleanSupplier leading) {
+    this(schedule, validator, events, clock, locks, leading, FinishedTtl.none());
+  }
+
+  /** @param finishedTtl the TTL of finished tasks, with the operator-wide default */
+  public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock,
+      TaskLocks locks, BooleanSupplier leading, FinishedTtl finishedTtl) {
+    this.finishedTtl = finishedTtl;
     this.locks = locks;
     this.leading = leading;
     this.schedule = schedule;
@@ -112,6 +120,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
 
     Validation validation = validator.validate(task);
     Duration requeue = null;
+    Optional<GitOpsOwner> keptFor = Optional.empty();
     if (validation instanceof Validation.Invalid invalid) {
       desired.setPhase(Phase.Invalid);
       desired.setMessage(invalid.message());
@@ -129,9 +138,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
         if (desired.getPhase().isFinished()) {
           Optional<Duration> ttl = remainingTtl(task, desired, now);
           if (ttl.isPresent() && (ttl.get().isZero() || ttl.get().isNegative())) {
-            return deleteExpired(task, context);
+            keptFor = GitOpsOwner.of(task);
+            if (keptFor.isEmpty()) {
+              return deleteExpired(task, context);
+            }
+          } else {
+            requeue = ttl.orElse(null);
           }
-          requeue = ttl.orElse(null);
         }
       } else {
         prepareForDue(desired, due, now, generation);
@@ -150,8 +163,10 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     if (redisFailed) {
       requeue = requeue == null || requeue.compareTo(REDIS_RETRY) > 0 ? REDIS_RETRY : requeue;
     }
+    Readiness.apply(desired, generation, now, keptFor.map(GitOpsOwner::keptMessage).orElse(null));
     if (!desired.equals(current) && writeStatus(task, desired, context)) {
       recordTransition(task, current, desired);
+      keptFor.ifPresent(owner -> recordKept(task, current, owner));
     }
     UpdateControl<DelayedTask> control = UpdateControl.noUpdate();
     return requeue == null ? control : control.rescheduleAfter(requeue);
@@ -226,9 +241,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     }
   }
 
-  /** Time left before a finished task is deleted; empty when it has no TTL. */
-  private static Optional<Duration> remainingTtl(DelayedTask task, DelayedTaskStatus status, Instant now) {
-    Long ttl = task.getSpec().getTtlSecondsAfterFinished();
+  /** Time left before a finished task is deleted; empty when no TTL applies to it. */
+  private Optional<Duration> remainingTtl(DelayedTask task, DelayedTaskStatus status, Instant now) {
+    Long ttl = finishedTtl.secondsFor(task).orElse(null);
     if (ttl == null) {
       return Optional.empty();
     }
@@ -240,9 +255,21 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
   }
 
   private UpdateControl<DelayedTask> deleteExpired(DelayedTask task, Context<DelayedTask> context) {
-    LOG.info("ttlSecondsAfterFinished={} has passed; deleting the task", task.getSpec().getTtlSecondsAfterFinished());
+    LOG.info("ttlSecondsAfterFinished={} has passed; deleting the task", finishedTtl.secondsFor(task).orElse(null));
     context.getClient().resource(task).delete();
     return UpdateControl.noUpdate();
+  }
+
+  /** Once per task: the first status that says it is kept (Ready's message did not say so before). */
+  private void recordKept(DelayedTask task, DelayedTaskStatus current, GitOpsOwner owner) {
+    boolean saidBefore = Conditions.find(current, Condition.READY)
+        .map(Condition::getMessage)
+        .filter(m -> m != null && m.contains(owner.keptMessage()))
+        .isPresent();
+    if (!saidBefore) {
+      events.normal(task, TaskEvents.TTL_SKIPPED, "ttlSecondsAfterFinished=" + finishedTtl.secondsFor(task).orElse(null)
+          + " has passed, but the task is " + owner.keptMessage());
+    }
   }
 
   private void recordTransition(DelayedTask task, DelayedTaskStatus current, DelayedTaskStatus desired) {

@@ -6,7 +6,10 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
@@ -21,12 +24,16 @@ public final class SpecValidator {
   /** RFC 3339 date-time: seconds required, fraction and offset allowed, 'T' and 'Z' in either case. */
   private static final Pattern RFC3339 = Pattern.compile(
       "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})");
+  /** The same without the offset: wall-clock time, allowed with spec.timeZone. */
+  private static final Pattern LOCAL_DATE_TIME = Pattern.compile(
+      "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?");
   /** RFC 3339 times have four-digit years; later due times could not be written back in status. */
   static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
   /** The name part of an annotation key is at most 63 characters; "payload." takes 8 of them. */
   private static final Pattern PAYLOAD_KEY = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,53}[A-Za-z0-9])?");
 
   private static final String RUN_AT_EXAMPLE = "an RFC 3339 time such as 2026-12-03T07:00:00Z";
+  private static final String TIME_ZONE_EXAMPLE = "an IANA time zone such as Europe/Berlin, America/New_York or Etc/UTC";
   private static final String DELAY_EXAMPLE = "a duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M";
 
   public Validation validate(DelayedTask task) {
@@ -51,6 +58,14 @@ public final class SpecValidator {
       return invalid("spec.ttlSecondsAfterFinished is " + spec.getTtlSecondsAfterFinished()
           + "; use a number of seconds >= 0, or remove it to keep the task");
     }
+    ZoneId zone = null;
+    if (spec.getTimeZone() != null) {
+      zone = knownZone(spec.getTimeZone());
+      if (zone == null) {
+        return invalid("spec.timeZone '" + spec.getTimeZone() + "' is not a known IANA time zone; use "
+            + TIME_ZONE_EXAMPLE + ", or remove it and give spec.runAt an offset such as +01:00");
+      }
+    }
     Validation template = checkJobTemplate(task, spec.getJobTemplate());
     if (template != null) {
       return template;
@@ -59,14 +74,26 @@ public final class SpecValidator {
     if (payload != null) {
       return payload;
     }
-    return hasRunAt ? dueFromRunAt(spec.getRunAt()) : dueFromDelay(task, spec.getDelay());
+    return hasRunAt ? dueFromRunAt(spec.getRunAt(), zone) : dueFromDelay(task, spec.getDelay());
   }
 
-  private static Validation dueFromRunAt(String runAt) {
+  /**
+   * The zone of an IANA name, or null when there is none: only region ids, so neither an offset
+   * (+01:00) nor a prefixed one (UTC+1), which ZoneId.of would take, is accepted; the CRD's rule on
+   * spec.timeZone lets every region id through (GeneratedCrdTest).
+   */
+  private static ZoneId knownZone(String name) {
+    return ZoneId.getAvailableZoneIds().contains(name) ? ZoneId.of(name) : null;
+  }
+
+  private static Validation dueFromRunAt(String runAt, ZoneId zone) {
     String value = runAt.trim();
+    if (zone != null && LOCAL_DATE_TIME.matcher(value).matches()) {
+      return dueFromWallClock(runAt, value, zone);
+    }
     if (!RFC3339.matcher(value).matches()) {
       String hint = value.matches(".*[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2})?(\\.[0-9]+)?")
-          ? "it has no time zone; add Z or an offset such as +01:00"
+          ? "it has no time zone; add Z or an offset such as +01:00, or set spec.timeZone to " + TIME_ZONE_EXAMPLE
           : "use " + RUN_AT_EXAMPLE + " (offsets such as +01:00 and fractions such as .5 are allowed)";
       return invalid("spec.runAt '" + runAt + "' is not an RFC 3339 time: " + hint);
     }
@@ -78,6 +105,28 @@ public final class SpecValidator {
           + "minute, second and offset); use " + RUN_AT_EXAMPLE);
     }
     return within(due.truncatedTo(ChronoUnit.MILLIS), "spec.runAt '" + runAt + "'");
+  }
+
+  /**
+   * Wall-clock time in the zone. ofLocal with no preferred offset resolves both DST changes as the
+   * contract says: a time in the gap (clocks jump forward) moves forward by the gap's length, one in
+   * the overlap (clocks go back) takes the earlier offset, i.e. the earlier instant.
+   */
+  private static Validation dueFromWallClock(String runAt, String value, ZoneId zone) {
+    LocalDateTime local;
+    try {
+      local = LocalDateTime.parse(value.toUpperCase(Locale.ROOT));
+    } catch (DateTimeParseException e) {
+      return invalid("spec.runAt '" + runAt + "' is not a real date and time (check the month, day, hour, "
+          + "minute and second); use a wall-clock time such as 2026-12-03T07:00:00");
+    }
+    Instant due;
+    try {
+      due = ZonedDateTime.ofLocal(local, zone, null).toInstant();
+    } catch (java.time.DateTimeException e) {
+      return invalid("spec.runAt '" + runAt + "' in " + zone + " is out of range; use a time before the year 10000");
+    }
+    return within(due.truncatedTo(ChronoUnit.MILLIS), "spec.runAt '" + runAt + "' in " + zone);
   }
 
   private static Validation dueFromDelay(DelayedTask task, String delay) {

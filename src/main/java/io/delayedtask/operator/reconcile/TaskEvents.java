@@ -19,6 +19,8 @@ public class TaskEvents {
   public static final String MISSED = "Missed";
   public static final String INVALID = "Invalid";
   public static final String FAILED = "Failed";
+  /** A finished task's TTL passed, and it was kept because a GitOps tool manages it. */
+  public static final String TTL_SKIPPED = "TTLSkipped";
   private static final String COMPONENT = "delayed-task-operator";
   private static final Logger LOG = LoggerFactory.getLogger(TaskEvents.class);
 

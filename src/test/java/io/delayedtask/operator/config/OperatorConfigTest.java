@@ -56,6 +56,18 @@ class OperatorConfigTest {
   }
 
   @Test
+  void finishedTtlIsUnsetByDefaultAndTakesWholeSecondsFromZero() {
+    assertThat(OperatorConfig.fromEnv(Map.of()).finishedTtl()).isEmpty();
+    assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_FINISHED_TTL_SECONDS", "0")).finishedTtl())
+        .contains(Duration.ZERO);
+    assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_FINISHED_TTL_SECONDS", " 86400 ")).finishedTtl())
+        .contains(Duration.ofDays(1));
+    assertThatThrownBy(() -> OperatorConfig.fromEnv(Map.of("DELAYEDTASK_FINISHED_TTL_SECONDS", "-1")))
+        .hasMessage("DELAYEDTASK_FINISHED_TTL_SECONDS='-1' is not valid; use a whole number of seconds >= 0 "
+            + "(the ttlSecondsAfterFinished of tasks that set none), or leave it unset to keep finished tasks");
+  }
+
+  @Test
   void identityIsRandomWithoutHostname() {
     String first = OperatorConfig.fromEnv(Map.of()).identity();
     String second = OperatorConfig.fromEnv(Map.of()).identity();
@@ -125,6 +137,9 @@ class OperatorConfigTest {
         Arguments.of("DELAYEDTASK_LEASE_NAMESPACE", "ops.prod"),
         Arguments.of("DELAYEDTASK_RESYNC_SECONDS", "0"),
         Arguments.of("DELAYEDTASK_RESYNC_SECONDS", "5m"),
+        Arguments.of("DELAYEDTASK_FINISHED_TTL_SECONDS", "-1"),
+        Arguments.of("DELAYEDTASK_FINISHED_TTL_SECONDS", "5m"),
+        Arguments.of("DELAYEDTASK_FINISHED_TTL_SECONDS", "1.5"),
         Arguments.of("DELAYEDTASK_HTTP_PORT", "70000"),
         Arguments.of("DELAYEDTASK_HTTP_PORT", "http"),
         Arguments.of("DELAYEDTASK_LEASE_DURATION_SECONDS", "1"),

@@ -16,6 +16,7 @@ final class ExampleTasks {
   static final String JOB_DELAY = "job-delay.yaml";
   static final String SUSPENDED = "suspended.yaml";
   static final String DEADLINE_TTL = "deadline-ttl.yaml";
+  static final String TIMEZONE_RUN_AT = "timezone-runat.yaml";
 
   private ExampleTasks() {
   }

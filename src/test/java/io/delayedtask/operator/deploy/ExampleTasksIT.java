@@ -66,7 +66,7 @@ class ExampleTasksIT {
     assertThat(client.resources(DelayedTask.class).inNamespace(NAMESPACE).list().getItems())
         .extracting(t -> t.getMetadata().getName())
         .containsExactlyInAnyOrder("trial-ends-reminder", "new-year-greeting", "hello-in-30s", "paused-cleanup",
-            "flash-sale-end");
+            "flash-sale-end", "berlin-morning-report");
     assertThat(client.resources(DelayedTask.class).inAnyNamespace().withField("metadata.name", "hello-in-30s")
         .list().getItems()).hasSize(1);
   }
@@ -108,6 +108,13 @@ class ExampleTasksIT {
     assertThat(task.getSpec().isSuspended()).isTrue();
     assertThat(task.getSpec().getDelay()).isEqualTo("1m");
     assertThat(task.getSpec().getJobTemplate()).isNotNull();
+  }
+
+  @Test
+  void timeZoneTaskKeepsItsWallClockRunAtAndZone() {
+    DelayedTask task = read("berlin-morning-report");
+    assertThat(task.getSpec().getRunAt()).isEqualTo("2027-03-29T07:00:00");
+    assertThat(task.getSpec().getTimeZone()).isEqualTo("Europe/Berlin");
   }
 
   @Test

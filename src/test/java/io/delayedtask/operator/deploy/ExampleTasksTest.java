@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.delayedtask.operator.reconcile.SpecValidator;
+import io.delayedtask.operator.reconcile.Validation;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,7 +30,7 @@ class ExampleTasksTest {
   void thereIsOneExampleForEachFeature() {
     assertThat(ExampleTasks.files()).extracting(p -> p.getFileName().toString())
         .containsExactlyInAnyOrder(ExampleTasks.STATUS_ONLY, ExampleTasks.JOB_RUN_AT, ExampleTasks.JOB_DELAY,
-            ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL);
+            ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL, ExampleTasks.TIMEZONE_RUN_AT);
   }
 
   @Test
@@ -60,7 +64,12 @@ class ExampleTasksTest {
       assertThat(task.getRunAt() == null).as("%s: exactly one of runAt and delay", name).isNotEqualTo(task.getDelay() == null);
       if (task.getRunAt() != null) {
         assertThat(task.getRunAt()).as(name).matches(runAt);
-        assertThat(OffsetDateTime.parse(task.getRunAt())).as(name).isNotNull();
+        if (task.getTimeZone() == null) {
+          assertThat(OffsetDateTime.parse(task.getRunAt())).as(name).isNotNull();
+        } else {
+          assertThat(LocalDateTime.parse(task.getRunAt())).as(name).isNotNull();
+          assertThat(ZoneId.getAvailableZoneIds()).as(name).contains(task.getTimeZone());
+        }
       } else {
         assertThat(task.getDelay()).as(name).matches(delay);
       }
@@ -92,6 +101,14 @@ class ExampleTasksTest {
     DelayedTaskSpec deadline = ExampleTasks.task(ExampleTasks.DEADLINE_TTL).getSpec();
     assertThat(deadline.getStartingDeadlineSeconds()).isPositive();
     assertThat(deadline.getTtlSecondsAfterFinished()).isPositive();
+
+    DelayedTask zoned = ExampleTasks.task(ExampleTasks.TIMEZONE_RUN_AT);
+    assertThat(zoned.getSpec().getTimeZone()).isEqualTo("Europe/Berlin");
+    assertThat(zoned.getSpec().getRunAt()).as("wall-clock time, no offset").doesNotContain("Z", "+");
+    zoned.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
+    assertThat(new SpecValidator().validate(zoned))
+        .as("07:00 CEST, as the file's comment says")
+        .isEqualTo(new Validation.Valid(java.time.Instant.parse("2027-03-29T05:00:00Z")));
   }
 
   /** Through JSON text, so that 60 read as an Integer equals 60 written from a Long. */

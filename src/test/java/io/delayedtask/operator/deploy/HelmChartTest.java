@@ -172,6 +172,22 @@ class HelmChartTest {
   }
 
   @Test
+  void finishedTtlSecondsReachesTheOperatorOnlyWhenSet() {
+    assertThat(defaults.operatorEnv()).as("finished tasks kept by default")
+        .doesNotContainKey(OperatorConfig.FINISHED_TTL_SECONDS);
+    for (String seconds : List.of("0", "86400")) {
+      RenderedChart chart = RenderedChart.render("finishedTtlSeconds: " + seconds + "\n");
+      assertThat(chart.operatorEnv().get(OperatorConfig.FINISHED_TTL_SECONDS).getValue()).isEqualTo(seconds);
+      assertThat(OperatorConfig.fromEnv(Map.of(OperatorConfig.FINISHED_TTL_SECONDS, seconds)).finishedTtl())
+          .contains(java.time.Duration.ofSeconds(Long.parseLong(seconds)));
+    }
+    for (String bad : List.of("-1", "1.5", "'600'")) {
+      assertThatThrownBy(() -> RenderedChart.template("finishedTtlSeconds: " + bad))
+          .as("finishedTtlSeconds: %s", bad).hasMessageContaining("finishedTtlSeconds");
+    }
+  }
+
+  @Test
   void operatorClusterRoleGrantsExactlyWhatTheOperatorUses() {
     ClusterRole role = defaults.named(ClusterRole.class, FULLNAME);
     assertThat(Rbac.grants(role.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);

@@ -67,6 +67,7 @@ class SpecValidatorTest {
         Arguments.of("runAt month 13", spec(s -> s.setRunAt("2026-13-03T07:00:00Z")), "not a real date"),
         Arguments.of("runAt February 30", spec(s -> s.setRunAt("2026-02-30T07:00:00Z")), "not a real date"),
         Arguments.of("runAt offset too large", spec(s -> s.setRunAt("2026-12-03T07:00:00+25:00")), "not a real date"),
+        Arguments.of("runAt ten fraction digits", spec(s -> s.setRunAt("2026-12-03T07:00:00.1234567891Z")), "spec.runAt"),
         Arguments.of("runAt five-digit year", spec(s -> s.setRunAt("10000-01-01T00:00:00Z")), "spec.runAt"),
         Arguments.of("delay negative", spec(s -> s.setDelay("-5m")), "spec.delay '-5m' is negative"),
         Arguments.of("delay not a duration", spec(s -> s.setDelay("ten minutes")), "spec.delay 'ten minutes' is not a duration"),
@@ -102,6 +103,94 @@ class SpecValidatorTest {
     assertThat(validation).isInstanceOf(Validation.Invalid.class);
     String message = ((Validation.Invalid) validation).message();
     assertThat(message).contains(expectedMessage).contains("spec.");
+  }
+
+  /** spec.timeZone: wall-clock runAt in the zone, across both DST changes; output always UTC. */
+  static Stream<Arguments> timeZones() {
+    return Stream.of(
+        Arguments.of("Berlin winter (CET)", "Europe/Berlin", "2026-12-03T07:00:00", "2026-12-03T06:00:00.000Z"),
+        Arguments.of("Berlin summer (CEST)", "Europe/Berlin", "2027-07-01T07:00:00", "2027-07-01T05:00:00.000Z"),
+        // 02:00 CET jumps to 03:00 CEST: 02:30 does not exist, it moves forward by the gap to 03:30 CEST.
+        Arguments.of("Berlin spring forward gap", "Europe/Berlin", "2027-03-28T02:30:00", "2027-03-28T01:30:00.000Z"),
+        // 03:00 CEST goes back to 02:00 CET: 02:30 happens twice, the earlier one (CEST) is taken.
+        Arguments.of("Berlin fall back overlap", "Europe/Berlin", "2027-10-31T02:30:00", "2027-10-31T00:30:00.000Z"),
+        Arguments.of("Berlin just after the overlap", "Europe/Berlin", "2027-10-31T03:00:00", "2027-10-31T02:00:00.000Z"),
+        Arguments.of("New York spring forward gap", "America/New_York", "2027-03-14T02:30:00", "2027-03-14T07:30:00.000Z"),
+        Arguments.of("New York fall back overlap", "America/New_York", "2027-11-07T01:30:00", "2027-11-07T05:30:00.000Z"),
+        Arguments.of("New York winter", "America/New_York", "2026-12-03T07:00:00", "2026-12-03T12:00:00.000Z"),
+        Arguments.of("Etc/UTC", "Etc/UTC", "2026-12-03T07:00:00", "2026-12-03T07:00:00.000Z"),
+        Arguments.of("fraction and lower-case t", "Europe/Berlin", "2026-12-03t07:00:00.250", "2026-12-03T06:00:00.250Z"),
+        // An offset keeps its instant, whatever the zone says.
+        Arguments.of("offset wins over the zone", "America/New_York", "2026-12-03T08:00:00+01:00", "2026-12-03T07:00:00.000Z"),
+        Arguments.of("Z wins over the zone", "Europe/Berlin", "2027-03-28T02:30:00Z", "2027-03-28T02:30:00.000Z"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("timeZones")
+  void readsARunAtWithoutOffsetAsWallClockTimeInTheTimeZone(String name, String zone, String runAt, String expectedDue) {
+    DelayedTask task = spec(s -> {
+      s.setRunAt(runAt);
+      s.setTimeZone(zone);
+    });
+    Validation validation = validator.validate(task);
+    assertThat(validation).isInstanceOf(Validation.Valid.class);
+    assertThat(Times.format(((Validation.Valid) validation).due())).isEqualTo(expectedDue);
+  }
+
+  @Test
+  void delayIgnoresTheTimeZone() {
+    DelayedTask task = spec(s -> {
+      s.setDelay("10m");
+      s.setTimeZone("America/New_York");
+    });
+    assertThat(validator.validate(task)).isEqualTo(new Validation.Valid(Instant.parse("2026-12-01T10:10:00Z")));
+  }
+
+  static Stream<Arguments> badTimeZones() {
+    return Stream.of(
+        Arguments.of("unknown zone", "Europe/Berlln", "2026-12-03T07:00:00"),
+        Arguments.of("unknown zone with a runAt offset", "Mars/Olympus_Mons", "2026-12-03T07:00:00Z"),
+        Arguments.of("an offset is not a zone name", "+01:00", "2026-12-03T07:00:00"),
+        Arguments.of("a prefixed offset is not a zone name", "UTC+1", "2026-12-03T07:00:00"),
+        Arguments.of("empty", "", "2026-12-03T07:00:00"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badTimeZones")
+  void refusesAnUnknownTimeZoneNamingTheFieldAndTheFix(String name, String zone, String runAt) {
+    Validation validation = validator.validate(spec(s -> {
+      s.setRunAt(runAt);
+      s.setTimeZone(zone);
+    }));
+    assertThat(validation).isInstanceOf(Validation.Invalid.class);
+    assertThat(((Validation.Invalid) validation).message())
+        .contains("spec.timeZone '" + zone + "' is not a known IANA time zone", "Europe/Berlin");
+  }
+
+  @Test
+  void anUnknownTimeZoneMakesEvenADelayTaskInvalid() {
+    assertThat(validator.validate(spec(s -> {
+      s.setDelay("10m");
+      s.setTimeZone("Europe/Berlln");
+    }))).isInstanceOf(Validation.Invalid.class);
+  }
+
+  @Test
+  void aRunAtWithoutOffsetAndWithoutTimeZoneNamesBothFixes() {
+    Validation validation = validator.validate(spec(s -> s.setRunAt("2026-12-03T07:00:00")));
+    assertThat(validation).isInstanceOf(Validation.Invalid.class);
+    assertThat(((Validation.Invalid) validation).message())
+        .contains("spec.runAt '2026-12-03T07:00:00'", "add Z or an offset", "spec.timeZone");
+  }
+
+  @Test
+  void aWallClockTimeThatIsNoRealDateIsRefused() {
+    Validation validation = validator.validate(spec(s -> {
+      s.setRunAt("2027-02-30T07:00:00");
+      s.setTimeZone("Europe/Berlin");
+    }));
+    assertThat(validation).isInstanceOf(Validation.Invalid.class);
+    assertThat(((Validation.Invalid) validation).message()).contains("spec.runAt '2027-02-30T07:00:00'", "not a real date");
   }
 
   @Test

@@ -11,8 +11,14 @@ public class Condition {
   public static final String FIRED = "Fired";
   public static final String COMPLETE = "Complete";
   public static final String FAILED = "Failed";
+  /** kstatus: the task is in the state its spec asks for (scheduled, suspended, or done). */
+  public static final String READY = "Ready";
+  /** kstatus: work towards the spec is under way (its Job runs). */
+  public static final String RECONCILING = "Reconciling";
+  /** kstatus: the task will not get further by itself (Failed, Missed, Invalid). */
+  public static final String STALLED = "Stalled";
 
-  @JsonPropertyDescription("Scheduled, Fired, Complete or Failed.")
+  @JsonPropertyDescription("Scheduled, Fired, Complete, Failed, Ready, Reconciling or Stalled.")
   private String type;
 
   @JsonPropertyDescription("True, False or Unknown.")

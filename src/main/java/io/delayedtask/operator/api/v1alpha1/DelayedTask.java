@@ -17,8 +17,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Plural("delayedtasks")
 @Singular("delayedtask")
 @ShortNames("dt")
-@AdditionalPrinterColumn(name = "Due", jsonPath = ".status.dueTime", type = AdditionalPrinterColumn.Type.STRING)
+// kubectl prints the columns in this order (after NAME). The crd-generator sorts them by jsonPath,
+// so api.PrinterColumnOrder puts them back in this order in the generated CRD (process-classes).
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Due", jsonPath = ".status.dueTime", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Job", jsonPath = ".status.jobName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class DelayedTask extends CustomResource<DelayedTaskSpec, DelayedTaskStatus> implements Namespaced {

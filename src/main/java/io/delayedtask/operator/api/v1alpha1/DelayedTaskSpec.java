@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
 import java.util.Map;
@@ -15,21 +16,53 @@ import java.util.Map;
 @ValidationRule(
     value = "has(self.runAt) != has(self.delay)",
     message = "set exactly one of spec.runAt (an RFC 3339 time) and spec.delay (a duration such as 10m)")
+@ValidationRule(
+    value = "!has(self.runAt) || has(self.timeZone) || self.runAt.matches(r'" + DelayedTaskSpec.OFFSET_AT_END + "')",
+    message = "spec.runAt has no offset; add Z or an offset such as +01:00, or set spec.timeZone to an IANA "
+        + "time zone such as Europe/Berlin")
 public class DelayedTaskSpec {
+  /** Longest runAt or delay accepted: far above any real value, and it keeps the CEL cost of the rules small. */
+  public static final int MAX_LENGTH = 64;
+  /** The longest IANA name today has 32 characters. */
+  public static final int TIME_ZONE_MAX_LENGTH = 64;
 
-  /** The shape of an RFC 3339 time; the operator parses it again and reports what is wrong. */
+  /**
+   * The shape of an RFC 3339 time, the offset optional (it may be left out only with timeZone, which
+   * the rule on spec checks), at most nine fraction digits as the operator reads them; the operator
+   * parses it again and reports what is wrong.
+   */
   static final String RFC3339 =
-      "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
+      "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})?$";
+  /** A runAt that ends in an offset (the rest of its shape is checked by the rule on runAt). */
+  static final String OFFSET_AT_END = "([Zz]|[+-][0-9]{2}:[0-9]{2})$";
+  /**
+   * The shape of an IANA time zone name (Europe/Berlin, America/Argentina/Buenos_Aires, Etc/GMT+5,
+   * UTC); whether the zone exists only the operator can tell, and it reports an unknown one.
+   */
+  public static final String TIME_ZONE_SHAPE = "^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$";
   /** Go-style (1h30m, 1.5h, 500ms) or ISO-8601 time-based (PT10M) durations, never negative. */
   static final String DURATION =
       "^(([0-9]+(\\.[0-9]+)?(ms|s|m|h))+|[Pp]([0-9]+[Dd])?([Tt]([0-9]+[Hh])?([0-9]+[Mm])?([0-9]+(\\.[0-9]+)?[Ss])?)?)$";
 
+  @Size(max = MAX_LENGTH)
   @ValidationRule(value = "self.matches(r'" + RFC3339 + "')",
-      message = "spec.runAt must be an RFC 3339 time such as 2026-12-03T07:00:00Z or 2026-12-03T08:00:00.5+01:00")
+      message = "spec.runAt must be an RFC 3339 time such as 2026-12-03T07:00:00Z or 2026-12-03T08:00:00.5+01:00 "
+          + "(with spec.timeZone, the offset may be left out: 2026-12-03T07:00:00)")
   @JsonPropertyDescription("Absolute due time, RFC 3339 (2026-12-03T07:00:00Z; offsets and fractions allowed). "
+      + "With timeZone, the offset may be left out (2026-12-03T07:00:00): wall-clock time in that zone. "
       + "Exactly one of runAt and delay is set.")
   private String runAt;
 
+  @Size(max = TIME_ZONE_MAX_LENGTH)
+  @ValidationRule(value = "self.matches(r'" + TIME_ZONE_SHAPE + "')",
+      message = "spec.timeZone must be an IANA time zone name such as Europe/Berlin, America/New_York or Etc/UTC")
+  @JsonPropertyDescription("An IANA time zone name (Europe/Berlin, America/New_York, Etc/UTC). With it, a runAt "
+      + "without offset is wall-clock time in that zone: a time skipped when clocks jump forward moves forward by "
+      + "the jump, a time that happens twice when clocks go back is the earlier one. A runAt with an offset keeps "
+      + "its instant; delay ignores it. An unknown zone makes the task Invalid.")
+  private String timeZone;
+
+  @Size(max = MAX_LENGTH)
   @ValidationRule(value = "self.matches(r'" + DURATION + "')",
       message = "spec.delay must be a non-negative duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M")
   @JsonPropertyDescription("Due time relative to metadata.creationTimestamp: a duration such as 500ms, 45s, 10m, "
@@ -69,6 +102,14 @@ public class DelayedTaskSpec {
 
   public void setRunAt(String runAt) {
     this.runAt = runAt;
+  }
+
+  public String getTimeZone() {
+    return timeZone;
+  }
+
+  public void setTimeZone(String timeZone) {
+    this.timeZone = timeZone;
   }
 
   public String getDelay() {

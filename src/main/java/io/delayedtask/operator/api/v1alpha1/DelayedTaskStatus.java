@@ -28,7 +28,8 @@ public class DelayedTaskStatus {
   @JsonPropertyDescription("The metadata.generation this status describes.")
   private Long observedGeneration;
 
-  @JsonPropertyDescription("Standard conditions: Scheduled, Fired, Complete, Failed.")
+  @JsonPropertyDescription("Standard conditions: Scheduled, Fired, Complete, Failed, and Ready, Reconciling, "
+      + "Stalled as kstatus (Flux, Argo CD) reads them.")
   private List<Condition> conditions = new ArrayList<>();
 
   public Phase getPhase() {

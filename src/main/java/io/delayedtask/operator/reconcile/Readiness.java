@@ -1,0 +1,64 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.api.v1alpha1.Condition;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import java.time.Instant;
+
+/**
+ * How each phase reads to kstatus (Flux's {@code wait}, {@code dependsOn} and health checks) and
+ * Argo CD: the conditions Ready, Reconciling and Stalled (shared/API.md, the phase table). kstatus
+ * reads only Reconciling=True (InProgress) and Stalled=True (Failed), then Ready; a False one counts
+ * as absent. All three are always present here, the two abnormal-true ones False when they do not
+ * apply, so a status says the same to every reader. Both writers of the status (the reconciler and
+ * the firer) finish it with {@link #apply}, so no phase goes out without them.
+ */
+public final class Readiness {
+  private Readiness() {}
+
+  /** The three kstatus conditions of a phase, and the sentence Ready carries. */
+  public record Verdict(boolean ready, boolean reconciling, boolean stalled, String message) {}
+
+  /** The mapping phase -> (Ready, Reconciling, Stalled), with what Ready says about it. */
+  public static Verdict of(DelayedTaskStatus status) {
+    Phase phase = status.getPhase();
+    return switch (phase) {
+      case Scheduled -> new Verdict(true, false, false, "scheduled: due at " + status.getDueTime());
+      case Suspended -> new Verdict(true, false, false, "suspended: spec.suspend is true, so it does not fire");
+      case Running -> new Verdict(false, true, false,
+          "running: Job " + status.getJobName() + " was created at " + status.getFiredTime() + " and has not finished");
+      case Fired -> new Verdict(true, false, false, "fired at " + status.getFiredTime());
+      case Succeeded -> new Verdict(true, false, false,
+          "succeeded: Job " + status.getJobName() + " completed (fired at " + status.getFiredTime() + ")");
+      case Failed, Missed, Invalid -> new Verdict(false, false, true,
+          phase.name().toLowerCase(java.util.Locale.ROOT) + ": "
+              + (status.getMessage() != null ? status.getMessage() : "no reason recorded"));
+    };
+  }
+
+  /** Sets Ready, Reconciling and Stalled from the phase, and stamps the generation everywhere. */
+  public static void apply(DelayedTaskStatus status, Long generation, Instant now) {
+    apply(status, generation, now, null);
+  }
+
+  /**
+   * @param readyNote appended to Ready's message (why a finished task is kept, for one); null for none
+   */
+  public static void apply(DelayedTaskStatus status, Long generation, Instant now, String readyNote) {
+    status.setObservedGeneration(generation);
+    if (status.getPhase() != null) {
+      Verdict verdict = of(status);
+      String reason = status.getPhase().name();
+      String readyMessage = readyNote == null ? verdict.message() : verdict.message() + "; " + readyNote;
+      Conditions.set(status, Condition.READY, verdict.ready(), reason, readyMessage, now, generation);
+      Conditions.set(status, Condition.RECONCILING, verdict.reconciling(), reason,
+          verdict.reconciling() ? verdict.message() : "nothing in progress", now, generation);
+      Conditions.set(status, Condition.STALLED, verdict.stalled(), reason,
+          verdict.stalled() ? verdict.message() : "not stalled", now, generation);
+    }
+    // kstatus (and a careful reader) trusts a condition only for the generation it names.
+    for (Condition condition : status.getConditions()) {
+      condition.setObservedGeneration(generation);
+    }
+  }
+}

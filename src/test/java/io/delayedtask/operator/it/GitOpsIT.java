@@ -1,0 +1,165 @@
+package io.delayedtask.operator.it;
+
+import static io.delayedtask.operator.testing.Tasks.create;
+import static io.delayedtask.operator.testing.Tasks.get;
+import static io.delayedtask.operator.testing.Tasks.phase;
+import static io.delayedtask.operator.testing.Tasks.task;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.DelayedTaskOperator;
+import io.delayedtask.operator.api.v1alpha1.Condition;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.reconcile.Conditions;
+import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.RedisProcess;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * What GitOps tools see and do. The kstatus conditions of the status, and finished tasks and their
+ * TTL with the operator-wide default DELAYEDTASK_FINISHED_TTL_SECONDS=1:
+ * unmarked tasks go on time, a task's own TTL wins, and a task a GitOps tool manages is never
+ * deleted (its tool would re-create it, and it would fire again). The real operator against the
+ * mock API server in CRUD mode and a real Redis.
+ */
+class GitOpsIT {
+  private static final String NS = "gitops";
+  private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  /** Longer than the default TTL and several 1 s resyncs: time enough for a wrong deletion. */
+  private static final Duration KEPT_FOR = Duration.ofSeconds(4);
+
+  private static RedisProcess redis;
+  private static MockKubernetes kube;
+  private static KubernetesClient client;
+  private static DelayedTaskOperator operator;
+
+  @BeforeAll
+  static void start() {
+    redis = RedisProcess.start();
+    kube = MockKubernetes.start();
+    client = kube.client();
+    Map<String, String> env = OperatorFixture.env(redis, "finished-ttl", "op-1");
+    env.put(OperatorConfig.FINISHED_TTL_SECONDS, "1");
+    operator = OperatorFixture.start(env, kube.newClient());
+    await().atMost(TIMEOUT).until(operator::isFiring);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (operator != null) {
+      operator.close();
+    }
+    if (kube != null) {
+      kube.close();
+    }
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Test
+  void everyStatusCarriesReadyReconcilingAndStalledForTheGenerationSeen() {
+    create(client, task(NS, "waits", s -> s.setRunAt("2099-01-01T07:00:00")));
+    create(client, task(NS, "waits-in-berlin", s -> {
+      s.setRunAt("2099-01-01T07:00:00");
+      s.setTimeZone("Europe/Berlin");
+    }));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "waits").orElse(null) == Phase.Invalid);
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "waits-in-berlin").orElse(null) == Phase.Scheduled);
+
+    DelayedTask invalid = get(client, NS, "waits");
+    assertThat(conditionStatuses(invalid)).containsExactly("Scheduled=False", "Ready=False", "Reconciling=False",
+        "Stalled=True");
+    assertThat(readyMessage("waits")).contains("spec.runAt", "spec.timeZone");
+    DelayedTask scheduled = get(client, NS, "waits-in-berlin");
+    assertThat(scheduled.getStatus().getDueTime()).isEqualTo("2099-01-01T06:00:00.000Z");
+    assertThat(conditionStatuses(scheduled)).containsExactly("Scheduled=True", "Ready=True", "Reconciling=False",
+        "Stalled=False");
+    for (DelayedTask task : new DelayedTask[] {invalid, scheduled}) {
+      Long generation = task.getMetadata().getGeneration();
+      assertThat(task.getStatus().getObservedGeneration()).isEqualTo(generation);
+      assertThat(task.getStatus().getConditions()).allSatisfy(c -> assertThat(c.getObservedGeneration())
+          .isEqualTo(generation));
+    }
+  }
+
+  @Test
+  void anUnmarkedTaskWithoutItsOwnTtlIsDeletedAfterTheOperatorDefault() {
+    create(client, task(NS, "plain", s -> s.setDelay("0s")));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "plain").orElse(null) == Phase.Fired);
+    Instant fired = Instant.now();
+
+    await().atMost(TIMEOUT).until(() -> get(client, NS, "plain") == null);
+
+    assertThat(Duration.between(fired, Instant.now())).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+  }
+
+  @Test
+  void aTasksOwnTtlWinsOverTheOperatorDefault() {
+    create(client, task(NS, "own-ttl", s -> {
+      s.setDelay("0s");
+      s.setTtlSecondsAfterFinished(3600L);
+    }));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "own-ttl").orElse(null) == Phase.Fired);
+
+    await().during(KEPT_FOR).atMost(KEPT_FOR.plusSeconds(5)).until(() -> get(client, NS, "own-ttl") != null);
+    assertThat(readyMessage("own-ttl")).doesNotContain("kept");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+      "argo,      annotation, argocd.argoproj.io/tracking-id,   Argo CD",
+      "flux-ks,   label,      kustomize.toolkit.fluxcd.io/name, Flux",
+      "flux-helm, label,      helm.toolkit.fluxcd.io/name,      Flux"})
+  void aTaskAGitOpsToolManagesIsKeptWithReadyAndAnEventSayingWhy(String name, String kind, String mark, String tool) {
+    DelayedTask marked = task(NS, name, s -> s.setDelay("0s"));
+    if (kind.equals("annotation")) {
+      marked.getMetadata().setAnnotations(Map.of(mark, "shop:delayedtask.io/DelayedTask:gitops/" + name));
+    } else {
+      marked.getMetadata().setLabels(Map.of(mark, "shop"));
+    }
+    create(client, marked);
+    String kept = "kept: managed by " + tool + " (" + mark + "); deleting it would make " + tool
+        + " re-create it and fire it again";
+
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(readyMessage(name)).contains(kept));
+    await().during(KEPT_FOR).atMost(KEPT_FOR.plusSeconds(5)).until(() -> get(client, NS, name) != null);
+
+    DelayedTask task = get(client, NS, name);
+    assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Fired);
+    assertThat(readyMessage(name)).startsWith("fired at ");
+    assertThat(Conditions.find(task.getStatus(), Condition.READY).orElseThrow().getStatus()).isEqualTo("True");
+    assertThat(ttlSkippedCount(name)).as("one TTLSkipped event, however often it is reconciled").isEqualTo(1);
+  }
+
+  private static java.util.List<String> conditionStatuses(DelayedTask task) {
+    return task.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus()).toList();
+  }
+
+  private static String readyMessage(String name) {
+    DelayedTask task = get(client, NS, name);
+    return task == null ? "<deleted>" : Conditions.find(task.getStatus(), Condition.READY)
+        .map(Condition::getMessage).orElse("<no Ready condition>");
+  }
+
+  /** Counted through count, so it holds whether repeated events are aggregated or not. */
+  private static int ttlSkippedCount(String name) {
+    return client.v1().events().inNamespace(NS).list().getItems().stream()
+        .filter(e -> name.equals(e.getInvolvedObject().getName()) && "TTLSkipped".equals(e.getReason()))
+        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount())
+        .sum();
+  }
+}
