@@ -255,6 +255,34 @@ class LifecycleIT {
   }
 
   @Test
+  void aJobCreatedBeforeALostStatusWriteIsRunningEvenPastTheDeadline() {
+    Instant runAt = Instant.now().plusSeconds(3);
+    create(client, task(NS, "lost-write", s -> {
+      s.setRunAt(runAt.toString());
+      s.setStartingDeadlineSeconds(1L);
+      s.setJobTemplate(busyboxJob());
+    }));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "lost-write").orElse(null) == Phase.Scheduled);
+    // From now on the status writes fail for a while: the Job gets created, the first attempts to
+    // record Running do not, and the retries come after startingDeadlineSeconds.
+    kube.server().expect().put().withPath("/apis/delayedtask.io/v1alpha1/namespaces/" + NS + "/delayedtasks/lost-write/status")
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict")
+            .withMessage("Operation cannot be fulfilled: please apply your changes to the latest version").build())
+        .times(3);
+
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "lost-write").filter(p -> p != Phase.Scheduled).isPresent());
+    DelayedTask task = get(client, NS, "lost-write");
+    assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Running);
+    List<Job> jobs = jobsOf(task);
+    assertThat(jobs).singleElement().satisfies(job -> {
+      assertThat(job.getMetadata().getName()).isEqualTo(task.getStatus().getJobName());
+      assertThat(job.getMetadata().getAnnotations()).containsEntry("delayedtask.io/fired-time",
+          task.getStatus().getFiredTime());
+    });
+    assertThat(reasons("lost-write")).doesNotContain("Missed");
+  }
+
+  @Test
   void finishedTaskIsDeletedAfterItsTtl() {
     create(client, task(NS, "short-lived", s -> {
       s.setDelay("0s");
