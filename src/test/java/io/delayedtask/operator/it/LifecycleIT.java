@@ -338,6 +338,53 @@ class LifecycleIT {
   }
 
   @Test
+  void aFieldThisVersionDoesNotKnowIsIgnoredAndTheTaskFires() {
+    // A newer CRD applied before the operator is upgraded; the mock, like a CRD without pruning, keeps the fields.
+    createRaw("from-newer-crd", """
+        {"delay":"500ms","timeZone":"Europe/Berlin","somethingNew":{"nested":[1,2]}}""");
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "from-newer-crd").orElse(null) == Phase.Fired);
+    assertThat(client.genericKubernetesResources("delayedtask.io/v1alpha1", "DelayedTask").inNamespace(NS)
+        .withName("from-newer-crd").get().getAdditionalProperties().get("spec").toString()).contains("somethingNew");
+  }
+
+  @Test
+  void aTaskTheOperatorCannotReadIsInvalidNamingTheFieldAndOthersStillFire() {
+    // Wrong types, which only an API server without the CRD's schema lets through.
+    createRaw("unreadable-suspend", """
+        {"delay":"500ms","suspend":"yes-please"}""");
+    createRaw("unreadable-payload", """
+        {"delay":"500ms","payload":5}""");
+    Map<String, String> expected = Map.of(
+        "unreadable-suspend", "spec.suspend must be true or false, not \"yes-please\"",
+        "unreadable-payload", "spec.payload must be a map of string values, not 5");
+
+    expected.forEach((name, message) -> await(name).atMost(TIMEOUT).untilAsserted(() -> {
+      DelayedTask read = get(client, NS, name);
+      assertThat(read.getStatus()).isNotNull();
+      assertThat(read.getStatus().getPhase()).isEqualTo(Phase.Invalid);
+      assertThat(read.getStatus().getMessage()).contains(message);
+    }));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("unreadable-suspend")).contains("Invalid"));
+
+    create(client, task(NS, "good-after-unreadable", s -> s.setDelay("500ms")));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "good-after-unreadable").orElse(null) == Phase.Fired);
+    // Writing the status left the stored spec alone: still Invalid, nothing fired.
+    assertThat(phase(client, NS, "unreadable-suspend")).contains(Phase.Invalid);
+    assertThat(client.genericKubernetesResources("delayedtask.io/v1alpha1", "DelayedTask").inNamespace(NS)
+        .withName("unreadable-suspend").get().getAdditionalProperties().get("spec").toString()).contains("yes-please");
+  }
+
+  /** Creates a task from a raw spec, past the typed classes (as kubectl would send it). */
+  private static void createRaw(String name, String specJson) {
+    client.genericKubernetesResources("delayedtask.io/v1alpha1", "DelayedTask").inNamespace(NS)
+        .resource(io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+            {"apiVersion":"delayedtask.io/v1alpha1","kind":"DelayedTask",
+             "metadata":{"name":"%s","namespace":"%s"},"spec":%s}""".formatted(name, NS, specJson),
+            io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        .create();
+  }
+
+  @Test
   void reapplyingAnUnchangedManifestAfterFiringFiresNothing() {
     DelayedTask manifest = task(NS, "gitops", s -> {
       s.setRunAt(Instant.now().plusSeconds(1).toString());
