@@ -279,7 +279,7 @@ class LifecycleIT {
       assertThat(job.getMetadata().getAnnotations()).containsEntry("delayedtask.io/fired-time",
           task.getStatus().getFiredTime());
     });
-    assertThat(reasons("lost-write")).doesNotContain("Missed");
+    assertThat(reasons("lost-write")).doesNotContain("Missed").containsOnlyOnce("JobCreated");
   }
 
   @Test
