@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.reconcile.SpecValidator;
+import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.Validation;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -75,5 +77,14 @@ class LenientReadingTest {
   void writingItBackLeavesOutWhatWasUnreadable() {
     DelayedTask task = read("\"spec\":{\"delay\":\"10m\",\"suspend\":\"yes-please\"}}");
     assertThat(Serialization.asJson(task.getSpec())).isEqualTo("{\"delay\":\"10m\"}");
+  }
+
+  @Test
+  void theCopyJosdkReconcilesStaysInvalid() {
+    DelayedTask task = read("\"spec\":{\"delay\":\"10m\",\"suspend\":\"yes-please\"}}");
+    DelayedTask copy = new TaskCloner(new KubernetesSerialization()).clone(task);
+    assertThat(copy).isNotSameAs(task);
+    assertThat(copy.getSpec().unreadableFields()).containsExactlyElementsOf(task.getSpec().unreadableFields());
+    assertThat(new SpecValidator().validate(copy)).isInstanceOf(Validation.Invalid.class);
   }
 }

@@ -142,4 +142,12 @@ public class DelayedTaskSpec {
   void markUnreadable(List<String> problems) {
     this.unreadableFields = List.copyOf(problems);
   }
+
+  /**
+   * For copies made by serializing and deserializing (JOSDK hands the reconciler one): the
+   * unreadable fields are not serialized, so without this a copy of an Invalid task would look valid.
+   */
+  public void keepUnreadableOf(DelayedTaskSpec original) {
+    this.unreadableFields = original.unreadableFields;
+  }
 }
