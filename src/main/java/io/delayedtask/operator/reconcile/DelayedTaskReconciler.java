@@ -151,7 +151,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     if (redisFailed) {
       requeue = requeue == null || requeue.compareTo(REDIS_RETRY) > 0 ? REDIS_RETRY : requeue;
     }
-    if (!desired.equals(current) && writeStatus(task, desired, context)) {
+    if (!desired.equals(current) && writeInvalidOrWarn(task, desired, context)) {
       recordTransition(task, current, desired);
     }
     UpdateControl<DelayedTask> control = UpdateControl.noUpdate();
@@ -177,6 +177,23 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
       }
       LOG.debug("Status not written: the task changed since it was read; reconciling the newer version");
       return false;
+    }
+  }
+
+  /**
+   * An Invalid task is reported on itself even when its status cannot be written (the API server
+   * refuses it): then at least as an Event (one, counted, however often this is retried).
+   */
+  private boolean writeInvalidOrWarn(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
+    try {
+      return writeStatus(task, desired, context);
+    } catch (KubernetesClientException e) {
+      if (desired.getPhase() == Phase.Invalid) {
+        events.warning(task, TaskEvents.INVALID, desired.getMessage() + " (the status could not be written: "
+            + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage())
+            + ")");
+      }
+      throw e;
     }
   }
 

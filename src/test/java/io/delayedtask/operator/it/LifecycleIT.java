@@ -374,6 +374,27 @@ class LifecycleIT {
         .withName("unreadable-suspend").get().getAdditionalProperties().get("spec").toString()).contains("yes-please");
   }
 
+  @Test
+  void anUnreadableTaskWhoseStatusCannotBeWrittenIsReportedByAnEvent() {
+    kube.server().expect().put().withPath("/apis/delayedtask.io/v1alpha1/namespaces/" + NS
+            + "/delayedtasks/unwritable/status")
+        .andReturn(422, new StatusBuilder().withCode(422).withReason("Invalid")
+            .withMessage("DelayedTask.delayedtask.io \"unwritable\" is invalid: status: refused").build())
+        .always();
+    createRaw("unwritable", """
+        {"delay":"500ms","payload":5}""");
+
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.v1().events().inNamespace(NS).list().getItems())
+        .filteredOn(e -> "unwritable".equals(e.getInvolvedObject().getName()))
+        .singleElement().satisfies(e -> {
+          assertThat(e.getReason()).isEqualTo("Invalid");
+          assertThat(e.getType()).isEqualTo("Warning");
+          assertThat(e.getMessage()).contains("spec.payload must be a map of string values, not 5")
+              .contains("the status could not be written").contains("status: refused");
+        }));
+    assertThat(get(client, NS, "unwritable").getStatus()).isNull();
+  }
+
   /** Creates a task from a raw spec, past the typed classes (as kubectl would send it). */
   private static void createRaw(String name, String specJson) {
     client.genericKubernetesResources("delayedtask.io/v1alpha1", "DelayedTask").inNamespace(NS)
