@@ -93,7 +93,8 @@ app.kubernetes.io/part-of: delayed-task-operator
      - delayedtasks/finalizers: update, so Jobs may carry blockOwnerDeletion owner references
        (OwnerReferencesPermissionEnforcement).
      - jobs: create and watch; never delete: the owner reference lets garbage collection do it.
-     - events: both APIs, because client libraries record through either. */}}
+     - events: both APIs, because client libraries record through either; get, to raise the count
+       of the one Event per task and reason. */}}
 {{- define "dto.operatorRules" -}}
 - apiGroups: ["delayedtask.io"]
   resources: ["delayedtasks"]
@@ -109,7 +110,7 @@ app.kubernetes.io/part-of: delayed-task-operator
   verbs: ["create", "get", "list", "watch"]
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create", "patch"]
+  verbs: ["create", "get", "patch"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]

@@ -11,6 +11,7 @@ import io.delayedtask.operator.reconcile.FinishedTtl;
 import io.delayedtask.operator.reconcile.ScheduleKeeper;
 import io.delayedtask.operator.reconcile.ScheduleResync;
 import io.delayedtask.operator.reconcile.SpecValidator;
+import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.reconcile.TaskLocks;
 import io.delayedtask.operator.schedule.TaskSchedule;
@@ -142,7 +143,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
             .withUseSSAToPatchPrimaryResource(false) // the mock API server in CRUD mode has no SSA
             .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
             .withCloseClientOnStop(false)
-            .withStopOnInformerErrorDuringStartup(false);
+            .withStopOnInformerErrorDuringStartup(false)
+            .withResourceCloner(new TaskCloner(client.getKubernetesSerialization()));
         if (config.leaderElection()) {
           o.withLeaderElectionConfiguration(leaderElection(config, firing, this::afterLosingLease));
         }

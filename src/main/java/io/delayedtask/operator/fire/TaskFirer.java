@@ -112,7 +112,11 @@ public class TaskFirer implements DueEntryHandler {
     }
     Long deadline = task.getSpec().getStartingDeadlineSeconds();
     if (deadline != null && entry.claimedAt().isAfter(due.plusSeconds(deadline))) {
-      return missed(entry, task, due, deadline);
+      // The deadline bounds the Job's creation, not the status write: an earlier attempt may have
+      // created the Job and then lost its status write. A Job that exists is never followed by Missed.
+      Optional<Job> created = existingJob(task, due);
+      return created.isPresent() ? reportRunning(entry, task, due, created.get())
+          : missed(entry, task, due, deadline);
     }
     metrics.lag(Duration.between(due, entry.claimedAt()));
     return task.getSpec().getJobTemplate() == null ? recordFired(entry, task, due) : createJob(entry, task, due);
@@ -159,10 +163,11 @@ public class TaskFirer implements DueEntryHandler {
     Job wanted = JobFactory.jobFor(task, due, clock.instant());
     String jobName = wanted.getMetadata().getName();
     Job job;
-    boolean created = false;
     try {
       job = client.batch().v1().jobs().inNamespace(task.getMetadata().getNamespace()).resource(wanted).create();
-      created = true;
+      // Recorded now, not after the status write: a retry after a lost status write finds the Job
+      // already there and must neither lose this Event nor record it twice.
+      events.normal(task, TaskEvents.JOB_CREATED, "Created Job " + jobName + " (due " + Times.format(due) + ")");
     } catch (KubernetesClientException e) {
       // 409 on create is AlreadyExists (or a conflict): look at what is there.
       Job existing = e.getCode() == 409
@@ -180,11 +185,28 @@ public class TaskFirer implements DueEntryHandler {
         return failed(entry, task, due, "the API server refused Job " + jobName + ": " + ApiErrors.reason(e));
       }
     }
+    return reportRunning(entry, task, due, job);
+  }
+
+  /** This task's Job for this due time, if an earlier attempt created it. */
+  private Optional<Job> existingJob(DelayedTask task, Instant due) {
+    if (task.getSpec().getJobTemplate() == null) {
+      return Optional.empty();
+    }
+    String jobName = JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
+    return Optional.ofNullable(client.batch().v1().jobs().inNamespace(task.getMetadata().getNamespace())
+            .withName(jobName).get())
+        .filter(job -> JobFactory.isControlledBy(job, task));
+  }
+
+  /** The task's Job exists (created now, or by an earlier attempt): phase Running. */
+  private Disposition reportRunning(ClaimedEntry entry, DelayedTask task, Instant due, Job job) {
+    String jobName = job.getMetadata().getName();
+    Instant now = clock.instant();
     // A retry after a lost status write finds the Job already there: report its first firing time.
     String firedTime = Optional.ofNullable(job.getMetadata().getAnnotations())
         .map(a -> a.get(TaskLabels.FIRED_TIME))
-        .orElse(wanted.getMetadata().getAnnotations().get(TaskLabels.FIRED_TIME));
-    Instant now = clock.instant();
+        .orElse(Times.format(now));
     Long generation = task.getMetadata().getGeneration();
     DelayedTaskStatus status = statusFor(task, due);
     status.setPhase(Phase.Running);
@@ -196,9 +218,6 @@ public class TaskFirer implements DueEntryHandler {
     Optional<Disposition> failed = writeStatus(entry, task, status);
     if (failed.isPresent()) {
       return failed.get();
-    }
-    if (created) {
-      events.normal(task, TaskEvents.JOB_CREATED, "Created Job " + jobName + " (due " + status.getDueTime() + ")");
     }
     return done(entry, FireMetrics.Outcome.JOB_CREATED);
   }

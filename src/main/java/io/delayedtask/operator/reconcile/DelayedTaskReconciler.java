@@ -4,6 +4,7 @@ import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.fire.JobFactory;
 import io.delayedtask.operator.fire.TaskLabels;
 import io.delayedtask.operator.schedule.ScheduleUnavailableException;
 import io.delayedtask.operator.schedule.TaskSchedule;
@@ -133,7 +134,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
         // Fired (or finished) for this due time: never again. Only the Job's outcome and the TTL remain.
         redisFailed = !cancel(id);
         if (desired.getPhase() == Phase.Running) {
-          applyJobOutcome(desired, context, now, generation);
+          applyJobOutcome(task, desired, context, now, generation);
         }
         if (desired.getPhase().isFinished()) {
           Optional<Duration> ttl = remainingTtl(task, desired, now);
@@ -164,7 +165,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
       requeue = requeue == null || requeue.compareTo(REDIS_RETRY) > 0 ? REDIS_RETRY : requeue;
     }
     Readiness.apply(desired, generation, now, keptFor.map(GitOpsOwner::keptMessage).orElse(null));
-    if (!desired.equals(current) && writeStatus(task, desired, context)) {
+    if (!desired.equals(current) && writeInvalidOrWarn(task, desired, context)) {
       recordTransition(task, current, desired);
       keptFor.ifPresent(owner -> recordKept(task, current, owner));
     }
@@ -194,6 +195,23 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     }
   }
 
+  /**
+   * An Invalid task is reported on itself even when its status cannot be written (the API server
+   * refuses it): then at least as an Event (one, counted, however often this is retried).
+   */
+  private boolean writeInvalidOrWarn(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
+    try {
+      return writeStatus(task, desired, context);
+    } catch (KubernetesClientException e) {
+      if (desired.getPhase() == Phase.Invalid) {
+        events.warning(task, TaskEvents.INVALID, desired.getMessage() + " (the status could not be written: "
+            + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage())
+            + ")");
+      }
+      throw e;
+    }
+  }
+
   /** A new due time (or a first one): the previous firing's results no longer describe the task. */
   private static void prepareForDue(DelayedTaskStatus desired, Instant due, Instant now, Long generation) {
     String dueTime = Times.format(due);
@@ -208,14 +226,40 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     desired.setMessage(null);
   }
 
-  /** The Job's Complete / Failed condition moves a Running task to Succeeded / Failed. */
-  private static void applyJobOutcome(DelayedTaskStatus desired, Context<DelayedTask> context, Instant now,
-      Long generation) {
+  /**
+   * The Job's Complete / Failed condition moves a Running task to Succeeded / Failed; a Job that is
+   * gone moves it to Failed, so a task never stays Running without a Job.
+   */
+  private static void applyJobOutcome(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context,
+      Instant now, Long generation) {
     String jobName = desired.getJobName();
+    if (jobName == null) {
+      return;
+    }
     Optional<Job> job = context.getSecondaryResources(Job.class).stream()
         .filter(j -> Objects.equals(j.getMetadata().getName(), jobName))
         .findFirst();
-    if (job.isEmpty() || job.get().getStatus() == null || job.get().getStatus().getConditions() == null) {
+    if (job.isEmpty()) {
+      // Not in the Job informer's cache. That alone does not prove it is gone: the Jobs and the
+      // DelayedTasks come through two separate watches, and the reconcile caused by the firer's
+      // Running write can run before the Job's own ADDED event has reached the Job cache. So a miss
+      // is confirmed with a live GET by the Job's (deterministic) name. It costs a request only in
+      // that short race and when the Job really is gone (deleted by hand, or by its own
+      // ttlSecondsAfterFinished while the operator was away, which the first reconcile after a
+      // start sees). A Job of that name that this task does not control is not its Job either.
+      job = Optional.ofNullable(context.getClient().batch().v1().jobs()
+              .inNamespace(task.getMetadata().getNamespace()).withName(jobName).get())
+          .filter(live -> JobFactory.isControlledBy(live, task));
+      if (job.isEmpty()) {
+        String message = "Job " + jobName + " was deleted before its outcome was recorded; change spec.runAt or "
+            + "spec.delay to run it again";
+        desired.setPhase(Phase.Failed);
+        desired.setMessage(message);
+        Conditions.set(desired, Condition.FAILED, true, "JobGone", message, now, generation);
+        return;
+      }
+    }
+    if (job.get().getStatus() == null || job.get().getStatus().getConditions() == null) {
       return;
     }
     for (JobCondition condition : job.get().getStatus().getConditions()) {

@@ -41,6 +41,10 @@ public final class SpecValidator {
     if (spec == null) {
       return invalid("spec is missing; set spec.runAt (" + RUN_AT_EXAMPLE + ") or spec.delay (" + DELAY_EXAMPLE + ")");
     }
+    if (!spec.unreadableFields().isEmpty()) {
+      // Read leniently (api.v1alpha1.LenientDeserializer): a field of the wrong type is named here.
+      return invalid(String.join("; ", spec.unreadableFields()) + "; fix the field and apply the task again");
+    }
     boolean hasRunAt = spec.getRunAt() != null;
     boolean hasDelay = spec.getDelay() != null;
     if (hasRunAt && hasDelay) {

@@ -1,15 +1,33 @@
 package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.util.UUID;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Records core/v1 Events on a DelayedTask, one per transition. Failing to record one is never fatal. */
+/**
+ * Records core/v1 Events on a DelayedTask. Failing to record one is never fatal.
+ *
+ * <p>One Event per (task, reason), with a name derived from both (as client-go's recorder
+ * aggregates repeats and Flink's {@code EventUtils} names them): the first occurrence creates it,
+ * each repeat raises its {@code count} and moves {@code lastTimestamp}. So a retried step never
+ * leaves two Events for one reason, and {@code kubectl describe} shows one line with a count.
+ */
 public class TaskEvents {
   public static final String SCHEDULED = "Scheduled";
   public static final String SUSPENDED = "Suspended";
@@ -23,6 +41,11 @@ public class TaskEvents {
   public static final String TTL_SKIPPED = "TTLSkipped";
   private static final String COMPONENT = "delayed-task-operator";
   private static final Logger LOG = LoggerFactory.getLogger(TaskEvents.class);
+  /** An Event's name is a DNS subdomain: at most 253 characters. */
+  private static final int MAX_NAME = 253;
+  private static final int HASH_CHARS = 16;
+  /** Concurrent repeats of one reason (two writers) meet a conflict; this many tries, then give up. */
+  private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;
   private final Clock clock;
@@ -40,34 +63,104 @@ public class TaskEvents {
     record(task, "Warning", reason, message);
   }
 
+  /** {@code <task-name>.<16 hex chars of sha256(uid/reason)>}: the same for every repeat of the reason. */
+  public static String eventName(DelayedTask task, String reason) {
+    String uid = task.getMetadata().getUid() == null ? "" : task.getMetadata().getUid();
+    String hash = sha256(uid + "/" + reason).substring(0, HASH_CHARS);
+    String name = task.getMetadata().getName();
+    if (name.length() > MAX_NAME - HASH_CHARS - 1) {
+      // Shortened, and never ending in '-' or '.', which would make an invalid subdomain label.
+      name = name.substring(0, MAX_NAME - HASH_CHARS - 1).replaceAll("[-.]+$", "");
+    }
+    return name + "." + hash;
+  }
+
   private void record(DelayedTask task, String type, String reason, String message) {
-    String now = Times.format(clock.instant());
     String namespace = task.getMetadata().getNamespace();
+    String name = eventName(task, reason);
     try {
-      client.v1().events().inNamespace(namespace).resource(new EventBuilder()
-          .withNewMetadata()
-            .withName(task.getMetadata().getName() + "." + UUID.randomUUID().toString().substring(0, 13).replace("-", ""))
-            .withNamespace(namespace)
-          .endMetadata()
-          .withInvolvedObject(new ObjectReferenceBuilder()
-              .withApiVersion(task.getApiVersion())
-              .withKind(task.getKind())
-              .withName(task.getMetadata().getName())
-              .withNamespace(namespace)
-              .withUid(task.getMetadata().getUid())
-              .withResourceVersion(task.getMetadata().getResourceVersion())
-              .build())
-          .withType(type)
-          .withReason(reason)
-          .withMessage(message)
-          .withFirstTimestamp(now)
-          .withLastTimestamp(now)
-          .withCount(1)
-          .withNewSource().withComponent(COMPONENT).endSource()
-          .build()).create();
-      LOG.info("{}: {}", reason, message);
+      for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        if (createOrCount(task, namespace, name, type, reason, message)) {
+          LOG.info("{}: {}", reason, message);
+          return;
+        }
+      }
+      LOG.warn("{}: {} (the event was changed concurrently {} times; not recorded)", reason, message, ATTEMPTS);
     } catch (RuntimeException e) {
       LOG.warn("{}: {} (the event could not be recorded: {})", reason, message, e.getMessage());
+    }
+  }
+
+  /** Creates the Event, or raises the count of the one there; false on a conflict worth another try. */
+  private boolean createOrCount(DelayedTask task, String namespace, String name, String type, String reason,
+      String message) {
+    String now = Times.format(clock.instant());
+    Resource<Event> event = client.v1().events().inNamespace(namespace).withName(name);
+    Event existing = null;
+    try {
+      client.v1().events().inNamespace(namespace).resource(firstOccurrence(task, name, type, reason, message, now))
+          .create();
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      existing = event.get();
+    }
+    if (existing == null) {
+      return false; // expired (Events live about an hour) between the create and the read: create again
+    }
+    // A JSON merge patch carrying the resourceVersion read: the API server refuses it with 409 if
+    // another repeat got in first, so no increment is lost.
+    Map<String, Object> metadata = Map.of("resourceVersion", existing.getMetadata().getResourceVersion());
+    Map<String, Object> patch = new LinkedHashMap<>();
+    patch.put("metadata", metadata);
+    patch.put("type", type);
+    patch.put("message", message);
+    patch.put("count", (existing.getCount() == null ? 1 : existing.getCount()) + 1);
+    patch.put("lastTimestamp", now);
+    try {
+      event.patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409 || e.getCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private static Event firstOccurrence(DelayedTask task, String name, String type, String reason, String message,
+      String now) {
+    String namespace = task.getMetadata().getNamespace();
+    return new EventBuilder()
+        .withNewMetadata()
+          .withName(name)
+          .withNamespace(namespace)
+        .endMetadata()
+        .withInvolvedObject(new ObjectReferenceBuilder()
+            .withApiVersion(task.getApiVersion())
+            .withKind(task.getKind())
+            .withName(task.getMetadata().getName())
+            .withNamespace(namespace)
+            .withUid(task.getMetadata().getUid())
+            .withResourceVersion(task.getMetadata().getResourceVersion())
+            .build())
+        .withType(type)
+        .withReason(reason)
+        .withMessage(message)
+        .withFirstTimestamp(now)
+        .withLastTimestamp(now)
+        .withCount(1)
+        .withNewSource().withComponent(COMPONENT).endSource()
+        .build();
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
     }
   }
 }

@@ -37,7 +37,7 @@ final class Rbac {
       "delayedtask.io/delayedtasks/status: get,patch,update",
       "delayedtask.io/delayedtasks/finalizers: update",
       "batch/jobs: create,get,list,watch",
-      "/events: create,patch",
+      "/events: create,get,patch",
       "events.k8s.io/events: create,patch");
 
   /**

@@ -173,6 +173,31 @@ class LifecycleIT {
   }
 
   @Test
+  void aJobDeletedWhileRunningFailsTheTaskAndItsTtlStarts() {
+    create(client, task(NS, "job-gone", s -> {
+      s.setDelay("500ms");
+      s.setJobTemplate(busyboxJob());
+      s.setTtlSecondsAfterFinished(2L);
+    }));
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "job-gone").orElse(null) == Phase.Running);
+    String jobName = get(client, NS, "job-gone").getStatus().getJobName();
+
+    client.batch().v1().jobs().inNamespace(NS).withName(jobName).delete();
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "job-gone").orElse(null) == Phase.Failed);
+    Instant failed = Instant.now();
+    DelayedTask task = get(client, NS, "job-gone");
+    assertThat(task.getStatus().getMessage()).isEqualTo("Job " + jobName + " was deleted before its outcome was "
+        + "recorded; change spec.runAt or spec.delay to run it again");
+    assertThat(task.getStatus().getConditions())
+        .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus() + "/" + c.getReason())
+            .isEqualTo("Failed=True/JobGone"));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("job-gone")).contains("Failed"));
+    // A finished phase: the TTL runs from here, and the task goes.
+    await().atMost(TIMEOUT).until(() -> get(client, NS, "job-gone") == null);
+    assertThat(Duration.between(failed, Instant.now())).isGreaterThanOrEqualTo(Duration.ofMillis(1000));
+  }
+
+  @Test
   void changingTheDueTimeMovesTheEntry() {
     create(client, task(NS, "moved", s -> s.setRunAt(Instant.now().plusSeconds(3600).toString())));
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "moved").orElse(null) == Phase.Scheduled);

@@ -1,11 +1,13 @@
 package io.delayedtask.operator.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.Objects;
 
 /** A standard Kubernetes condition (metav1.Condition), with the descriptions our CRD shows. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true) // fields of a newer metav1.Condition
 public class Condition {
   public static final String SCHEDULED = "Scheduled";
   public static final String FIRED = "Fired";

@@ -1,5 +1,6 @@
 package io.delayedtask.operator.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -23,6 +24,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Due", jsonPath = ".status.dueTime", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Job", jsonPath = ".status.jobName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class DelayedTask extends CustomResource<DelayedTaskSpec, DelayedTaskStatus> implements Namespaced {
   public static final String GROUP = "delayedtask.io";
   public static final String VERSION = "v1alpha1";

@@ -1,18 +1,23 @@
 package io.delayedtask.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import java.util.List;
 import java.util.Map;
 
 /** What the user asks for. Exactly one of runAt and delay; everything else is optional. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer CRD's fields: handled by the ones we know
+@JsonDeserialize(using = DelayedTaskSpecDeserializer.class) // a field of the wrong type: Invalid, not a crash
 @ValidationRule(
     value = "has(self.runAt) != has(self.delay)",
     message = "set exactly one of spec.runAt (an RFC 3339 time) and spec.delay (a duration such as 10m)")
@@ -96,6 +101,10 @@ public class DelayedTaskSpec {
       + "annotations delayedtask.io/payload.<key>.")
   private Map<String, String> payload;
 
+  /** Fields present but of the wrong type, one sentence each; never serialized. */
+  @JsonIgnore
+  private List<String> unreadableFields = List.of();
+
   public String getRunAt() {
     return runAt;
   }
@@ -164,5 +173,22 @@ public class DelayedTaskSpec {
 
   public void setPayload(Map<String, String> payload) {
     this.payload = payload;
+  }
+
+  /** The fields that were present but could not be read (wrong type), each named with the fix; usually empty. */
+  public List<String> unreadableFields() {
+    return unreadableFields;
+  }
+
+  void markUnreadable(List<String> problems) {
+    this.unreadableFields = List.copyOf(problems);
+  }
+
+  /**
+   * For copies made by serializing and deserializing (JOSDK hands the reconciler one): the
+   * unreadable fields are not serialized, so without this a copy of an Invalid task would look valid.
+   */
+  public void keepUnreadableOf(DelayedTaskSpec original) {
+    this.unreadableFields = original.unreadableFields;
   }
 }

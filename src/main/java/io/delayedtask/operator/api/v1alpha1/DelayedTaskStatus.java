@@ -1,13 +1,18 @@
 package io.delayedtask.operator.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /** What the operator reports (shared/API.md, "status"). Times are UTC with three fraction digits. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer operator's fields
+@JsonDeserialize(using = DelayedTaskStatusDeserializer.class) // a field of the wrong type is dropped, not a crash
 public class DelayedTaskStatus {
 
   @JsonPropertyDescription("Scheduled, Suspended, Running, Fired, Succeeded, Failed, Missed or Invalid.")
@@ -31,6 +36,10 @@ public class DelayedTaskStatus {
   @JsonPropertyDescription("Standard conditions: Scheduled, Fired, Complete, Failed, and Ready, Reconciling, "
       + "Stalled as kstatus (Flux, Argo CD) reads them.")
   private List<Condition> conditions = new ArrayList<>();
+
+  /** Fields present but unreadable (wrong type, unknown phase), dropped; not part of equals, never serialized. */
+  @JsonIgnore
+  private List<String> unreadableFields = List.of();
 
   public Phase getPhase() {
     return phase;
@@ -86,6 +95,15 @@ public class DelayedTaskStatus {
 
   public void setConditions(List<Condition> conditions) {
     this.conditions = conditions == null ? new ArrayList<>() : conditions;
+  }
+
+  /** The fields that were present but could not be read, one sentence each; usually empty. */
+  public List<String> unreadableFields() {
+    return unreadableFields;
+  }
+
+  void markUnreadable(List<String> problems) {
+    this.unreadableFields = List.copyOf(problems);
   }
 
   @Override
