@@ -33,6 +33,11 @@ public class FireMetrics {
         .minimumExpectedValue(Duration.ofMillis(1))
         .maximumExpectedValue(Duration.ofMinutes(5))
         .register(registry);
+    // Every outcome from the start, at 0: Prometheus' increase() cannot see a counter's first
+    // increment when the series only appears with it, and the failed-firings alert needs that one.
+    for (Outcome outcome : Outcome.values()) {
+      counter(outcome);
+    }
   }
 
   public void lag(Duration duration) {
@@ -40,9 +45,13 @@ public class FireMetrics {
   }
 
   public void outcome(Outcome outcome) {
-    outcomes.computeIfAbsent(outcome, o -> Counter.builder(HANDLED)
+    counter(outcome).increment();
+  }
+
+  private Counter counter(Outcome outcome) {
+    return outcomes.computeIfAbsent(outcome, o -> Counter.builder(HANDLED)
         .description("Claimed schedule entries by outcome")
         .tag("outcome", o.tag())
-        .register(registry)).increment();
+        .register(registry));
   }
 }
