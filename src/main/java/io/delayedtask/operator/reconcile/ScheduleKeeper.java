@@ -62,9 +62,11 @@ public class ScheduleKeeper implements AutoCloseable {
     Gauge.builder("delayedtask.redis.up", this, k -> k.redisReachable() ? 1 : 0)
         .description("1 when Redis answered this instance's last probe, else 0").register(registry);
     // Repairs right after becoming leader or a Redis restart/failover are expected (the schedule is
-    // rebuilt); repairs found by the periodic resync mean the index drifted, and are worth an alert.
+    // rebuilt), and so are entries of tasks created moments before a resync; entries of tasks the
+    // reconciler had handled, found missing or early by a periodic resync, mean the index drifted.
     driftRepairs = Counter.builder("delayedtask.resync.drift.repairs")
-        .description("Schedule entries repaired by a periodic resync, not one after leadership or a Redis restart")
+        .description("Entries of already reconciled tasks that a periodic resync (not one after leadership "
+            + "or a Redis restart) had to add or move")
         .register(registry);
   }
 
@@ -115,7 +117,7 @@ public class ScheduleKeeper implements AutoCloseable {
       try {
         ScheduleResync.Repairs repairs = resync.run();
         if (periodic) {
-          driftRepairs.increment(repairs.total());
+          driftRepairs.increment(repairs.ofSeenTasks());
         }
         resyncWanted = false;
         nextResync = now.plus(resyncInterval);
