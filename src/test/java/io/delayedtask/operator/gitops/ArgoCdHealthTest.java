@@ -20,12 +20,16 @@ import org.junit.jupiter.api.TestFactory;
 class ArgoCdHealthTest {
 
   private static final Path HEALTH = DELAYED_TASK.resolve("health.lua");
+  /** What Argo CD accepts from a health script; anything else it shows as Unknown. */
+  private static final List<String> ARGO_CD_STATUSES =
+      List.of("Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown");
 
   @TestFactory
   Stream<DynamicTest> eachFixtureHasTheHealthItsTestNames() {
     return cases().stream().map(c -> DynamicTest.dynamicTest(c.inputPath(), () -> {
       Object health = ArgoCdLua.run(HEALTH, ArgoCdLua.yamlFile(DELAYED_TASK.resolve(c.inputPath())));
       assertThat(health).as(c.inputPath()).isEqualTo(c.healthStatus());
+      assertThat(((Map<?, ?>) health).get("status")).as("a status Argo CD accepts").isIn(ARGO_CD_STATUSES);
     }));
   }
 

@@ -23,8 +23,9 @@ import org.luaj.vm2.lib.jse.JseBaseLib;
 /**
  * Runs an Argo CD resource customization script the way Argo CD's Lua VM does (util/lua in
  * argoproj/argo-cd): the resource as a global table {@code obj} (JSON numbers as Lua numbers),
- * only the base, package and table libraries (no string, io or os), and the table the script
- * returns converted back to JSON-like Java values.
+ * only the base, package and table libraries (Argo CD adds a reduced os library, which these
+ * scripts do not use; there is no string or io), and the table the script returns converted back
+ * to JSON-like Java values.
  */
 final class ArgoCdLua {
 
