@@ -61,7 +61,8 @@ class MonitoringIT {
     prometheus = PrometheusServer.start(MonitoringChart.JOB, "127.0.0.1:" + operator.httpPort(),
         "{namespace: " + RenderedChart.NAMESPACE + "}", MonitoringChart.rulesFile(chart));
 
-    Instant soon = Instant.now().plusSeconds(2);
+    // Due far enough ahead that a slow machine has scheduled them in time: fire lag stays small.
+    Instant soon = Instant.now().plusSeconds(5);
     Tasks.create(kube.client(), Tasks.statusOnly(NS, "first", soon));
     Tasks.create(kube.client(), Tasks.statusOnly(NS, "second", soon.plusMillis(500)));
     Tasks.create(kube.client(), Tasks.withJob(NS, "with-job", soon));
