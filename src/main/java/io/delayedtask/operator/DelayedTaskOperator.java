@@ -135,6 +135,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock, locks,
           () -> this.firing.isFiring());
       firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer, config.claimLease()));
+      firing.bindTo(registry);
       stopInReverse.push(firing);
 
       // 4. The operator: the reconciler on DelayedTasks (and their Jobs), leader-elected.

@@ -66,6 +66,11 @@ public class FireMetrics {
         .minimumExpectedValue(Duration.ofMillis(1))
         .maximumExpectedValue(Duration.ofMinutes(5))
         .register(registry);
+    // Every outcome from the start, at 0: Prometheus' increase() cannot see a counter's first
+    // increment when the series only appears with it, and the failed-firings alert needs that one.
+    for (Outcome outcome : Outcome.values()) {
+      counters.computeIfAbsent(outcome, this::counter);
+    }
   }
 
   public void lag(Duration duration) {

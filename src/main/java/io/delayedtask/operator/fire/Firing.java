@@ -2,6 +2,9 @@ package io.delayedtask.operator.fire;
 
 import io.delayedtask.operator.reconcile.ScheduleKeeper;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * stops leading. A second leader that has not stopped yet cannot double-fire: claims are atomic in
  * Redis and Job names deterministic.
  */
-public class Firing implements AutoCloseable {
+public class Firing implements AutoCloseable, MeterBinder {
   private static final Logger LOG = LoggerFactory.getLogger(Firing.class);
 
   private final ScheduleKeeper keeper;
@@ -59,6 +62,14 @@ public class Firing implements AutoCloseable {
   /** True while this instance leads (or leader election is off) and fires due entries. */
   public boolean isFiring() {
     return active;
+  }
+
+  /** delayedtask_leader: 1 on the instance that fires (summed over replicas: 1, or 0 when none does). */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    Gauge.builder("delayedtask.leader", this, f -> f.isFiring() ? 1 : 0)
+        .description("1 while this instance leads and fires due tasks (or leader election is off), else 0")
+        .register(registry);
   }
 
   /**

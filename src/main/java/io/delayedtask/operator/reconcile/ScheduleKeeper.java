@@ -2,6 +2,7 @@ package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -37,6 +38,7 @@ public class ScheduleKeeper implements AutoCloseable {
   private volatile boolean active;
   private volatile boolean resyncWanted;
   private volatile Instant nextResync = Instant.MIN;
+  private final Counter driftRepairs;
 
   public ScheduleKeeper(TaskSchedule schedule, ScheduleResync resync, Duration resyncInterval, Duration beat,
       Clock clock, MeterRegistry registry) {
@@ -56,6 +58,15 @@ public class ScheduleKeeper implements AutoCloseable {
         .description("Schedule entries claimed and not yet acknowledged").register(registry);
     Gauge.builder("delayedtask.schedule.oldest.overdue", counts, c -> c.get().oldestOverdue().toMillis() / 1000.0)
         .description("Seconds the oldest due entry has been waiting past its due time").baseUnit("seconds")
+        .register(registry);
+    Gauge.builder("delayedtask.redis.up", this, k -> k.redisReachable() ? 1 : 0)
+        .description("1 when Redis answered this instance's last probe, else 0").register(registry);
+    // Repairs right after becoming leader or a Redis restart/failover are expected (the schedule is
+    // rebuilt), and so are entries of tasks created moments before a resync; entries of tasks the
+    // reconciler had handled, found missing or early by a periodic resync, mean the index drifted.
+    driftRepairs = Counter.builder("delayedtask.resync.drift.repairs")
+        .description("Entries of already reconciled tasks that a periodic resync (not one after leadership "
+            + "or a Redis restart) had to add or move")
         .register(registry);
   }
 
@@ -102,8 +113,12 @@ public class ScheduleKeeper implements AutoCloseable {
     identity = seen;
     Instant now = clock.instant();
     if (active && (resyncWanted || !now.isBefore(nextResync))) {
+      boolean periodic = !resyncWanted;
       try {
-        resync.run();
+        ScheduleResync.Repairs repairs = resync.run();
+        if (periodic) {
+          driftRepairs.increment(repairs.ofSeenTasks());
+        }
         resyncWanted = false;
         nextResync = now.plus(resyncInterval);
       } catch (RuntimeException e) {

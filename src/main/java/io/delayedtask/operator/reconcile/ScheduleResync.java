@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -33,8 +34,16 @@ public class ScheduleResync {
   private final Counter removed;
   private final Counter moved;
 
-  /** What one resync changed. */
-  public record Repairs(int added, int removed, int moved) {
+  /**
+   * What one resync changed. {@code ofSeenTasks}: of the added and moved entries, those of tasks
+   * whose status already described their current generation, so the reconciler had written their
+   * entry: a missing or early one is drift, not a task created moments before the resync.
+   */
+  public record Repairs(int added, int removed, int moved, int ofSeenTasks) {
+    public Repairs(int added, int removed, int moved) {
+      this(added, removed, moved, 0);
+    }
+
     public int total() {
       return added + removed + moved;
     }
@@ -63,23 +72,33 @@ public class ScheduleResync {
     Map<String, Instant> waiting = schedule.waitingEntries();
     Set<String> inFlight = new HashSet<>(schedule.inFlightIds());
     Map<String, Instant> expected = new HashMap<>();
+    Set<String> seen = new HashSet<>();
     for (DelayedTask task : listTasks()) {
       if (task.getMetadata().getDeletionTimestamp() == null) {
         TaskState.waitingDue(task, validator).ifPresent(due -> expected.put(ScheduleIds.idOf(task), due));
+        if (task.getStatus() != null
+            && Objects.equals(task.getStatus().getObservedGeneration(), task.getMetadata().getGeneration())) {
+          seen.add(ScheduleIds.idOf(task));
+        }
       }
     }
     int add = 0;
     int move = 0;
     int remove = 0;
+    int ofSeen = 0;
     for (Map.Entry<String, Instant> task : expected.entrySet()) {
       Instant score = waiting.get(task.getKey());
       // repair() writes only if the entry is still missing or early when it runs: between this
       // snapshot and now it may have been claimed, or released with a retry time.
+      int repaired = 0;
       if (score == null && !inFlight.contains(task.getKey())) {
-        add += schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
+        repaired = schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
+        add += repaired;
       } else if (score != null && score.isBefore(task.getValue())) {
-        move += schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
+        repaired = schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
+        move += repaired;
       }
+      ofSeen += seen.contains(task.getKey()) ? repaired : 0;
       // A later score is a retry time the firer chose (backoff, or clocks that disagree): left alone.
     }
     for (String id : waiting.keySet()) {
@@ -91,7 +110,7 @@ public class ScheduleResync {
     added.increment(add);
     moved.increment(move);
     removed.increment(remove);
-    Repairs repairs = new Repairs(add, remove, move);
+    Repairs repairs = new Repairs(add, remove, move, ofSeen);
     if (repairs.total() > 0) {
       LOG.info("Resync repaired the schedule: {} added, {} removed, {} moved", add, remove, move);
     } else {

@@ -39,6 +39,19 @@ class FireMetricsTest {
   }
 
   @Test
+  void everyOutcomeIsExportedAtZeroBeforeItFirstHappens() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    FireMetrics metrics = new FireMetrics(registry);
+    for (Outcome outcome : Outcome.values()) {
+      String name = outcome.isFinal() ? FireMetrics.FIRED : FireMetrics.SKIPPED;
+      String tag = outcome.isFinal() ? "outcome" : "reason";
+      assertThat(count(registry, name, tag, outcome.tag())).as(outcome.tag()).isZero();
+    }
+    metrics.outcome(Outcome.FAILED);
+    assertThat(count(registry, FireMetrics.FIRED, "outcome", "failed")).isEqualTo(1.0);
+  }
+
+  @Test
   void everyOutcomeIsEitherAFiringOrASkip() {
     assertThat(Outcome.values()).filteredOn(Outcome::isFinal)
         .containsExactlyInAnyOrder(Outcome.FIRED, Outcome.JOB_CREATED, Outcome.MISSED, Outcome.FAILED);

@@ -64,4 +64,26 @@ class ScheduleResyncIT {
       assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(0, 0, 0));
     }
   }
+
+  /** Only entries of tasks the reconciler had handled count as drift (delayedtask_resync_drift_repairs_total). */
+  @Test
+  void repairsOfAlreadyReconciledTasksAreCountedApart() {
+    try (RedisProcess redis = RedisProcess.start(); MockKubernetes kube = MockKubernetes.start();
+        RedisSchedule schedule = RedisSchedule.open(OperatorConfig.fromEnv(
+            Map.of(OperatorConfig.REDIS_URI, redis.uri(), OperatorConfig.KEY_PREFIX, "drift")))) {
+      KubernetesClient client = kube.client();
+      create(client, task(NS, "just-created", s -> s.setRunAt(LATER.toString())));
+      DelayedTask reconciled = create(client, task(NS, "reconciled", s -> s.setRunAt(LATER.toString())));
+      DelayedTaskStatus status = new DelayedTaskStatus();
+      status.setPhase(Phase.Scheduled);
+      status.setDueTime("2099-01-01T00:00:00.000Z");
+      status.setObservedGeneration(reconciled.getMetadata().getGeneration());
+      reconciled.setStatus(status);
+      client.resource(reconciled).updateStatus();
+
+      ScheduleResync resync = new ScheduleResync(client, Set.of(), schedule, new SpecValidator(),
+          new SimpleMeterRegistry());
+      assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(2, 0, 0, 1));
+    }
+  }
 }

@@ -1,0 +1,152 @@
+package io.delayedtask.operator.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayedtask.operator.testing.RequiredTool;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The chart's alerts and dashboard: opt-in, thresholds from values, and the rules checked and
+ * unit-tested by Prometheus' own promtool (alerts_test.yaml: each alert firing and quiet).
+ */
+class PrometheusRuleTest {
+  private static final Path ALERTS_TEST = Path.of("src/test/resources/prometheus/alerts_test.yaml");
+
+  private static RenderedChart chart;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void render() {
+    chart = MonitoringChart.render();
+  }
+
+  @Test
+  void bothAreOffByDefault() {
+    assertThat(RenderedChart.render("{}").objects())
+        .noneMatch(o -> o.getKind().equals("PrometheusRule"))
+        .noneMatch(o -> o.getKind().equals("ConfigMap") && o.getMetadata().getName().endsWith("-dashboard"));
+  }
+
+  @Test
+  void everyAlertHasASeverityASummaryAndARunbookLine() throws IOException {
+    List<Map<String, Object>> rules = MonitoringChart.rules(chart);
+    assertThat(rules).extracting(r -> r.get("alert")).containsExactly(
+        "DelayedTaskNoReplicaFiring", "DelayedTaskOverdue", "DelayedTaskFireLagHigh",
+        "DelayedTaskRedisUnreachable", "DelayedTaskFiringsFailing", "DelayedTaskScheduleDrift");
+    List<String> runbookLines = Files.readAllLines(Path.of("README.md")).stream()
+        .filter(line -> line.startsWith("| `DelayedTask")).toList();
+    for (Map<String, Object> rule : rules) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> labels = (Map<String, Object>) rule.get("labels");
+      @SuppressWarnings("unchecked")
+      Map<String, Object> annotations = (Map<String, Object>) rule.get("annotations");
+      assertThat(labels.get("severity")).as("%s severity", rule.get("alert")).isIn("warning", "critical");
+      assertThat(annotations).as("%s annotations", rule.get("alert")).containsKeys("summary", "description", "runbook");
+      assertThat(runbookLines).as("README runbook line for %s", rule.get("alert"))
+          .anyMatch(line -> line.startsWith("| `" + rule.get("alert") + "` |"));
+    }
+  }
+
+  @Test
+  void thresholdsSelectorAndLabelsComeFromValues() {
+    RenderedChart custom = RenderedChart.render("""
+        prometheusRule:
+          enabled: true
+          labels: {release: prometheus}
+          alertLabels: {team: platform}
+          selector: 'job="delayed-tasks"'
+          thresholds: {oldestOverdueSeconds: 120, fireLagP99Seconds: 2.5, failedFirings: 3, driftRepairs: 7}
+        """);
+    GenericKubernetesResource rule = MonitoringChart.prometheusRule(custom);
+    assertThat(rule.getMetadata().getLabels()).containsEntry("release", "prometheus");
+    Map<String, String> expressions = new java.util.HashMap<>();
+    for (Map<String, Object> r : MonitoringChart.rules(custom)) {
+      expressions.put((String) r.get("alert"), (String) r.get("expr"));
+      assertThat(r.get("labels")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("team", "platform");
+    }
+    assertThat(expressions.get("DelayedTaskOverdue")).endsWith("> 120")
+        .contains("delayedtask_schedule_oldest_overdue_seconds{job=\"delayed-tasks\"}");
+    assertThat(expressions.get("DelayedTaskFireLagHigh")).endsWith("> 2.5");
+    assertThat(expressions.get("DelayedTaskFiringsFailing")).endsWith("> 3")
+        .contains("{job=\"delayed-tasks\",outcome=\"failed\"}");
+    assertThat(expressions.get("DelayedTaskScheduleDrift")).endsWith("> 7");
+    assertThat(expressions.values()).noneMatch(e -> e.contains("dto-delayed-task-operator"));
+  }
+
+  @Test
+  void theDefaultSelectorIsTheServiceMonitorsJobAndNamespace() {
+    assertThat(MonitoringChart.rules(chart)).allSatisfy(r -> assertThat((String) r.get("expr"))
+        .contains("job=\"" + MonitoringChart.JOB + "\",namespace=\"" + RenderedChart.NAMESPACE + "\""));
+  }
+
+  @Test
+  void theDashboardConfigMapCarriesTheFileWithTheSidecarLabel() throws IOException {
+    ConfigMap dashboard = MonitoringChart.dashboardConfigMap(chart);
+    assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+    String json = dashboard.getData().get("delayed-task-operator.json");
+    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)).isEqualTo(MonitoringChart.dashboardFile());
+    assertThat(RenderedChart.render("dashboard: {enabled: true, namespace: monitoring}")
+        .named(ConfigMap.class, RenderedChart.FULLNAME + "-dashboard").getMetadata().getNamespace())
+        .isEqualTo("monitoring");
+  }
+
+  @Test
+  void theDashboardHasThePanelsTheIssueAsksFor() {
+    JsonNode dashboard = MonitoringChart.dashboardFile();
+    List<String> titles = new java.util.ArrayList<>();
+    dashboard.path("panels").forEach(p -> titles.add(p.path("title").asText()));
+    assertThat(titles).containsExactly("Fire lag", "Firings by outcome", "Waiting and in-flight entries",
+        "Oldest overdue entry", "Resync repairs", "Redis and API errors", "JVM heap");
+    assertThat(MonitoringChart.dashboardExpressions(dashboard)).allSatisfy(e -> assertThat(e).contains("job=~\"$job\""));
+  }
+
+  @Test
+  void promtoolChecksTheRules() throws Exception {
+    Path promtool = RequiredTool.find("promtool", "DELAYEDTASK_TEST_PROMTOOL", "apt-get install -y prometheus");
+    Path rules = dir.resolve("rules.yaml");
+    Files.writeString(rules, MonitoringChart.rulesFile(chart));
+    assertThat(run(promtool.toString(), "check", "rules", rules.toString())).startsWith("exit 0");
+  }
+
+  @Test
+  void promtoolUnitTestsEveryAlertFiringAndQuiet() throws Exception {
+    Path promtool = RequiredTool.find("promtool", "DELAYEDTASK_TEST_PROMTOOL", "apt-get install -y prometheus");
+    Files.writeString(dir.resolve("rules.yaml"), MonitoringChart.rulesFile(chart));
+    Files.copy(ALERTS_TEST, dir.resolve("alerts_test.yaml"));
+    String tests = Files.readString(ALERTS_TEST);
+    for (Map<String, Object> rule : MonitoringChart.rules(chart)) {
+      assertThat(tests).as("alerts_test.yaml tests %s", rule.get("alert")).contains("alertname: " + rule.get("alert"));
+    }
+    assertThat(run(promtool.toString(), "test", "rules", dir.resolve("alerts_test.yaml").toString()))
+        .startsWith("exit 0");
+  }
+
+  /** "exit N" and the output, so that a failure shows what promtool said. */
+  private static String run(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output;
+    try (InputStream in = process.getInputStream()) {
+      output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      return "timed out: " + output;
+    }
+    return "exit " + process.exitValue() + "\n" + output;
+  }
+}

@@ -1,0 +1,146 @@
+package io.delayedtask.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.fire.Firing;
+import io.delayedtask.operator.schedule.ClaimBatch;
+import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.schedule.ScheduleCounts;
+import io.delayedtask.operator.schedule.TaskSchedule;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gauges and the counter the alerts read: delayedtask_redis_up, delayedtask_leader and
+ * delayedtask_resync_drift_repairs_total (repairs of periodic resyncs only).
+ */
+class ScheduleKeeperMetricsTest {
+  private static final Duration RESYNC_INTERVAL = Duration.ofMinutes(5);
+  private static final Duration WAIT = Duration.ofSeconds(5);
+
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final FakeSchedule schedule = new FakeSchedule();
+  private final CountingResync resync = new CountingResync(schedule);
+  private final MovableClock clock = new MovableClock(Instant.parse("2026-12-03T07:00:00Z"));
+  private final ScheduleKeeper keeper =
+      new ScheduleKeeper(schedule, resync, RESYNC_INTERVAL, Duration.ofMillis(10), clock, registry);
+
+  @AfterEach
+  void stop() {
+    keeper.close();
+  }
+
+  @Test
+  void redisUpFollowsTheProbe() {
+    keeper.start();
+    await().atMost(WAIT).until(() -> gauge("delayedtask.redis.up") == 1.0);
+    schedule.down = true;
+    await().atMost(WAIT).until(() -> gauge("delayedtask.redis.up") == 0.0);
+    schedule.down = false;
+    await().atMost(WAIT).until(() -> gauge("delayedtask.redis.up") == 1.0);
+  }
+
+  @Test
+  void onlyRepairsOfAPeriodicResyncCountAsDrift() {
+    keeper.start();
+    keeper.activate(); // becoming leader: the rebuild's repairs are expected
+    await().atMost(WAIT).until(() -> resync.runs.get() == 1);
+    assertThat(driftRepairs()).isZero();
+
+    clock.advance(RESYNC_INTERVAL.plusSeconds(1)); // the periodic one: its repairs are drift
+    await().atMost(WAIT).until(() -> resync.runs.get() == 2);
+    await().atMost(WAIT).until(() -> driftRepairs() == 3.0);
+
+    schedule.identity = "restarted"; // a Redis restart or failover: the rebuild is expected again
+    await().atMost(WAIT).until(() -> resync.runs.get() == 3);
+    assertThat(driftRepairs()).isEqualTo(3.0);
+  }
+
+  @Test
+  void leaderIsOneOnlyWhileThisInstanceFires() {
+    Firing firing = new Firing(keeper, () -> () -> { });
+    firing.bindTo(registry);
+    assertThat(gauge("delayedtask.leader")).isZero();
+    firing.start();
+    assertThat(gauge("delayedtask.leader")).isEqualTo(1.0);
+    firing.stop();
+    assertThat(gauge("delayedtask.leader")).isZero();
+  }
+
+  private double gauge(String name) {
+    return registry.get(name).gauge().value();
+  }
+
+  private double driftRepairs() {
+    return registry.get("delayedtask.resync.drift.repairs").counter().count();
+  }
+
+  /** Each run adds two entries and moves one; of these, three belong to already reconciled tasks. */
+  private static final class CountingResync extends ScheduleResync {
+    final AtomicInteger runs = new AtomicInteger();
+
+    CountingResync(TaskSchedule schedule) {
+      super(null, Set.of(), schedule, new SpecValidator(), new SimpleMeterRegistry());
+    }
+
+    @Override
+    public Repairs run() {
+      runs.incrementAndGet();
+      return new Repairs(2, 4, 1, 3);
+    }
+  }
+
+  private static final class MovableClock extends Clock {
+    private volatile Instant now;
+
+    MovableClock(Instant start) {
+      now = start;
+    }
+
+    void advance(Duration by) {
+      now = now.plus(by);
+    }
+
+    @Override public ZoneOffset getZone() { return ZoneOffset.UTC; }
+    @Override public Clock withZone(java.time.ZoneId zone) { throw new UnsupportedOperationException(); }
+    @Override public Instant instant() { return now; }
+  }
+
+  /** Answers the keeper's probe (identity and counts) and fails it while {@code down}. */
+  private static final class FakeSchedule implements TaskSchedule {
+    volatile boolean down;
+    volatile String identity = "first";
+
+    @Override public String serverIdentity() {
+      if (down) {
+        throw new IllegalStateException("Redis is down");
+      }
+      return identity;
+    }
+    @Override public ScheduleCounts counts() { return new ScheduleCounts(0, 0, Duration.ZERO); }
+    @Override public void schedule(String id, Instant due) { throw new UnsupportedOperationException(); }
+    @Override public boolean repair(String id, Instant due) { throw new UnsupportedOperationException(); }
+    @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
+    @Override public int requeueAllClaims() { throw new UnsupportedOperationException(); }
+    @Override public ClaimBatch claimDue(int max, Duration lease) { throw new UnsupportedOperationException(); }
+    @Override public void acknowledge(ClaimedEntry entry) { throw new UnsupportedOperationException(); }
+    @Override public void release(ClaimedEntry entry, Instant retryAt) { throw new UnsupportedOperationException(); }
+    @Override public int requeueExpiredClaims() { throw new UnsupportedOperationException(); }
+    @Override public Optional<Instant> earliestDue() { throw new UnsupportedOperationException(); }
+    @Override public Map<String, Instant> waitingEntries() { throw new UnsupportedOperationException(); }
+    @Override public List<String> inFlightIds() { throw new UnsupportedOperationException(); }
+    @Override public Instant serverTime() { throw new UnsupportedOperationException(); }
+    @Override public void close() { }
+  }
+}
