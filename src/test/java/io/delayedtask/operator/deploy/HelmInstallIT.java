@@ -1,0 +1,154 @@
+package io.delayedtask.operator.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code helm install} of the chart into a real API server (its own, so that the CRD comes from the
+ * chart's {@code crds/} and not from the test toolkit; Helm skips a CRD that already exists): every
+ * template is accepted by the server's validation, and the objects are there, with default values
+ * and with {@code watchNamespaces} (plus the optional NetworkPolicy).
+ */
+@RequiresRealKubernetes
+class HelmInstallIT {
+  private static final String CRD = "delayedtasks.delayedtask.io";
+  private static final Path CHART_CRD = Manifests.CHART.resolve("crds").resolve(CRD + "-v1.yml");
+
+  private static RealKubernetes kube;
+  private static KubernetesClient client;
+  private static ChartRelease defaults;
+  private static ChartRelease scoped;
+  private static String teamA;
+  private static String teamB;
+
+  @BeforeAll
+  static void startAServerWithoutTheCrd() {
+    kube = RealKubernetes.startDedicated();
+    client = kube.client();
+    // The toolkit installs the build's CRD on every server it starts; take it away, so that only
+    // the chart can bring it back.
+    client.apiextensions().v1().customResourceDefinitions().withName(CRD).delete();
+    await().atMost(Duration.ofSeconds(60))
+        .until(() -> client.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
+
+    // Any template the server refuses (schema, validation, admission) fails the install itself.
+    defaults = ChartRelease.install(kube, "dto", kube.createNamespace("helm-defaults"), "{}");
+    teamA = kube.createNamespace("team-a");
+    teamB = kube.createNamespace("team-b");
+    scoped = ChartRelease.install(kube, "scoped", kube.createNamespace("helm-watching"), """
+        watchNamespaces: [%s, %s]
+        networkPolicy: {enabled: true}
+        """.formatted(teamA, teamB));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (kube != null) {
+      kube.close();
+    }
+  }
+
+  @Test
+  void defaultValuesInstallTheCrdAndEveryObjectAndTheCrdIsServed() {
+    ChartRelease release = defaults;
+    String ns = release.namespace();
+    assertThat(release.release().getStatus()).isEqualTo("deployed");
+    String fullname = release.fullname();
+
+    CustomResourceDefinition expected = Manifests.SERIALIZATION.unmarshal(
+        readString(CHART_CRD), CustomResourceDefinition.class);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      CustomResourceDefinition served = client.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
+      assertThat(served).as("the CRD from the chart's crds/").isNotNull();
+      assertThat(served.getStatus().getConditions())
+          .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus()).isEqualTo("Established=True"));
+      assertThat(served.getSpec().getVersions()).extracting(v -> v.getName())
+          .containsExactlyElementsOf(expected.getSpec().getVersions().stream().map(v -> v.getName()).toList());
+      assertThat(served.getSpec().getVersions().get(0).getAdditionalPrinterColumns())
+          .extracting(c -> c.getName())
+          .containsExactlyElementsOf(expected.getSpec().getVersions().get(0).getAdditionalPrinterColumns().stream()
+              .map(c -> c.getName()).toList());
+    });
+    RealKubernetes.Kubectl.Result columns = kube.kubectl("get", "dt", "-n", ns);
+    assertThat(columns.ok()).as("the API server serves DelayedTasks: %s", columns.output()).isTrue();
+
+    assertThat(client.serviceAccounts().inNamespace(ns).withName(fullname).get()).isNotNull();
+    assertThat(client.apps().deployments().inNamespace(ns).withName(fullname).get()).isNotNull();
+    assertThat(client.services().inNamespace(ns).withName(fullname).get()).isNotNull();
+    assertThat(client.policy().v1().podDisruptionBudget().inNamespace(ns).withName(fullname).get()).isNotNull();
+    assertThat(client.apps().statefulSets().inNamespace(ns).withName(fullname + "-redis").get()).isNotNull();
+    assertThat(client.services().inNamespace(ns).withName(fullname + "-redis").get()).isNotNull();
+    assertThat(client.rbac().clusterRoles().withName(fullname).get().getRules())
+        .as("the operator's ClusterRole").isNotEmpty();
+    assertThat(client.rbac().clusterRoleBindings().withName(fullname).get().getSubjects())
+        .singleElement().satisfies(s -> assertThat(s.getNamespace() + "/" + s.getName()).isEqualTo(ns + "/" + fullname));
+    assertThat(client.rbac().clusterRoles().withName(fullname + "-edit").get()).isNotNull();
+    assertThat(client.rbac().clusterRoles().withName(fullname + "-view").get()).isNotNull();
+    Role lease = client.rbac().roles().inNamespace(ns).withName(fullname + "-leader-election").get();
+    assertThat(Rbac.grants(lease.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.leaderElection(fullname));
+    assertThat(client.rbac().roleBindings().inNamespace(ns).withName(fullname + "-leader-election").get()).isNotNull();
+    assertThat(release.operatorEnvironment("pod")).doesNotContainKey(OperatorConfig.NAMESPACES);
+  }
+
+  @Test
+  void watchNamespacesInstallsRolesInEachListedNamespaceAndNoOperatorClusterRole() {
+    ChartRelease release = scoped;
+    String ns = release.namespace();
+    assertThat(release.release().getStatus()).isEqualTo("deployed");
+    String fullname = release.fullname();
+
+    assertThat(client.rbac().clusterRoles().withName(fullname).get()).as("no cluster-wide operator role").isNull();
+    assertThat(client.rbac().clusterRoleBindings().withName(fullname).get()).isNull();
+    for (String watched : List.of(teamA, teamB)) {
+      Role role = client.rbac().roles().inNamespace(watched).withName(fullname).get();
+      assertThat(role).as("operator Role in %s", watched).isNotNull();
+      assertThat(Rbac.grants(role.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);
+      RoleBinding binding = client.rbac().roleBindings().inNamespace(watched).withName(fullname).get();
+      assertThat(binding.getSubjects()).singleElement()
+          .satisfies(s -> assertThat(s.getNamespace() + "/" + s.getName()).isEqualTo(ns + "/" + fullname));
+    }
+    assertThat(client.rbac().roles().inNamespace(ns).list().getItems())
+        .extracting(r -> r.getMetadata().getName()).containsExactly(fullname + "-leader-election");
+    assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName(fullname + "-redis").get())
+        .isNotNull();
+    assertThat(release.operatorEnvironment("pod")).containsEntry(OperatorConfig.NAMESPACES, teamA + "," + teamB);
+    assertThat(client.apps().deployments().inNamespace(ns).withName(fullname).get()).isNotNull();
+  }
+
+  @Test
+  void noRuleTheServerStoredForAnyReleaseMentionsSecrets() {
+    List<PolicyRule> rules = new ArrayList<>();
+    client.rbac().clusterRoles().withLabel("app.kubernetes.io/part-of", "delayed-task-operator").list().getItems()
+        .forEach(r -> rules.addAll(r.getRules()));
+    client.rbac().roles().inAnyNamespace().withLabel("app.kubernetes.io/part-of", "delayed-task-operator").list()
+        .getItems().forEach(r -> rules.addAll(r.getRules()));
+    assertThat(rules).as("rules of both releases").hasSizeGreaterThan(10).noneMatch(Rbac::mentionsSecretsOrWildcards);
+  }
+
+  private static String readString(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
