@@ -147,6 +147,12 @@ public final class KwokCluster implements AutoCloseable {
           .addToLabels("type", "kwok")
         .endMetadata()
         .build()).createOr(existing -> existing.update());
+    // The TaintNodesByCondition admission plugin taints every new Node not-ready, and only the node
+    // lifecycle controller, which does not run here, would lift it: lift it ourselves (it acts on create only).
+    client.nodes().withName(NODE).edit(node -> {
+      node.getSpec().setTaints(List.of());
+      return node;
+    });
     await("kwok marks Node " + NODE + " Ready").atMost(READY).until(() -> ready(client.nodes().withName(NODE).get()));
   }
 
