@@ -65,6 +65,10 @@ public final class RealKubernetes implements AutoCloseable {
         .withStartupTimeout((int) Duration.ofMinutes(2).toMillis())
         .withApiServerFlag("--advertise-address", "127.0.0.1")
         .withApiServerFlag("--bind-address", "127.0.0.1")
+        // 1.37 refuses a loopback advertise address with the default (lease) endpoint reconciler:
+        // "cannot use public IP 127.0.0.1 with endpoint reconciler". Nothing here needs the
+        // kubernetes Service's endpoints kept, so no reconciler.
+        .withApiServerFlag("--endpoint-reconciler-type", "none")
         .withApiServerFlags(extraApiServerFlags)
         .build());
     long started = System.nanoTime();
