@@ -145,9 +145,11 @@ public final class DevSandbox {
 
   /** The fabric8 mock API server (CRUD mode) and a stand-in for the Job controller. */
   private String startMock(Path project, Path work) {
-    OUT.println("delayed-task-operator sandbox on the fabric8 MOCK API server, not Kubernetes: no kube-apiserver/etcd/kubectl");
-    OUT.println("  under ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/ (tools/build-control-plane.sh builds them). With the mock,");
-    OUT.println("  kubectl apply needs --validate=false, and get -w, wait, describe's Events and create namespace do not work.");
+    OUT.println("delayed-task-operator sandbox on the fabric8 MOCK API server, not Kubernetes: " + (requested == ControlPlane.MOCK
+        ? "-Dsandbox.controlPlane=mock asked for it."
+        : "no kube-apiserver/etcd/kubectl\n  under ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/ (tools/build-control-plane.sh builds them)."));
+    OUT.println("  With the mock, kubectl apply needs --validate=false, and get -w, wait, describe's Events and");
+    OUT.println("  create namespace do not work.");
     SandboxApiServer api = new SandboxApiServer(project.resolve("crds/delayedtasks.delayedtask.io-v1.yml"), 0);
     running.push(api);
     kubeconfig = Kubeconfig.write(work.resolve("kubeconfig"), api.url(), "default");
@@ -187,7 +189,8 @@ public final class DevSandbox {
           Redis                              : %s
           metrics / health                   : http://localhost:%d/metrics  /healthz  /readyz
 
-        Try, in another terminal (%s is the API server's own release):
+        Try, in another terminal (the alias is the kubectl built with the API server, the same release;
+        kubectl 1.32 also did all of this, though outside the supported version skew):
           export KUBECONFIG=%s
           alias kubectl=%s
           kubectl apply -f k8s/examples/
@@ -203,7 +206,7 @@ public final class DevSandbox {
         jobsRunOnKwok ? "run by the Job controller on kwok's fake Node " + KwokCluster.NODE
             + " (a pod labelled " + KwokCluster.OUTCOME_LABEL + "=" + KwokCluster.FAIL + " fails)"
             : "marked Complete by the sandbox " + MOCK_JOB_RUNTIME.toSeconds() + " s after they appear",
-        redis.uri(), httpPort, kube.binaries().binary("kubectl"), kubeconfigPath, kube.binaries().binary("kubectl")));
+        redis.uri(), httpPort, kubeconfigPath, kube.binaries().binary("kubectl")));
   }
 
   /** The examples, applied the way a user would: with kubectl on the real server (validation on). */
