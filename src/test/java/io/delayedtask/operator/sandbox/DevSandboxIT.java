@@ -82,8 +82,9 @@ class DevSandboxIT {
         metadata:
           name: watched
         spec:
-          delay: 5s
+          delay: 8s
         """);
+    await().atMost(TIMEOUT).until(() -> phaseOf("watched") == Phase.Scheduled);
     Process watch = kubectl.start("get", "dt", "watched", "-w");
     try {
       StringBuffer seen = readInBackground(watch);
