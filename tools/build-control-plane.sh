@@ -48,7 +48,8 @@ up_to_date() {
     && have kube-scheduler "v$KUBE_VERSION" --version \
     && have kubectl "v$KUBE_VERSION" version --client \
     && have etcd "$ETCD_VERSION" --version \
-    && have kwok "$KWOK_VERSION" --version
+    && have kwok "$KWOK_VERSION" --version \
+    && [ -f "$out/kwok-stages/pod-delete.yaml" ]
 }
 
 if ! $force && up_to_date; then
@@ -177,7 +178,10 @@ GOBIN="$out" go install -trimpath -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts
 # kwok's stage files (what fake pods do) ship in its module; keep the ones we use beside it.
 kwok_dir=$(go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')
 mkdir -p "$out/kwok-stages"
-cp -f "$kwok_dir"/kustomize/stage/node-fast/*.yaml "$kwok_dir"/kustomize/stage/pod-fast/*.yaml "$out/kwok-stages/" 2>/dev/null || true
+for stage in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
+    pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+  cp -f "$kwok_dir/kustomize/stage/$stage" "$out/kwok-stages/"
+done
 chmod -R u+w "$out/kwok-stages"
 
 log "done in $(( $(date +%s) - started )) s: $(ls "$out" | tr '\n' ' ')"

@@ -1,28 +1,27 @@
 package io.delayedtask.operator.sandbox;
 
+import io.delayedtask.operator.testing.JobOutcomes;
+import io.delayedtask.operator.testing.KwokCluster;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
-import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The mock API server has no kubelet, so nothing would ever run a Job. The sandbox plays one: a
- * little after a Job appears it marks it Complete (or Failed when its template sets the label
- * {@code sandbox.delayedtask.io/outcome=fail}), so the task moves on to Succeeded or Failed.
+ * Where no pod can run (the mock API server, or a real one without kube-scheduler and kwok), the
+ * sandbox plays the Job controller: a little after a Job appears it writes the Job's status the way
+ * a real API server accepts it ({@link JobOutcomes}): Complete, or Failed when the Job or its pod
+ * template carries the label {@code sandbox.delayedtask.io/outcome: fail}, the same label that
+ * makes kwok fail a pod. The task then moves on to Succeeded or Failed.
  */
 final class JobCompleter implements AutoCloseable {
-  static final String OUTCOME_LABEL = "sandbox.delayedtask.io/outcome";
-
   private final KubernetesClient client;
-  private final Duration runFor;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread thread = new Thread(r, "sandbox-job-completer");
     thread.setDaemon(true);
@@ -32,7 +31,6 @@ final class JobCompleter implements AutoCloseable {
 
   JobCompleter(KubernetesClient client, Duration runFor) {
     this.client = client;
-    this.runFor = runFor;
     this.informer = client.batch().v1().jobs().inAnyNamespace().inform(new ResourceEventHandler<>() {
       @Override
       public void onAdd(Job job) {
@@ -48,31 +46,26 @@ final class JobCompleter implements AutoCloseable {
   }
 
   private void finish(Job job) {
-    boolean fail = "fail".equals(job.getMetadata().getLabels() == null ? null
-        : job.getMetadata().getLabels().get(OUTCOME_LABEL));
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     try {
-      client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace())
-          .withName(job.getMetadata().getName())
-          .editStatus(current -> {
-            current.setStatus(new JobStatusBuilder()
-                .withStartTime(now)
-                .withCompletionTime(fail ? null : now)
-                .withSucceeded(fail ? 0 : 1)
-                .withFailed(fail ? 1 : 0)
-                .withConditions(new JobConditionBuilder()
-                    .withType(fail ? "Failed" : "Complete")
-                    .withStatus("True")
-                    .withReason(fail ? "BackoffLimitExceeded" : "Completed")
-                    .withMessage(fail ? "the sandbox failed this Job as its label asked" : "the sandbox ran this Job")
-                    .withLastTransitionTime(now)
-                    .build())
-                .build());
-            return current;
-          });
+      if (asksToFail(job)) {
+        JobOutcomes.fail(client, job, "the sandbox failed this Job as its label " + KwokCluster.OUTCOME_LABEL + " asked");
+      } else {
+        JobOutcomes.complete(client, job);
+      }
     } catch (RuntimeException e) {
       // The task may have been deleted with its Job meanwhile; nothing to complete then.
     }
+  }
+
+  static boolean asksToFail(Job job) {
+    Map<String, String> jobLabels = job.getMetadata().getLabels();
+    Map<String, String> podLabels = Optional.ofNullable(job.getSpec())
+        .map(spec -> spec.getTemplate())
+        .map(template -> template.getMetadata())
+        .map(meta -> meta.getLabels())
+        .orElse(Map.of());
+    return KwokCluster.FAIL.equals(jobLabels == null ? null : jobLabels.get(KwokCluster.OUTCOME_LABEL))
+        || KwokCluster.FAIL.equals(podLabels.get(KwokCluster.OUTCOME_LABEL));
   }
 
   @Override

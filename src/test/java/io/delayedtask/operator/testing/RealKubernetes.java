@@ -243,6 +243,15 @@ public final class RealKubernetes implements AutoCloseable {
    * garbage collection (owner references) and namespace deletion.
    */
   public synchronized void controllerManager() {
+    controllerManager("garbagecollector", "namespace", "serviceaccount-token");
+  }
+
+  /**
+   * kube-controller-manager with the given controllers (e.g. {@code job} as well, on a dedicated
+   * server: the Job controller would overwrite the Job status that other tests write by hand). The
+   * first call starts it; later calls find it running and change nothing.
+   */
+  public synchronized void controllerManager(String... controllers) {
     if (controllerManager != null && controllerManager.isAlive()) {
       return;
     }
@@ -257,7 +266,7 @@ public final class RealKubernetes implements AutoCloseable {
         "--leader-elect=false",
         "--bind-address=127.0.0.1",
         "--secure-port=0",
-        "--controllers=garbagecollector,namespace,serviceaccount-token",
+        "--controllers=" + String.join(",", controllers),
         "--service-account-private-key-file=" + certs.resolve("apiserver.key"),
         "--root-ca-file=" + certs.resolve("apiserver.crt"),
         "--concurrent-gc-syncs=5");
