@@ -77,7 +77,7 @@ public final class RealKubernetes implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     this.client = newClient();
-    installCrd(MockKubernetes.loadCrd());
+    installCrd(DelayedTaskCrd.load());
     System.err.printf("Real kube-apiserver %s up in %d ms (%s)%n", binaries.version(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), client.getMasterUrl());
   }
