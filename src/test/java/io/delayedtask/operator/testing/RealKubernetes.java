@@ -65,6 +65,10 @@ public final class RealKubernetes implements AutoCloseable {
         .withStartupTimeout((int) Duration.ofMinutes(2).toMillis())
         .withApiServerFlag("--advertise-address", "127.0.0.1")
         .withApiServerFlag("--bind-address", "127.0.0.1")
+        // 1.37 refuses a loopback advertise address while it keeps the `kubernetes` Service's
+        // endpoints ("may not be in the loopback range"); nothing here reaches the API server
+        // through that Service, so it keeps none.
+        .withApiServerFlag("--endpoint-reconciler-type", "none")
         .withApiServerFlags(extraApiServerFlags)
         .build());
     long started = System.nanoTime();
