@@ -41,14 +41,6 @@ import org.junit.jupiter.api.Test;
  */
 @RequiresRealKubernetes
 class ClusterNodeLossIT {
-  private static RealKubernetes kube;
-
-  @BeforeAll
-  static void namespace() {
-    kube = RealKubernetes.shared();
-    ns = kube.createNamespace("clusterloss");
-  }
-
   /** A namespace of its own on the shared real API server. */
   private static String ns;
   private static final String PREFIX = "clusterloss";
@@ -59,6 +51,13 @@ class ClusterNodeLossIT {
   /** Tasks due this long after the test starts fall due after the master is back. */
   private static final Duration LATE = Duration.ofSeconds(16);
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  private static RealKubernetes kube;
+
+  @BeforeAll
+  static void namespace() {
+    kube = RealKubernetes.shared();
+    ns = kube.createNamespace("clusterloss");
+  }
 
   private final ScheduleKeys keys = new ScheduleKeys(PREFIX, SHARDS);
 

@@ -50,14 +50,6 @@ import org.slf4j.LoggerFactory;
  */
 @RequiresRealKubernetes
 class RedisFailoverIT {
-  private static RealKubernetes kube;
-
-  @BeforeAll
-  static void namespace() {
-    kube = RealKubernetes.shared();
-    ns = kube.createNamespace("failover");
-  }
-
   private static final Logger LOG = LoggerFactory.getLogger(RedisFailoverIT.class);
   /** A namespace of its own on the shared real API server. */
   private static String ns;
@@ -65,6 +57,13 @@ class RedisFailoverIT {
   private static final String KEY_PREFIX = "failover";
   private static final ScheduleKeys KEYS = new ScheduleKeys(KEY_PREFIX, RedisSchedule.DEFAULT_SHARDS);
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  private static RealKubernetes kube;
+
+  @BeforeAll
+  static void namespace() {
+    kube = RealKubernetes.shared();
+    ns = kube.createNamespace("failover");
+  }
 
   @Test
   void everyTaskFiresOnceAndNotEarlyAfterAFailoverThatLostTheNewestWrites() {
