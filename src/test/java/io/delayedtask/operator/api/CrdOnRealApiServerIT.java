@@ -2,7 +2,7 @@ package io.delayedtask.operator.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.DelayedTaskCrd;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
@@ -33,12 +33,12 @@ class CrdOnRealApiServerIT {
 
   @Test
   void theCommittedCrdIsAcceptedWithoutWarningsByClientAndServerSideApply() {
-    Kubectl.Result clientSide = kube.kubectl("apply", "-f", MockKubernetes.CRD_FILE.toString());
+    Kubectl.Result clientSide = kube.kubectl("apply", "-f", DelayedTaskCrd.FILE.toString());
     assertThat(clientSide.ok()).as(clientSide.output()).isTrue();
     assertThat(clientSide.stderr()).as("warnings from the API server").doesNotContainIgnoringCase("warning");
 
     Kubectl.Result serverSide = kube.kubectl("apply", "--server-side", "--force-conflicts",
-        "-f", MockKubernetes.CRD_FILE.toString());
+        "-f", DelayedTaskCrd.FILE.toString());
     assertThat(serverSide.ok()).as(serverSide.output()).isTrue();
     assertThat(serverSide.stderr()).doesNotContainIgnoringCase("warning");
   }

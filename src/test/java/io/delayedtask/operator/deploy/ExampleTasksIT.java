@@ -3,71 +3,59 @@ package io.delayedtask.operator.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
-import java.net.InetAddress;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Queue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Applies k8s/10-crd.yaml and every example to the fabric8 mock API server in CRUD mode, the way
- * `kubectl apply -f` sends them (untyped), and reads them back through the typed DelayedTask client.
+ * Applies every example with {@code kubectl apply} (validation on: kubectl checks each against the
+ * OpenAPI schema the real API server publishes for the CRD, and the server runs the CEL rules),
+ * and reads them back through the typed DelayedTask client. k8s/10-crd.yaml, the CRD the examples
+ * need, is accepted by the same server (server-side dry run, so the shared server keeps the CRD
+ * this build generated; CrdCopiesTest keeps the two equal).
  */
+@RequiresRealKubernetes
 class ExampleTasksIT {
 
-  private static final String NAMESPACE = "default";
-
-  private static KubernetesMockServer server;
+  private static String ns;
+  private static RealKubernetes kube;
   private static KubernetesClient client;
 
   @BeforeAll
-  static void startApiServerWithTheCrd() {
-    Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-    server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-        new KubernetesMixedDispatcher(responses), false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    client = server.createClient();
-    CustomResourceDefinition crd = Manifests.one(Manifests.read(Manifests.PLAIN.resolve("10-crd.yaml")),
-        CustomResourceDefinition.class);
-    client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+  static void applyTheExamples() {
+    kube = RealKubernetes.shared();
+    client = kube.client();
+    ns = kube.createNamespace("examples");
+    Kubectl.Result crd = kube.kubectl("apply", "--dry-run=server", "-f",
+        Manifests.PLAIN.resolve("10-crd.yaml").toString());
+    assertThat(crd.ok()).as(crd.output()).isTrue();
     for (Path file : ExampleTasks.files()) {
-      GenericKubernetesResource untyped = Manifests.SERIALIZATION.unmarshal(
-          ExampleTasks.yaml(file.getFileName().toString()), GenericKubernetesResource.class);
-      client.genericKubernetesResources(untyped.getApiVersion(), untyped.getKind())
-          .inNamespace(NAMESPACE).resource(untyped).create();
-    }
-  }
-
-  @AfterAll
-  static void stop() {
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.destroy();
+      Kubectl.Result applied = kube.kubectl("apply", "-n", ns, "-f", file.toString());
+      assertThat(applied.ok()).as("kubectl apply -f %s: %s", file, applied.output()).isTrue();
+      assertThat(applied.stdout()).contains("delayedtask.delayedtask.io/").contains("created");
     }
   }
 
   @Test
+  void reApplyingAnUnchangedExampleChangesNothing() {
+    Path file = Manifests.EXAMPLES.resolve(ExampleTasks.STATUS_ONLY);
+    Kubectl.Result again = kube.kubectl("apply", "-n", ns, "-f", file.toString());
+    assertThat(again.ok()).as(again.output()).isTrue();
+    assertThat(again.stdout()).contains("unchanged");
+  }
+
+  @Test
   void everyExampleIsStoredAsADelayedTask() {
-    assertThat(client.resources(DelayedTask.class).inNamespace(NAMESPACE).list().getItems())
+    assertThat(client.resources(DelayedTask.class).inNamespace(ns).list().getItems())
         .extracting(t -> t.getMetadata().getName())
         .containsExactlyInAnyOrder("trial-ends-reminder", "new-year-greeting", "hello-in-30s", "paused-cleanup",
             "flash-sale-end", "berlin-morning-report");
-    assertThat(client.resources(DelayedTask.class).inAnyNamespace().withField("metadata.name", "hello-in-30s")
+    assertThat(client.resources(DelayedTask.class).inNamespace(ns).withField("metadata.name", "hello-in-30s")
         .list().getItems()).hasSize(1);
   }
 
@@ -127,8 +115,8 @@ class ExampleTasksIT {
   }
 
   private static DelayedTask read(String name) {
-    DelayedTask task = client.resources(DelayedTask.class).inNamespace(NAMESPACE).withName(name).get();
-    assertThat(task).as("DelayedTask %s/%s", NAMESPACE, name).isNotNull();
+    DelayedTask task = client.resources(DelayedTask.class).inNamespace(ns).withName(name).get();
+    assertThat(task).as("DelayedTask %s/%s", ns, name).isNotNull();
     assertThat(task.getMetadata().getUid()).as("stored by the API server").isNotBlank();
     return task;
   }

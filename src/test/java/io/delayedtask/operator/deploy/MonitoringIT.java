@@ -7,7 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.PrometheusServer;
 import io.delayedtask.operator.testing.RedisProcess;
@@ -31,8 +32,9 @@ import org.junit.jupiter.api.Test;
  * evaluates without error, names only metrics the operator exports, the panels show data, and on
  * this healthy operator no alert fires.
  */
+@RequiresRealKubernetes
 class MonitoringIT {
-  private static final String NS = "monitoring";
+  private static String NS;
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   /** What Grafana substitutes: the job variable, and a rate window that holds a few 1 s scrapes. */
   private static final Map<String, String> GRAFANA_VARIABLES =
@@ -42,7 +44,7 @@ class MonitoringIT {
   private static final Pattern METRIC = Pattern.compile("\\b((?:delayedtask|operator_sdk|jvm)_[a-z_]+)\\b");
 
   private static RedisProcess redis;
-  private static MockKubernetes kube;
+  private static RealKubernetes kube;
   private static DelayedTaskOperator operator;
   private static PrometheusServer prometheus;
   private static RenderedChart chart;
@@ -51,8 +53,11 @@ class MonitoringIT {
   static void start() {
     chart = MonitoringChart.render();
     redis = RedisProcess.start();
-    kube = MockKubernetes.start();
+    kube = RealKubernetes.shared();
+    NS = kube.createNamespace("monitoring");
     Map<String, String> env = OperatorFixture.env(redis, "monitoring", "op-1");
+    env.put(OperatorConfig.NAMESPACES, NS);
+    env.put(OperatorConfig.LEASE_NAMESPACE, NS);
     // Only the resync at leadership: a periodic one racing a firing may re-add a just-acknowledged
     // entry, which the drift alert would then (rightly, but here by chance) count.
     env.put(OperatorConfig.RESYNC_SECONDS, "300");
@@ -81,9 +86,6 @@ class MonitoringIT {
     }
     if (operator != null) {
       operator.close();
-    }
-    if (kube != null) {
-      kube.close();
     }
     if (redis != null) {
       redis.close();

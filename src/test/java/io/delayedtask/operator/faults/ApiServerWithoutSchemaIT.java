@@ -12,7 +12,7 @@ import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.fabric8.kubernetes.api.model.Event;
@@ -38,14 +38,14 @@ class ApiServerWithoutSchemaIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
   private static RedisProcess redis;
-  private static MockKubernetes kube;
+  private static MockApiServer kube;
   private static KubernetesClient client;
   private static DelayedTaskOperator operator;
 
   @BeforeAll
   static void start() {
     redis = RedisProcess.start();
-    kube = MockKubernetes.start();
+    kube = MockApiServer.start();
     client = kube.client();
     Map<String, String> env = OperatorFixture.env(redis, "no-schema", "op-1");
     operator = OperatorFixture.start(env, kube.newClient());

@@ -4,10 +4,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.FiringLedger;
 import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.Tasks;
 import io.delayedtask.operator.testing.TcpProxy;
@@ -26,11 +29,17 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One world for a fault test: a mock API server, a real Redis (reached through a TCP proxy so the
+ * One world for a fault test: an API server, a real Redis (reached through a TCP proxy so the
  * connection can be cut), and operator processes started from the packaged jar. Closing it stops
  * everything and keeps each operator's log under target/fault-logs/ for the post-mortem.
+ *
+ * <p>The API server is the real one ({@link RealKubernetes}, a namespace of the lab's own) unless
+ * the test must inject API faults on cue: then it is the mock ({@link MockApiServer}, {@link #api}),
+ * the only one that can answer 409/429/500 bursts or hold a request. {@link FaultLabExtension}
+ * picks the real server for test classes marked {@link io.delayedtask.operator.testing.RequiresRealKubernetes}.
  */
 final class FaultLab implements AutoCloseable {
+  /** The namespace of a lab on the mock API server (a lab on the real one has {@link #namespace}). */
   static final String NAMESPACE = "faults";
   static final String LEASE_NAME = "delayed-task-operator";
   /**
@@ -46,35 +55,56 @@ final class FaultLab implements AutoCloseable {
    */
   static final Duration CLAIM_LEASE = Duration.ofSeconds(30);
 
+  /** The mock API server, for injecting faults; null when the lab runs on the real server. */
   final MockApiServer api;
+  /** The real API server, or null on the mock. */
+  final RealKubernetes kube;
+  /** Where the lab's tasks, Lease and Jobs live. */
+  final String namespace;
   final RedisProcess redis;
   final TcpProxy redisProxy;
   final FiringLedger ledger;
   private final String testName;
   private final Path kubeconfig;
   private final List<OperatorProcess> operators = new ArrayList<>();
+  private RedisSchedule schedule;
 
-  private FaultLab(String testName) {
+  private FaultLab(String testName, boolean realApiServer) {
     this.testName = testName;
-    this.api = MockApiServer.start();
     this.redis = RedisProcess.start();
     this.redisProxy = new TcpProxy("127.0.0.1", redis.port());
-    try {
-      this.kubeconfig = api.writeKubeconfig(Files.createTempFile("kubeconfig-", ".yaml"), NAMESPACE);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
+    if (realApiServer) {
+      this.api = null;
+      this.kube = RealKubernetes.shared();
+      this.namespace = kube.createNamespace("faults");
+      this.kubeconfig = kube.kubeconfig();
+    } else {
+      this.api = MockApiServer.start();
+      this.kube = null;
+      this.namespace = NAMESPACE;
+      try {
+        this.kubeconfig = api.writeKubeconfig(Files.createTempFile("kubeconfig-", ".yaml"), NAMESPACE);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+      api.client().namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+          .withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
     }
-    api.client().namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-        .withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
-    this.ledger = new FiringLedger(api.client(), NAMESPACE);
+    this.ledger = new FiringLedger(client(), namespace);
   }
 
+  /** A lab on the mock API server, for tests that inject API faults. */
   static FaultLab start(String testName) {
-    return new FaultLab(testName);
+    return new FaultLab(testName, false);
+  }
+
+  /** A lab on the real API server ({@code true}) or on the mock ({@code false}). */
+  static FaultLab start(String testName, boolean realApiServer) {
+    return new FaultLab(testName, realApiServer);
   }
 
   KubernetesClient client() {
-    return api.client();
+    return api != null ? api.client() : kube.client();
   }
 
   /** The environment of an operator process in this lab; {@code extra} overrides. */
@@ -84,8 +114,8 @@ final class FaultLab implements AutoCloseable {
     // The JDK HTTP client and the mock server disagree on h2c over plain http.
     env.put("KUBERNETES_HTTP2_DISABLE", "true");
     env.put("DELAYEDTASK_REDIS_URI", "redis://127.0.0.1:" + redisProxy.port());
-    env.put("DELAYEDTASK_NAMESPACES", NAMESPACE);
-    env.put("DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE);
+    env.put("DELAYEDTASK_NAMESPACES", namespace);
+    env.put("DELAYEDTASK_LEASE_NAMESPACE", namespace);
     env.put("DELAYEDTASK_LEASE_NAME", LEASE_NAME);
     env.put("DELAYEDTASK_IDENTITY", name);
     env.put("DELAYEDTASK_RESYNC_SECONDS", "5");
@@ -108,7 +138,7 @@ final class FaultLab implements AutoCloseable {
 
   /** The identity in the Lease, if any (it may name a dead process until the lease runs out). */
   Optional<String> leaseHolder() {
-    Lease lease = client().leases().inNamespace(NAMESPACE).withName(LEASE_NAME).get();
+    Lease lease = client().leases().inNamespace(namespace).withName(LEASE_NAME).get();
     return Optional.ofNullable(lease).map(l -> l.getSpec().getHolderIdentity());
   }
 
@@ -134,7 +164,7 @@ final class FaultLab implements AutoCloseable {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       String name = prefix + "-" + i;
-      create(withJob ? Tasks.withJob(NAMESPACE, name, due.apply(i)) : Tasks.statusOnly(NAMESPACE, name, due.apply(i)));
+      create(withJob ? Tasks.withJob(namespace, name, due.apply(i)) : Tasks.statusOnly(namespace, name, due.apply(i)));
       names.add(name);
     }
     return names;
@@ -148,7 +178,7 @@ final class FaultLab implements AutoCloseable {
     await("all " + names.size() + " tasks scheduled").atMost(timeout).pollInterval(Duration.ofMillis(300))
         .until(() -> {
           Map<String, DelayedTask> byName = new HashMap<>();
-          client().resources(DelayedTask.class).inNamespace(NAMESPACE).list().getItems()
+          client().resources(DelayedTask.class).inNamespace(namespace).list().getItems()
               .forEach(task -> byName.put(task.getMetadata().getName(), task));
           return names.stream().filter(name -> {
             DelayedTask task = byName.get(name);
@@ -159,12 +189,37 @@ final class FaultLab implements AutoCloseable {
   }
 
   Phase phaseOf(String name) {
-    DelayedTask task = client().resources(DelayedTask.class).inNamespace(NAMESPACE).withName(name).get();
+    DelayedTask task = client().resources(DelayedTask.class).inNamespace(namespace).withName(name).get();
     return task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
   }
 
+  /**
+   * What the schedule in Redis (read directly, not through the proxy) still holds: the names of the
+   * lab's tasks waiting or claimed (in flight), as a snapshot.
+   */
+  synchronized ScheduleSnapshot scheduleSnapshot() {
+    if (schedule == null) {
+      schedule = RedisSchedule.open(OperatorConfig.fromEnv(Map.of(OperatorConfig.REDIS_URI, redis.uri())));
+    }
+    return new ScheduleSnapshot(names(schedule.waitingEntries().keySet()), names(schedule.inFlightIds()));
+  }
+
+  /** Task names from schedule ids ({@code namespace/name/uid}) of this lab's namespace. */
+  private List<String> names(Collection<String> ids) {
+    return ids.stream().map(id -> id.split("/")).filter(parts -> parts.length == 3 && parts[0].equals(namespace))
+        .map(parts -> parts[1]).toList();
+  }
+
+  record ScheduleSnapshot(List<String> waiting, List<String> inFlight) {
+    List<String> pending() {
+      List<String> all = new ArrayList<>(waiting);
+      all.addAll(inFlight);
+      return all;
+    }
+  }
+
   DelayedTask get(String name) {
-    return client().resources(DelayedTask.class).inNamespace(NAMESPACE).withName(name).get();
+    return client().resources(DelayedTask.class).inNamespace(namespace).withName(name).get();
   }
 
   /** Waits (without sleeping blind) until the wall clock has reached {@code instant}. */
@@ -176,8 +231,8 @@ final class FaultLab implements AutoCloseable {
   /** Waits until every named task shows a firedTime, then checks the three promises. */
   void awaitAllFiredOnceNotEarly(Collection<String> names, Duration timeout) {
     await("all " + names.size() + " tasks fired").atMost(timeout).pollInterval(Duration.ofMillis(500))
-        .until(() -> FiringInvariants.notFiredYet(client(), NAMESPACE, names), List::isEmpty);
-    FiringInvariants.assertFiredOnceNotEarly(client(), NAMESPACE, names, ledger, api);
+        .until(() -> FiringInvariants.notFiredYet(client(), namespace, names), List::isEmpty);
+    FiringInvariants.assertFiredOnceNotEarly(client(), namespace, names, ledger, api);
   }
 
   /** A failure message tail: the last lines of every operator's log. */
@@ -207,9 +262,14 @@ final class FaultLab implements AutoCloseable {
       }
     }
     ledger.close();
+    if (schedule != null) {
+      schedule.close();
+    }
     redisProxy.close();
     redis.close();
-    api.close();
+    if (api != null) {
+      api.close();
+    }
   }
 
   static int freePort() {

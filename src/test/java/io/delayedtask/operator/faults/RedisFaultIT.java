@@ -1,6 +1,11 @@
 package io.delayedtask.operator.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -13,11 +18,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Redis is an index rebuilt from the DelayedTasks: losing its data or its connection must never
  * lose a task. One operator (leader election on) against a Redis that dies, is emptied, or is
- * cut off mid-flight.
+ * cut off mid-flight. No API fault is injected, so the API server is the real one.
  */
+@RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
 class RedisFaultIT {
   private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(90);
+  private static final String RESYNC_ADDED = "delayedtask_resync_repairs_total";
+  private static final String ADDED = "kind=\"added\"";
+
   @Test
   void everyTaskFiresAfterRedisIsKilledAndRestartsEmpty(FaultLab lab) {
     lab.startOperator("op-a");
@@ -37,7 +46,7 @@ class RedisFaultIT {
 
   @Test
   void everyTaskFiresAfterFlushAll(FaultLab lab) {
-    lab.startOperator("op-a");
+    OperatorProcess operator = lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     // Due after more than one resync period (5 s): only the periodic resync can put them back,
     // since a FLUSHALL leaves the server's run_id unchanged.
@@ -45,6 +54,8 @@ class RedisFaultIT {
     List<String> names = new ArrayList<>(lab.createTasks("flush-job", 10, i -> start.plusMillis(300L * i), true));
     names.addAll(lab.createTasks("flush-status", 10, i -> start.plusMillis(150L + 300L * i), false));
     lab.awaitScheduled(names, Duration.ofSeconds(60));
+    await().atMost(Duration.ofSeconds(10)).until(() -> lab.scheduleSnapshot().waiting().containsAll(names));
+    double addedBefore = operator.metric(RESYNC_ADDED, ADDED);
 
     RedisClient client = RedisClient.create(lab.redis.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
@@ -52,6 +63,16 @@ class RedisFaultIT {
     } finally {
       client.shutdown();
     }
+
+    // The entries come back before they fall due, and the resync is what brought them: its repair
+    // counter grew by every one of them (were anything else writing them again, it would find less
+    // to repair).
+    await("the entries are back").atMost(Duration.ofSeconds(12)).pollInterval(Duration.ofMillis(200))
+        .until(() -> lab.scheduleSnapshot().waiting().containsAll(names));
+    assertThat(Instant.now()).as("healed before the first due time").isBefore(start);
+    await("the resync counted its repairs").atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(operator.metric(RESYNC_ADDED, ADDED) - addedBefore)
+            .isGreaterThanOrEqualTo(names.size()));
 
     lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
   }

@@ -11,9 +11,10 @@ import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
-import io.delayedtask.operator.testing.MockKubernetes;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,31 +34,35 @@ import org.junit.jupiter.api.Test;
  * the operator's clock still says 3 s to go. Fired then, the task would be early by the operator's
  * clock and its status would say it fired before it was due. The firer hands it back until its own
  * clock agrees: the task fires when both clocks say it is due, late by the skew, never early.
+ * Against a real API server, whose watch brings the task.
  */
+@RequiresRealKubernetes
 class ClockSkewIT {
-  private static final String NS = "skew";
   private static final Duration SKEW = Duration.ofSeconds(3);
 
   @Test
   void aTaskFiresOnlyWhenBothRedisAndTheOperatorClockSayItIsDue() {
-    try (RedisProcess redis = RedisProcess.start(); MockKubernetes kube = MockKubernetes.start();
-        KubernetesClient operatorClient = kube.newClient()) {
+    RealKubernetes kube = RealKubernetes.shared();
+    String ns = kube.createNamespace("skew");
+    try (RedisProcess redis = RedisProcess.start(); KubernetesClient operatorClient = kube.newClient()) {
       KubernetesClient client = kube.client();
       var env = OperatorFixture.env(redis, "skew", "op");
+      env.put(OperatorConfig.NAMESPACES, ns);
+      env.put(OperatorConfig.LEASE_NAMESPACE, ns);
       Clock behind = Clock.offset(Clock.systemUTC(), SKEW.negated());
       try (DelayedTaskOperator operator = DelayedTaskOperator.start(OperatorConfig.fromEnv(env), operatorClient,
           OperatorFixture.testOptions().withClock(behind))) {
         Instant due = Instant.now().plusSeconds(4).truncatedTo(ChronoUnit.MILLIS);
-        create(client, task(NS, "on-time", s -> s.setRunAt(due.toString())));
-        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, NS, "on-time").orElse(null) == Phase.Scheduled);
+        create(client, task(ns, "on-time", s -> s.setRunAt(due.toString())));
+        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Scheduled);
 
         // Redis says "due" at `due`; the operator's clock says so 3 s later: nothing fires before.
         Duration held = Duration.between(Instant.now(), due.plus(SKEW)).minusMillis(500);
         await().during(held).atMost(held.plusSeconds(2))
-            .until(() -> phase(client, NS, "on-time").orElse(null) != Phase.Fired);
-        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, NS, "on-time").orElse(null) == Phase.Fired);
+            .until(() -> phase(client, ns, "on-time").orElse(null) != Phase.Fired);
+        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Fired);
 
-        DelayedTaskStatus status = get(client, NS, "on-time").getStatus();
+        DelayedTaskStatus status = get(client, ns, "on-time").getStatus();
         Instant firedByOperatorClock = Instant.parse(status.getFiredTime());
         assertThat(firedByOperatorClock).isAfterOrEqualTo(Instant.parse(status.getDueTime())).isBefore(due.plusSeconds(1));
         assertThat(clockSkewHandOvers(operator)).isGreaterThanOrEqualTo(1.0);

@@ -12,10 +12,11 @@ import io.delayedtask.operator.reconcile.ScheduleIds;
 import io.delayedtask.operator.schedule.ScheduleKeys;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.FiringLedger;
-import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RedisCluster;
+import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,8 +39,10 @@ import org.junit.jupiter.api.Test;
  * the lost shard's entries from the DelayedTasks, so its tasks fire, late but once. The periodic resync is 300 s away, so it
  * is not what heals. Every task fires once, never early.
  */
+@RequiresRealKubernetes
 class ClusterNodeLossIT {
-  private static final String NS = "clusterloss";
+  /** A namespace of its own on the shared real API server. */
+  private static String ns;
   private static final String PREFIX = "clusterloss";
   private static final int SHARDS = 3;
   private static final int LOST_SHARD = 1;
@@ -47,6 +51,13 @@ class ClusterNodeLossIT {
   /** Tasks due this long after the test starts fall due after the master is back. */
   private static final Duration LATE = Duration.ofSeconds(16);
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  private static RealKubernetes kube;
+
+  @BeforeAll
+  static void namespace() {
+    kube = RealKubernetes.shared();
+    ns = kube.createNamespace("clusterloss");
+  }
 
   private final ScheduleKeys keys = new ScheduleKeys(PREFIX, SHARDS);
 
@@ -57,9 +68,8 @@ class ClusterNodeLossIT {
     // Without this the surviving masters refuse every command while a slot range is uncovered
     // (CLUSTERDOWN), and no shard fires until the lost master is back.
     try (RedisCluster cluster = RedisCluster.start(SHARDS, "--cluster-require-full-coverage", "no");
-        MockApiServer api = MockApiServer.start();
-        KubernetesClient operatorClient = api.server().createClient();
-        FiringLedger ledger = new FiringLedger(api.client(), NS)) {
+        KubernetesClient operatorClient = kube.newClient();
+        FiringLedger ledger = new FiringLedger(kube.client(), ns)) {
       RedisProcess lostMaster = cluster.ownerOf(keys.due(LOST_SHARD));
       for (int shard = 0; shard < SHARDS; shard++) {
         assertThat(cluster.ownerOf(keys.due(shard))).as("shard %d's master", shard)
@@ -69,7 +79,7 @@ class ClusterNodeLossIT {
       String lostRunId = runId(lostMaster);
 
       try (DelayedTaskOperator operator = OperatorFixture.start(env(cluster), operatorClient)) {
-        KubernetesClient client = api.client();
+        KubernetesClient client = kube.client();
         Instant start = Instant.now();
         // The shard of a task follows from its uid, which the API server assigns: create tasks
         // until every shard has two falling due during the outage, and the lost shard one after.
@@ -102,10 +112,10 @@ class ClusterNodeLossIT {
             .isBefore(start.plus(EARLY));
 
         await("the surviving shards' tasks fire while the master is down").atMost(TIMEOUT)
-            .until(() -> FiringInvariants.notFiredYet(client, NS, names(earlyOnSurvivors)).isEmpty());
+            .until(() -> FiringInvariants.notFiredYet(client, ns, names(earlyOnSurvivors)).isEmpty());
         await("every early task overdue").atMost(TIMEOUT).until(() -> Instant.now().isAfter(start.plus(EARLY)));
         assertThat(lostMaster.isAlive()).isFalse();
-        assertThat(FiringInvariants.notFiredYet(client, NS, names(earlyOnLost)))
+        assertThat(FiringInvariants.notFiredYet(client, ns, names(earlyOnLost)))
             .as("the lost shard's entries are on the dead master")
             .containsExactlyInAnyOrderElementsOf(names(earlyOnLost));
 
@@ -123,11 +133,11 @@ class ClusterNodeLossIT {
         List<Planted> all = new ArrayList<>(early);
         all.addAll(late);
         await("every task fires").atMost(TIMEOUT)
-            .until(() -> FiringInvariants.notFiredYet(client, NS, names(all)).isEmpty());
+            .until(() -> FiringInvariants.notFiredYet(client, ns, names(all)).isEmpty());
         await("the schedule drains on every master").atMost(TIMEOUT).until(() -> cluster.nodes().stream()
             .allMatch(node -> RedisCluster.on(node, redis -> redis.dbsize()) == 0));
 
-        FiringInvariants.assertFiredOnceNotEarly(client, NS, names(all), ledger, api);
+        FiringInvariants.assertFiredOnceNotEarly(client, ns, names(all), ledger, null);
         Map<String, Instant> seen = firstFiredSeenByName(client, ledger, all);
         for (Planted task : earlyOnSurvivors) {
           assertThat(seen.get(task.name())).as(task.name() + " fired while the master was down")
@@ -148,7 +158,7 @@ class ClusterNodeLossIT {
     for (int n = 0; !enough.test(planted); n++) {
       assertThat(n).as("tasks created for group " + group).isLessThan(60);
       String name = group + "-" + n;
-      var created = create(client, n % 2 == 0 ? withJob(NS, name, due) : statusOnly(NS, name, due));
+      var created = create(client, n % 2 == 0 ? withJob(ns, name, due) : statusOnly(ns, name, due));
       String id = ScheduleIds.idOf(created);
       planted.add(new Planted(name, id, keys.shardOf(id), Instant.parse(Tasks.rfc3339(due))));
     }
@@ -178,7 +188,7 @@ class ClusterNodeLossIT {
     Map<String, Instant> seenByUid = ledger.firstFiredSeenAt();
     Map<String, Instant> seen = new HashMap<>();
     for (Planted task : tasks) {
-      String uid = Tasks.get(client, NS, task.name()).getMetadata().getUid();
+      String uid = Tasks.get(client, ns, task.name()).getMetadata().getUid();
       seen.put(task.name(), seenByUid.get(uid));
     }
     return seen;
@@ -206,6 +216,7 @@ class ClusterNodeLossIT {
     env.put(OperatorConfig.KEY_PREFIX, PREFIX);
     env.put(OperatorConfig.IDENTITY, "op");
     env.put(OperatorConfig.LEADER_ELECTION, "false");
+    env.put(OperatorConfig.NAMESPACES, ns);
     env.put(OperatorConfig.HTTP_PORT, "0");
     // Resync only every 5 minutes: what heals the lost shard here is noticing the new run_id.
     env.put(OperatorConfig.RESYNC_SECONDS, "300");

@@ -13,7 +13,8 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.reconcile.Conditions;
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.fabric8.kubernetes.api.model.Event;
@@ -34,23 +35,27 @@ import org.junit.jupiter.params.provider.CsvSource;
  * deleted (its tool would re-create it, and it would fire again). The real operator against the
  * mock API server in CRUD mode and a real Redis.
  */
+@RequiresRealKubernetes
 class GitOpsIT {
-  private static final String NS = "gitops";
+  private static String NS;
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
   /** Longer than the default TTL and several 1 s resyncs: time enough for a wrong deletion. */
   private static final Duration KEPT_FOR = Duration.ofSeconds(4);
 
   private static RedisProcess redis;
-  private static MockKubernetes kube;
+  private static RealKubernetes kube;
   private static KubernetesClient client;
   private static DelayedTaskOperator operator;
 
   @BeforeAll
   static void start() {
     redis = RedisProcess.start();
-    kube = MockKubernetes.start();
+    kube = RealKubernetes.shared();
+    NS = kube.createNamespace("gitops");
     client = kube.client();
     Map<String, String> env = OperatorFixture.env(redis, "finished-ttl", "op-1");
+    env.put(OperatorConfig.NAMESPACES, NS);
+    env.put(OperatorConfig.LEASE_NAMESPACE, NS);
     env.put(OperatorConfig.FINISHED_TTL_SECONDS, "1");
     operator = OperatorFixture.start(env, kube.newClient());
     await().atMost(TIMEOUT).until(operator::isFiring);
@@ -60,9 +65,6 @@ class GitOpsIT {
   static void stop() {
     if (operator != null) {
       operator.close();
-    }
-    if (kube != null) {
-      kube.close();
     }
     if (redis != null) {
       redis.close();

@@ -10,11 +10,16 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.testing.FiringInvariants;
+import io.delayedtask.operator.testing.FiringLedger;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,16 +34,21 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two operator instances share one Lease and one Redis: one fires, each task fires exactly once,
- * and the standby takes over when the leader stops.
+ * and the standby takes over when the leader stops. On a real kube-apiserver: the Lease is a real
+ * coordination.k8s.io/v1 object whose updates meet the resourceVersion check, and a second creation
+ * of a task's Job meets the server's own AlreadyExists.
  */
+@RequiresRealKubernetes
 class LeadershipIT {
-  private static final String NS = "shared";
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final Set<Phase> FIRED = Set.of(Phase.Fired, Phase.Running);
+  private static final String LEASE = "delayed-task-operator";
 
+  private String ns; // a namespace of its own on the shared server, per test
   private RedisProcess redis;
-  private MockKubernetes kube;
+  private RealKubernetes kube;
   private KubernetesClient client;
+  private FiringLedger ledger;
   private final List<KubernetesClient> operatorClients = new ArrayList<>();
   private DelayedTaskOperator first;
   private DelayedTaskOperator second;
@@ -46,8 +56,10 @@ class LeadershipIT {
   @BeforeEach
   void start() {
     redis = RedisProcess.start();
-    kube = MockKubernetes.start();
+    kube = RealKubernetes.shared();
     client = kube.client();
+    ns = kube.createNamespace("leadership");
+    ledger = new FiringLedger(client, ns);
     first = startInstance("replica-a");
     second = startInstance("replica-b");
   }
@@ -55,7 +67,11 @@ class LeadershipIT {
   private DelayedTaskOperator startInstance(String identity) {
     KubernetesClient own = kube.newClient();
     operatorClients.add(own);
-    return OperatorFixture.start(OperatorFixture.env(redis, "shared", identity), own);
+    Map<String, String> env = OperatorFixture.env(redis, "shared", identity);
+    env.put(OperatorConfig.NAMESPACES, ns);
+    env.put(OperatorConfig.LEASE_NAMESPACE, ns);
+    env.put(OperatorConfig.LEASE_NAME, LEASE);
+    return OperatorFixture.start(env, own);
   }
 
   @AfterEach
@@ -66,7 +82,9 @@ class LeadershipIT {
       }
     }
     operatorClients.forEach(KubernetesClient::close);
-    kube.close();
+    if (ledger != null) {
+      ledger.close();
+    }
     redis.close();
   }
 
@@ -77,6 +95,8 @@ class LeadershipIT {
         .until(() -> first.isFiring() ^ second.isFiring());
     DelayedTaskOperator leader = first.isFiring() ? first : second;
     DelayedTaskOperator standby = leader == first ? second : first;
+    String standbyIdentity = leader == first ? "replica-b" : "replica-a";
+    assertThat(leaseHolder()).as("the real Lease names the leader").isEqualTo(leader == first ? "replica-a" : "replica-b");
 
     List<String> names = new ArrayList<>();
     Instant base = Instant.now().plusSeconds(1);
@@ -84,7 +104,7 @@ class LeadershipIT {
       int n = i;
       String name = "task-" + i;
       names.add(name);
-      create(client, task(NS, name, s -> {
+      create(client, task(ns, name, s -> {
         s.setRunAt(base.plusMillis(100L * n).toString());
         if (n % 2 == 0) {
           s.setJobTemplate(busyboxJob());
@@ -96,30 +116,32 @@ class LeadershipIT {
     for (int i = 0; i < 5; i++) {
       String name = "later-" + i;
       handedOver.add(name);
-      create(client, task(NS, name, s -> s.setDelay("6s")));
+      create(client, task(ns, name, s -> s.setDelay("6s")));
     }
 
-    names.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, NS, name).map(FIRED::contains).orElse(false)));
+    names.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).map(FIRED::contains).orElse(false)));
     leader.close();
     await("standby takes over").atMost(TIMEOUT).until(standby::isFiring);
+    assertThat(leaseHolder()).as("the Lease after the hand-over").isEqualTo(standbyIdentity);
 
-    handedOver.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, NS, name).orElse(null) == Phase.Fired));
-    create(client, task(NS, "after-failover", s -> s.setDelay("500ms")));
-    await().atMost(TIMEOUT).until(() -> phase(client, NS, "after-failover").orElse(null) == Phase.Fired);
+    handedOver.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Fired));
+    create(client, task(ns, "after-failover", s -> s.setDelay("500ms")));
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "after-failover").orElse(null) == Phase.Fired);
 
     // Exactly once: one Job per task with a template, one firing event per task, nothing fired twice.
     List<String> all = new ArrayList<>(names);
     all.addAll(handedOver);
     all.add("after-failover");
-    Map<String, Long> jobsPerTask = client.batch().v1().jobs().inNamespace(NS).list().getItems().stream()
+    Map<String, Long> jobsPerTask = client.batch().v1().jobs().inNamespace(ns).list().getItems().stream()
         .collect(Collectors.groupingBy(j -> j.getMetadata().getLabels().get("delayedtask.io/task"), Collectors.counting()));
-    Map<String, Long> firingsPerTask = client.v1().events().inNamespace(NS).list().getItems().stream()
+    // A repeated reason on one task is one Event whose count grows: count the firings, not the Events.
+    Map<String, Long> firingsPerTask = client.v1().events().inNamespace(ns).list().getItems().stream()
         .filter(e -> e.getReason().equals("Fired") || e.getReason().equals("JobCreated"))
         // One Event per task and reason: a second firing would show as its count, not as a second Event.
         .collect(Collectors.groupingBy(e -> e.getInvolvedObject().getName(),
             Collectors.summingLong(e -> e.getCount() == null ? 1L : e.getCount())));
     for (String name : all) {
-      DelayedTask task = io.delayedtask.operator.testing.Tasks.get(client, NS, name);
+      DelayedTask task = io.delayedtask.operator.testing.Tasks.get(client, ns, name);
       assertThat(firingsPerTask.get(name)).as("firings of %s", name).isEqualTo(1L);
       if (task.getSpec().getJobTemplate() != null) {
         assertThat(jobsPerTask.get(name)).as("Jobs of %s", name).isEqualTo(1L);
@@ -129,9 +151,16 @@ class LeadershipIT {
         assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Fired);
       }
     }
-    assertThat(client.batch().v1().jobs().inNamespace(NS).list().getItems()).extracting(Job::getMetadata)
+    assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems()).extracting(Job::getMetadata)
         .hasSize(10);
-    assertThat(client.v1().events().inNamespace(NS).list().getItems()).extracting(Event::getReason)
+    assertThat(client.v1().events().inNamespace(ns).list().getItems()).extracting(Event::getReason)
         .doesNotContain("Failed", "Missed");
+    // And as the test's own watches saw it: one firedTime per task, one Job per template, none early.
+    FiringInvariants.assertFiredOnceNotEarly(client, ns, all, ledger, null);
+  }
+
+  private String leaseHolder() {
+    Lease lease = client.leases().inNamespace(ns).withName(LEASE).get();
+    return lease == null ? null : lease.getSpec().getHolderIdentity();
   }
 }

@@ -7,8 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -17,10 +18,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code java -jar target/delayed-task-operator.jar} as a process: configuration errors, firing, SIGTERM. */
+/**
+ * {@code java -jar target/delayed-task-operator.jar} as a process: configuration errors (no API
+ * server needed), and firing and SIGTERM against a real API server found through KUBECONFIG.
+ */
 class OperatorJarIT {
   private static final Path JAR = Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
 
@@ -36,28 +41,38 @@ class OperatorJarIT {
     assertThat(lines).singleElement().asString().startsWith("DELAYEDTASK_RESYNC_SECONDS='soon'");
   }
 
-  @Test
-  void firesAgainstTheMockApiServerAndStopsOnSigterm() throws Exception {
-    try (RedisProcess redis = RedisProcess.start(); MockKubernetes kube = MockKubernetes.start()) {
-      Path kubeconfig = kube.writeKubeconfig(dir.resolve("kubeconfig"));
-      int port = freePort();
-      Path log = Path.of("target", "operator-jar-it.log"); // kept for reading after a failure
-      Process process = start(Map.of(
-          "KUBECONFIG", kubeconfig.toString(),
-          "DELAYEDTASK_REDIS_URI", redis.uri(),
-          "DELAYEDTASK_HTTP_PORT", Integer.toString(port),
-          "DELAYEDTASK_IDENTITY", "jar"), log);
-      try {
-        await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(log).contains("Starting to fire due tasks"));
-        create(kube.client(), task("default", "from-the-jar", s -> s.setDelay("1s")));
-        await().atMost(Duration.ofSeconds(30))
-            .until(() -> phase(kube.client(), "default", "from-the-jar").orElse(null) == Phase.Fired);
+  /** The jar with nothing but a kubeconfig file, against a real kube-apiserver. */
+  @Nested
+  @RequiresRealKubernetes
+  class OnARealApiServer {
+    @Test
+    void firesWithAKubeconfigFileAndStopsOnSigterm() throws Exception {
+      RealKubernetes kube = RealKubernetes.shared();
+      String ns = kube.createNamespace("jar");
+      try (RedisProcess redis = RedisProcess.start()) {
+        int port = freePort();
+        Path log = Path.of("target", "operator-jar-it.log"); // kept for reading after a failure
+        Process process = start(Map.of(
+            "KUBECONFIG", kube.kubeconfig().toString(),
+            "DELAYEDTASK_REDIS_URI", redis.uri(),
+            "DELAYEDTASK_NAMESPACES", ns,
+            "DELAYEDTASK_LEASE_NAMESPACE", ns,
+            "DELAYEDTASK_HTTP_PORT", Integer.toString(port),
+            "DELAYEDTASK_IDENTITY", "jar"), log);
+        try {
+          await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(log).contains("Starting to fire due tasks"));
+          create(kube.client(), task(ns, "from-the-jar", s -> s.setDelay("1s")));
+          await().atMost(Duration.ofSeconds(30))
+              .until(() -> phase(kube.client(), ns, "from-the-jar").orElse(null) == Phase.Fired);
+          assertThat(kube.client().leases().inNamespace(ns).withName("delayed-task-operator").get()
+              .getSpec().getHolderIdentity()).isEqualTo("jar");
 
-        process.destroy(); // SIGTERM
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits after SIGTERM").isTrue();
-        assertThat(Files.readString(log)).contains("Stopped");
-      } finally {
-        process.destroyForcibly();
+          process.destroy(); // SIGTERM
+          assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits after SIGTERM").isTrue();
+          assertThat(Files.readString(log)).contains("Stopped");
+        } finally {
+          process.destroyForcibly();
+        }
       }
     }
   }

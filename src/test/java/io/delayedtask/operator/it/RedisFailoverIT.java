@@ -12,9 +12,10 @@ import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.schedule.ScheduleKeys;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.FiringLedger;
-import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.SentinelProcess;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,19 +48,27 @@ import org.slf4j.LoggerFactory;
  * schedule from the DelayedTasks; the periodic resync is 300 s, so nothing else can heal it within
  * the test. Every task must still fire, once, never early.
  */
+@RequiresRealKubernetes
 class RedisFailoverIT {
   private static final Logger LOG = LoggerFactory.getLogger(RedisFailoverIT.class);
-  private static final String NS = "failover";
+  /** A namespace of its own on the shared real API server. */
+  private static String ns;
   private static final String MASTER_NAME = "tasks";
   private static final String KEY_PREFIX = "failover";
   private static final ScheduleKeys KEYS = new ScheduleKeys(KEY_PREFIX, RedisSchedule.DEFAULT_SHARDS);
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  private static RealKubernetes kube;
+
+  @BeforeAll
+  static void namespace() {
+    kube = RealKubernetes.shared();
+    ns = kube.createNamespace("failover");
+  }
 
   @Test
   void everyTaskFiresOnceAndNotEarlyAfterAFailoverThatLostTheNewestWrites() {
-    try (MockApiServer api = MockApiServer.start();
-        KubernetesClient operatorClient = api.server().createClient();
-        FiringLedger ledger = new FiringLedger(api.client(), NS);
+    try (KubernetesClient operatorClient = kube.newClient();
+        FiringLedger ledger = new FiringLedger(kube.client(), ns);
         RedisClient direct = RedisClient.create();
         RedisProcess master = RedisProcess.start();
         RedisProcess replica = startReplicaOf(master, direct);
@@ -70,11 +80,12 @@ class RedisFailoverIT {
             .anyMatch(known -> Integer.toString(replica.port()).equals(known.get("port"))));
         Map<String, String> env = OperatorFixture.env(master, KEY_PREFIX, "op");
         env.put(OperatorConfig.REDIS_URI, sentinel.uri());
-        env.put(OperatorConfig.NAMESPACES, NS);
+        env.put(OperatorConfig.NAMESPACES, ns);
+        env.put(OperatorConfig.LEASE_NAMESPACE, ns);
         // Only the reaction to the new run_id can heal the schedule within this test.
         env.put(OperatorConfig.RESYNC_SECONDS, "300");
         try (DelayedTaskOperator operator = OperatorFixture.start(env, operatorClient)) {
-          failOverLosingTheNewestWrites(api, ledger, direct, master, replica, sentinel);
+          failOverLosingTheNewestWrites(ledger, direct, master, replica, sentinel);
         }
       } finally {
         // A failed assertion may come while the replica is stopped: never leave a frozen process behind.
@@ -85,9 +96,9 @@ class RedisFailoverIT {
     }
   }
 
-  private void failOverLosingTheNewestWrites(MockApiServer api, FiringLedger ledger, RedisClient direct,
+  private void failOverLosingTheNewestWrites(FiringLedger ledger, RedisClient direct,
       RedisProcess master, RedisProcess replica, SentinelProcess sentinel) {
-    KubernetesClient client = api.client();
+    KubernetesClient client = kube.client();
     Map<String, String> ids = new LinkedHashMap<>();
 
     // 1. Tasks whose entries reach the replica. One falls due while the replica is frozen (its
@@ -95,11 +106,11 @@ class RedisFailoverIT {
     Instant start = Instant.now();
     Instant earlyDue = start.plusSeconds(10);
     for (int i = 0; i < 3; i++) {
-      create(client, ids, Tasks.statusOnly(NS, "early-" + i, earlyDue.plusMillis(100L * i)));
+      create(client, ids, Tasks.statusOnly(ns, "early-" + i, earlyDue.plusMillis(100L * i)));
     }
-    create(client, ids, Tasks.withJob(NS, "early-job", earlyDue));
-    create(client, ids, Tasks.withJob(NS, "fired-before-failover", start.plusSeconds(3)));
-    create(client, ids, Tasks.statusOnly(NS, "moved-later", earlyDue));
+    create(client, ids, Tasks.withJob(ns, "early-job", earlyDue));
+    create(client, ids, Tasks.withJob(ns, "fired-before-failover", start.plusSeconds(3)));
+    create(client, ids, Tasks.statusOnly(ns, "moved-later", earlyDue));
     awaitScheduled(client, ids.keySet());
     await("the replica has every entry").atMost(TIMEOUT)
         .until(() -> dueEntries(direct, replica).keySet().containsAll(ids.values()));
@@ -117,11 +128,11 @@ class RedisFailoverIT {
     Instant lateDue = Instant.now().plusSeconds(8);
     List<String> late = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      late.add(create(client, ids, Tasks.statusOnly(NS, "late-" + i, lateDue.plusMillis(100L * i))));
+      late.add(create(client, ids, Tasks.statusOnly(ns, "late-" + i, lateDue.plusMillis(100L * i))));
     }
-    late.add(create(client, ids, Tasks.withJob(NS, "late-job", lateDue)));
+    late.add(create(client, ids, Tasks.withJob(ns, "late-job", lateDue)));
     Instant movedDue = earlyDue.plusSeconds(3);
-    Tasks.editSpec(client, NS, "moved-later", spec -> spec.setRunAt(Tasks.rfc3339(movedDue)));
+    Tasks.editSpec(client, ns, "moved-later", spec -> spec.setRunAt(Tasks.rfc3339(movedDue)));
     awaitScheduled(client, ids.keySet());
     await("moved-later is rescheduled").atMost(TIMEOUT)
         .until(() -> movedDue.toEpochMilli() == epochMilli(dueTimeOf(client, "moved-later")));
@@ -129,10 +140,10 @@ class RedisFailoverIT {
     assertThat(onMaster).as("the master's due entries").containsKeys(late.stream().map(ids::get).toArray(String[]::new))
         .containsEntry(ids.get("moved-later"), movedDue.toEpochMilli());
     await("fired-before-failover fired and was acknowledged on the master").atMost(TIMEOUT).until(() ->
-        FiringInvariants.notFiredYet(client, NS, List.of("fired-before-failover")).isEmpty()
+        FiringInvariants.notFiredYet(client, ns, List.of("fired-before-failover")).isEmpty()
             && !dueEntries(direct, master).containsKey(ids.get("fired-before-failover"))
             && !members(direct, master, KEYS.inFlight(0)).contains(ids.get("fired-before-failover")));
-    assertThat(FiringInvariants.notFiredYet(client, NS, late)).as("the setup was too slow: late tasks fired on the master")
+    assertThat(FiringInvariants.notFiredYet(client, ns, late)).as("the setup was too slow: late tasks fired on the master")
         .containsExactlyElementsOf(late);
 
     // 4. The master dies; the replica wakes without those writes and the sentinel promotes it.
@@ -156,8 +167,8 @@ class RedisFailoverIT {
     // 5. Every task fires, once, not early.
     List<String> names = List.copyOf(ids.keySet());
     await("every task fired").atMost(TIMEOUT).pollInterval(Duration.ofMillis(200))
-        .until(() -> FiringInvariants.notFiredYet(client, NS, names), List::isEmpty);
-    FiringInvariants.assertFiredOnceNotEarly(client, NS, names, ledger, api);
+        .until(() -> FiringInvariants.notFiredYet(client, ns, names), List::isEmpty);
+    FiringInvariants.assertFiredOnceNotEarly(client, ns, names, ledger, null);
   }
 
   /** What a replica holds, read in one transaction together with its role. */
@@ -205,7 +216,7 @@ class RedisFailoverIT {
   }
 
   private static String dueTimeOf(KubernetesClient client, String name) {
-    DelayedTask task = Tasks.get(client, NS, name);
+    DelayedTask task = Tasks.get(client, ns, name);
     return task == null || task.getStatus() == null ? null : task.getStatus().getDueTime();
   }
 
@@ -214,7 +225,7 @@ class RedisFailoverIT {
   }
 
   private static Phase phase(KubernetesClient client, String name) {
-    return Tasks.phase(client, NS, name).orElse(null);
+    return Tasks.phase(client, ns, name).orElse(null);
   }
 
   /** The waiting entries on one server: id and due time in ms. */

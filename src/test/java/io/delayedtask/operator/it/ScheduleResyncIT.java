@@ -12,8 +12,9 @@ import io.delayedtask.operator.reconcile.ScheduleIds;
 import io.delayedtask.operator.reconcile.ScheduleResync;
 import io.delayedtask.operator.reconcile.SpecValidator;
 import io.delayedtask.operator.schedule.RedisSchedule;
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
@@ -21,24 +22,26 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The resync on its own, against a real Redis and the mock API server: each kind of repair. */
+/** The resync on its own, against a real Redis and a real API server: each kind of repair. */
+@RequiresRealKubernetes
 class ScheduleResyncIT {
-  private static final String NS = "resync";
   private static final Instant LATER = Instant.parse("2099-01-01T00:00:00Z");
 
   @Test
   void rebuildsTheScheduleFromTheTasks() {
-    try (RedisProcess redis = RedisProcess.start(); MockKubernetes kube = MockKubernetes.start();
+    RealKubernetes kube = RealKubernetes.shared();
+    String ns = kube.createNamespace("resync");
+    try (RedisProcess redis = RedisProcess.start();
         RedisSchedule schedule = RedisSchedule.open(OperatorConfig.fromEnv(
             Map.of(OperatorConfig.REDIS_URI, redis.uri(), OperatorConfig.KEY_PREFIX, "resync")))) {
       KubernetesClient client = kube.client();
-      DelayedTask missing = create(client, task(NS, "missing", s -> s.setRunAt(LATER.toString())));
-      DelayedTask early = create(client, task(NS, "early", s -> s.setRunAt(LATER.toString())));
-      DelayedTask suspended = create(client, task(NS, "suspended", s -> {
+      DelayedTask missing = create(client, task(ns, "missing", s -> s.setRunAt(LATER.toString())));
+      DelayedTask early = create(client, task(ns, "early", s -> s.setRunAt(LATER.toString())));
+      DelayedTask suspended = create(client, task(ns, "suspended", s -> {
         s.setRunAt(LATER.toString());
         s.setSuspend(true);
       }));
-      DelayedTask fired = create(client, task(NS, "fired", s -> s.setRunAt("2026-01-01T00:00:00Z")));
+      DelayedTask fired = create(client, task(ns, "fired", s -> s.setRunAt("2026-01-01T00:00:00Z")));
       DelayedTaskStatus firedStatus = new DelayedTaskStatus();
       firedStatus.setPhase(Phase.Fired);
       firedStatus.setDueTime("2026-01-01T00:00:00.000Z");
@@ -48,10 +51,10 @@ class ScheduleResyncIT {
       schedule.schedule(ScheduleIds.idOf(early), LATER.minusSeconds(3600));
       schedule.schedule(ScheduleIds.idOf(suspended), LATER);
       schedule.schedule(ScheduleIds.idOf(fired), Instant.parse("2026-01-01T00:00:00Z"));
-      schedule.schedule(NS + "/deleted-long-ago/uid-0", LATER);
+      schedule.schedule(ns + "/deleted-long-ago/uid-0", LATER);
 
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      ScheduleResync resync = new ScheduleResync(client, Set.of(), schedule, new SpecValidator(), registry);
+      ScheduleResync resync = new ScheduleResync(client, Set.of(ns), schedule, new SpecValidator(), registry);
       ScheduleResync.Repairs repairs = resync.run();
 
       assertThat(repairs).isEqualTo(new ScheduleResync.Repairs(1, 3, 1));
@@ -68,12 +71,14 @@ class ScheduleResyncIT {
   /** Only entries of tasks the reconciler had handled count as drift (delayedtask_resync_drift_repairs_total). */
   @Test
   void repairsOfAlreadyReconciledTasksAreCountedApart() {
-    try (RedisProcess redis = RedisProcess.start(); MockKubernetes kube = MockKubernetes.start();
+    RealKubernetes kube = RealKubernetes.shared();
+    String ns = kube.createNamespace("drift");
+    try (RedisProcess redis = RedisProcess.start();
         RedisSchedule schedule = RedisSchedule.open(OperatorConfig.fromEnv(
             Map.of(OperatorConfig.REDIS_URI, redis.uri(), OperatorConfig.KEY_PREFIX, "drift")))) {
       KubernetesClient client = kube.client();
-      create(client, task(NS, "just-created", s -> s.setRunAt(LATER.toString())));
-      DelayedTask reconciled = create(client, task(NS, "reconciled", s -> s.setRunAt(LATER.toString())));
+      create(client, task(ns, "just-created", s -> s.setRunAt(LATER.toString())));
+      DelayedTask reconciled = create(client, task(ns, "reconciled", s -> s.setRunAt(LATER.toString())));
       DelayedTaskStatus status = new DelayedTaskStatus();
       status.setPhase(Phase.Scheduled);
       status.setDueTime("2099-01-01T00:00:00.000Z");
@@ -81,7 +86,7 @@ class ScheduleResyncIT {
       reconciled.setStatus(status);
       client.resource(reconciled).updateStatus();
 
-      ScheduleResync resync = new ScheduleResync(client, Set.of(), schedule, new SpecValidator(),
+      ScheduleResync resync = new ScheduleResync(client, Set.of(ns), schedule, new SpecValidator(),
           new SimpleMeterRegistry());
       assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(2, 0, 0, 1));
     }

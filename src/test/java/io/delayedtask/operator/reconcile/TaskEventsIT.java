@@ -3,7 +3,8 @@ package io.delayedtask.operator.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.testing.MockKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,14 +17,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** One Event per (task, reason) on the mock API server: repeats raise its count. */
+@RequiresRealKubernetes
 class TaskEventsIT {
-  private static final String NS = "events";
-  private static MockKubernetes kube;
+  private static String NS;
+  private static RealKubernetes kube;
   private static KubernetesClient client;
 
   @BeforeAll
   static void start() {
-    kube = MockKubernetes.start();
+    kube = RealKubernetes.shared();
+    NS = kube.createNamespace("events");
     client = kube.client();
   }
 

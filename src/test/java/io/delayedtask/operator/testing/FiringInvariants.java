@@ -4,6 +4,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,11 +12,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The three promises every fault test checks, over every DelayedTask still present in a namespace:
  * it fired; it did not fire before its due time (by its own timestamps and by when the test saw the
  * effect); it fired once (one firedTime ever shown, one Job, one successful Job creation).
+ *
+ * <p>"Fired twice" and "fired early as the test saw it" come from the {@link FiringLedger}'s
+ * watches, so the ledger must have been watching the whole time: a watch error, or a fired task or
+ * Job the ledger never saw, is a violation, never a silent pass.
  */
 public final class FiringInvariants {
   private FiringInvariants() {}
@@ -32,11 +39,18 @@ public final class FiringInvariants {
     return waiting;
   }
 
-  /** Asserts the three promises for the tasks {@code names}; lists every violation at once. */
+  /**
+   * Asserts the three promises for the tasks {@code names}; lists every violation at once. {@code api}
+   * is the mock API server whose recorded requests count the successful Job creations, or null on a
+   * real API server, which records none (there, Job names are deterministic and a second creation
+   * meets the server's own AlreadyExists, so the Jobs listed and seen by the ledger are the count).
+   */
   public static void assertFiredOnceNotEarly(KubernetesClient client, String namespace, Collection<String> names,
       FiringLedger ledger, MockApiServer api) {
+    awaitLedger(client, namespace, names, ledger);
     List<String> violations = new ArrayList<>();
-    Map<String, Integer> createdJobsByTaskUid = successfulJobCreationsByTaskUid(api);
+    ledger.watchErrors().forEach(error -> violations.add("the ledger is blind: " + error));
+    Map<String, Integer> createdJobsByTaskUid = api == null ? null : successfulJobCreationsByTaskUid(api);
     List<Job> jobs = client.batch().v1().jobs().inNamespace(namespace).list().getItems();
     Map<String, Set<String>> firedTimes = ledger.firedTimesByTaskUid();
     for (String name : names) {
@@ -61,6 +75,9 @@ public final class FiringInvariants {
         violations.add(name + ": fired early, firedTime " + status.getFiredTime() + " < dueTime " + status.getDueTime());
       }
       Set<String> seenFiredTimes = firedTimes.getOrDefault(uid, Set.of());
+      if (seenFiredTimes.isEmpty()) {
+        violations.add(name + ": the ledger never saw it fire (its watch is dead or behind)");
+      }
       if (seenFiredTimes.size() > 1) {
         violations.add(name + ": fired more than once, firedTimes seen " + seenFiredTimes);
       }
@@ -110,16 +127,56 @@ public final class FiringInvariants {
       }
     }
     long seen = ledger.jobsByName().values().stream().filter(job -> uid.equals(job.taskUid())).count();
-    if (seen > 1) {
+    if (seen != 1) {
       violations.add(name + ": the test saw " + seen + " Jobs appear for it");
     }
     ledger.jobsByName().values().stream()
         .filter(job -> uid.equals(job.taskUid()) && job.seenAt().isBefore(due))
         .forEach(job -> violations.add(name + ": Job " + job.name() + " appeared at " + job.seenAt() + " before " + due));
-    int created = createdJobsByTaskUid.getOrDefault(uid, 0);
-    if (created != 1) {
-      violations.add(name + ": the API server created " + created + " Jobs for it");
+    if (createdJobsByTaskUid != null) {
+      int created = createdJobsByTaskUid.getOrDefault(uid, 0);
+      if (created != 1) {
+        violations.add(name + ": the API server created " + created + " Jobs for it");
+      }
     }
+  }
+
+  /**
+   * The ledger's watches trail the API server by a moment: give them a few seconds to catch up with
+   * what the statuses show. A dead watch never does, and the checks below then name it.
+   */
+  private static void awaitLedger(KubernetesClient client, String namespace, Collection<String> names,
+      FiringLedger ledger) {
+    try {
+      Awaitility.await("the ledger saw every firing").atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> ledger.watchErrors().isEmpty() && ledgerCaughtUp(client, namespace, names, ledger));
+    } catch (ConditionTimeoutException e) {
+      // reported as violations
+    }
+  }
+
+  /**
+   * True once the ledger has seen the firedTime each named task shows now, and the Job of each that
+   * has one: its watches trail the API server by a moment, so wait for this before asserting.
+   */
+  public static boolean ledgerCaughtUp(KubernetesClient client, String namespace, Collection<String> names,
+      FiringLedger ledger) {
+    Map<String, Set<String>> firedTimes = ledger.firedTimesByTaskUid();
+    Set<String> jobsSeen = new java.util.HashSet<>(ledger.jobsByName().keySet());
+    for (String name : names) {
+      DelayedTask task = client.resources(DelayedTask.class).inNamespace(namespace).withName(name).get();
+      if (task == null || task.getStatus() == null || task.getStatus().getFiredTime() == null) {
+        continue;
+      }
+      if (!firedTimes.getOrDefault(task.getMetadata().getUid(), Set.of()).contains(task.getStatus().getFiredTime())) {
+        return false;
+      }
+      if (task.getStatus().getJobName() != null && !jobsSeen.contains(task.getStatus().getJobName())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Successful Job POSTs, counted by the delayedtask.io/task-uid label in the request body. */

@@ -28,6 +28,7 @@ public final class FiringLedger implements AutoCloseable {
   private final Map<String, Instant> firstFiredSeenAt = new ConcurrentHashMap<>();
   private final Map<String, SeenJob> jobsByName = new ConcurrentHashMap<>();
   private final List<String> watchErrors = new CopyOnWriteArrayList<>();
+  private volatile boolean closing;
   private final Watch taskWatch;
   private final Watch jobWatch;
 
@@ -46,6 +47,11 @@ public final class FiringLedger implements AutoCloseable {
       @Override
       public void onClose(WatcherException cause) {
         watchErrors.add("DelayedTask watch closed: " + cause);
+      }
+
+      @Override
+      public void onClose() {
+        closedQuietly("DelayedTask");
       }
     });
     jobWatch = client.batch().v1().jobs().inNamespace(namespace).watch(new Watcher<>() {
@@ -69,6 +75,11 @@ public final class FiringLedger implements AutoCloseable {
       public void onClose(WatcherException cause) {
         watchErrors.add("Job watch closed: " + cause);
       }
+
+      @Override
+      public void onClose() {
+        closedQuietly("Job");
+      }
     });
   }
 
@@ -86,12 +97,24 @@ public final class FiringLedger implements AutoCloseable {
     return Map.copyOf(jobsByName);
   }
 
+  /**
+   * Why the ledger may have missed something: a watch that errored or closed before {@link #close()}.
+   * A dead watch sees nothing, so while this is non-empty "fired twice" and "fired early" cannot be
+   * checked; {@link FiringInvariants} fails on it.
+   */
   public List<String> watchErrors() {
     return List.copyOf(watchErrors);
   }
 
+  private void closedQuietly(String kind) {
+    if (!closing) {
+      watchErrors.add(kind + " watch closed before the ledger was");
+    }
+  }
+
   @Override
   public void close() {
+    closing = true;
     taskWatch.close();
     jobWatch.close();
   }

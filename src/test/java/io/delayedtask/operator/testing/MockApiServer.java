@@ -27,6 +27,10 @@ import java.util.function.UnaryOperator;
  * DelayedTask CRD registered (so the status subresource rules apply), the SelfSubjectRulesReview
  * that JOSDK posts before leader election answered with "everything allowed", faults injectable
  * and every request recorded.
+ *
+ * <p>The tests' only mock API server, kept for what a real one cannot do on cue: inject 409/429/500
+ * bursts ({@link ApiFault}), hold requests, plant a foreign object, skip CEL (BadInputIT), count
+ * requests (the scale runs). Everything else runs on {@link RealKubernetes}.
  */
 public final class MockApiServer implements AutoCloseable {
   private static final String RULES_REVIEW = """
@@ -70,6 +74,11 @@ public final class MockApiServer implements AutoCloseable {
   /** A client for the test itself; injected faults match its requests too, so inject after setting up. */
   public KubernetesClient client() {
     return client;
+  }
+
+  /** A separate client, e.g. one per operator instance; the caller closes it. */
+  public KubernetesClient newClient() {
+    return server.createClient();
   }
 
   public KubernetesMockServer server() {

@@ -161,8 +161,8 @@ public final class RealKubernetes implements AutoCloseable {
 
   /** The CRD this build generated (the committed copies in crds/ and the chart must equal it). */
   private static Path generatedCrd() {
-    Path generated = Path.of("target", "classes", MockKubernetes.CRD_RESOURCE);
-    return Files.exists(generated) ? generated : MockKubernetes.CRD_FILE;
+    Path generated = Path.of("target", "classes", DelayedTaskCrd.RESOURCE);
+    return Files.exists(generated) ? generated : DelayedTaskCrd.FILE;
   }
 
   /**
