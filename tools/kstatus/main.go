@@ -10,12 +10,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
@@ -29,11 +29,16 @@ func main() {
 		defer f.Close()
 		in = f
 	}
-	// A List as kubectl prints it: {"kind":"List","items":[{...},{...}]}.
+	// A List as kubectl prints it: {"kind":"List","items":[{...},{...}]}. apimachinery's json
+	// reads whole numbers as int64 (encoding/json would give float64), as unstructured expects.
+	data, err := io.ReadAll(in)
+	if err != nil {
+		fail(err)
+	}
 	var list struct {
 		Items []map[string]interface{} `json:"items"`
 	}
-	if err := json.NewDecoder(in).Decode(&list); err != nil {
+	if err := json.Unmarshal(data, &list); err != nil {
 		fail(fmt.Errorf("reading a JSON List: %w", err))
 	}
 	for _, item := range list.Items {
