@@ -1,8 +1,8 @@
 // Command kstatus prints what the real kstatus library (the one Flux, kpt and cli-utils use)
 // makes of each object in a Kubernetes List read as JSON, e.g.
 //
-//	kubectl get dt -o json | go run ./tools/kstatus
-//	go run ./tools/kstatus tasks.json
+//	kubectl get dt -o json | go -C tools/kstatus run .    (from the repository root)
+//	go -C tools/kstatus run . "$PWD/tasks.json"
 //
 // One line per object: "<namespace>/<name> <status> <message>", the status being one of
 // kstatus's InProgress, Failed, Current, Terminating, NotFound, Unknown. The Java test
