@@ -27,7 +27,8 @@ public final class KstatusProgram {
 
   /** Builds (or re-links from Go's cache) the program and returns it. */
   public static synchronized KstatusProgram build() {
-    Path go = RequiredTool.find("go", "DELAYEDTASK_GO", "apt-get install -y golang-go (Go 1.26), or put Go on PATH");
+    Path go = RequiredTool.find("go", "DELAYEDTASK_GO",
+        "Go 1.26 from go.dev/dl on the PATH, as tools/build-control-plane.sh needs it too");
     ProcessBuilder builder = new ProcessBuilder(go.toString(), "build", "-o", BINARY.toString(), ".")
         .directory(SOURCE.toFile()).redirectErrorStream(true);
     // Only the Go on this machine (no toolchain download); go.mod/go.sum as committed.
