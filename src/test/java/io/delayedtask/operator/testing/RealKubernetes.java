@@ -65,6 +65,10 @@ public final class RealKubernetes implements AutoCloseable {
         .withStartupTimeout((int) Duration.ofMinutes(2).toMillis())
         .withApiServerFlag("--advertise-address", "127.0.0.1")
         .withApiServerFlag("--bind-address", "127.0.0.1")
+        // 1.37 refuses a loopback advertise address while it keeps the `kubernetes` Service's
+        // endpoints ("may not be in the loopback range"); nothing here reaches the API server
+        // through that Service, so it keeps none.
+        .withApiServerFlag("--endpoint-reconciler-type", "none")
         .withApiServerFlags(extraApiServerFlags)
         .build());
     long started = System.nanoTime();
@@ -77,7 +81,7 @@ public final class RealKubernetes implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     this.client = newClient();
-    installCrd(MockKubernetes.loadCrd());
+    applyCrd(generatedCrd());
     System.err.printf("Real kube-apiserver %s up in %d ms (%s)%n", binaries.version(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), client.getMasterUrl());
   }
@@ -155,10 +159,27 @@ public final class RealKubernetes implements AutoCloseable {
     return name;
   }
 
-  /** Creates or replaces a CRD and waits until the API server serves it. */
-  public void installCrd(CustomResourceDefinition crd) {
-    crd.getMetadata().setResourceVersion(null);
-    client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(existing -> existing.update());
+  /** The CRD this build generated (the committed copies in crds/ and the chart must equal it). */
+  private static Path generatedCrd() {
+    Path generated = Path.of("target", "classes", MockKubernetes.CRD_RESOURCE);
+    return Files.exists(generated) ? generated : MockKubernetes.CRD_FILE;
+  }
+
+  /**
+   * Applies a CRD file with {@code kubectl apply}, as a user installs it (so a later apply of the
+   * same file is a plain update), and waits until the API server serves it.
+   */
+  public void applyCrd(Path file) {
+    Kubectl.Result applied = kubectl("apply", "-f", file.toString());
+    if (!applied.ok()) {
+      throw new IllegalStateException("the API server refused " + file + ": " + applied.output());
+    }
+    CustomResourceDefinition crd;
+    try (var in = Files.newInputStream(file)) {
+      crd = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(in, CustomResourceDefinition.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     await().atMost(READY).until(() -> {
       CustomResourceDefinition served = client.apiextensions().v1().customResourceDefinitions()
           .withName(crd.getMetadata().getName()).get();
