@@ -69,6 +69,8 @@ public final class PendingTasksScale {
         long fullMs = -1;
         long reconciledMs = -1;
         long limitMs = Long.getLong("rebuildLimitSeconds", 600) * 1000;
+        // Every task's first reconcile can take far longer than the schedule (one resync fills it): bounded.
+        long reconcileWaitMs = Long.getLong("reconcileWaitSeconds", 600) * 1000;
         while (readyMs < 0 || fullMs < 0 || reconciledMs < 0) {
           long elapsed = (System.nanoTime() - start) / 1_000_000;
           if (readyMs < 0 && lab.ready(port)) {
@@ -80,7 +82,8 @@ public final class PendingTasksScale {
           if (reconciledMs < 0 && reconciled.scheduled.size() >= count) {
             reconciledMs = elapsed;
           }
-          if (elapsed > limitMs || !first.isAlive()) {
+          boolean waitedForReconciles = readyMs >= 0 && fullMs >= 0 && elapsed - fullMs > reconcileWaitMs;
+          if (elapsed > limitMs || waitedForReconciles || !first.isAlive()) {
             System.out.printf("WARNING: after %,d ms: schedule %,d, reconciled %,d of %,d; going on%n", elapsed,
                 connection.sync().zcard(dueKey), reconciled.scheduled.size(), count);
             break;

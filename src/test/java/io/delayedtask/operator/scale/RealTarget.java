@@ -33,11 +33,7 @@ final class RealTarget extends ScaleTarget {
       Path dir = Files.createDirectories(Path.of("target", "scale").toAbsolutePath());
       Path policy = Files.writeString(dir.resolve("audit-policy.yaml"), AuditLog.POLICY);
       audit = new AuditLog(dir.resolve("audit-" + System.currentTimeMillis() + ".log"));
-      kube = RealKubernetes.startDedicated(
-          // 1.37 refuses --advertise-address=127.0.0.1 (RealKubernetes sets it) with the default
-          // endpoint reconciler: "may not be in the loopback range"; nothing here needs the endpoints
-          "--endpoint-reconciler-type=none",
-          "--audit-policy-file=" + policy, "--audit-log-path=" + audit.file(),
+      kube = RealKubernetes.startDedicated("--audit-policy-file=" + policy, "--audit-log-path=" + audit.file(),
           // lumberjack rotates at 100 MB when maxsize is 0: a 50,000-task run writes more than that
           "--audit-log-maxsize=100000");
       System.out.printf("real API server %s at %s; audit log %s%n", kube.binaries().version(),
