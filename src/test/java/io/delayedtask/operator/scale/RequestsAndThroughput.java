@@ -35,7 +35,7 @@ import java.util.concurrent.Future;
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.RequestsAndThroughput \
  *   -Doperator.jar=target/delayed-task-operator.jar [-Dtarget=mock,real] [-Dwrites.tasks=2000]
- *   [-Dwrites.threads=8] [-Dper.tasks=20] [-Dburst=2000] [-DburstLeadSeconds=60]
+ *   [-Dwrites.threads=8] [-Dper.tasks=20] [-Dburst=2000] [-DburstLeadSeconds=150]
  * </pre>
  */
 public final class RequestsAndThroughput {
@@ -181,7 +181,7 @@ public final class RequestsAndThroughput {
     OperatorFiringScale.FiredTimes fired = new OperatorFiringScale.FiredTimes();
     SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
         .withLabel("burst", "yes").inform(fired);
-    Instant due = Instant.now().plusSeconds(Long.getLong("burstLeadSeconds", 60));
+    Instant due = Instant.now().plusSeconds(Long.getLong("burstLeadSeconds", 150));
     long createMs = lab.createAll(count, OperatorScaleLab.createThreads(), i -> {
       DelayedTask task = Tasks.statusOnly(NS, "b-" + i, due);
       task.getMetadata().setLabels(Map.of("burst", "yes"));
