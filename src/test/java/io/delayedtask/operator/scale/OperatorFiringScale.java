@@ -1,100 +1,140 @@
 package io.delayedtask.operator.scale;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Scale run (not a test): 5,000 DelayedTasks (status only) due within 5 s, through one operator
- * process; prints when they all fired and the p50/p99/max lag firedTime - dueTime from the status.
+ * process, on each selected API server ({@link ScaleTarget}); prints whether each fired once and
+ * none early, the lag firedTime - dueTime, firings per second, the operator's API requests per
+ * fired task by verb and resource, its heap (in use and live), and the CPU and memory of the API
+ * server (and etcd), the operator and Redis.
  *
  * <pre>
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.OperatorFiringScale \
- *   -Doperator.jar=target/delayed-task-operator.jar [-Dtasks=5000]
+ *   -Doperator.jar=target/delayed-task-operator.jar [-Dtarget=mock,real] [-Dtasks=5000] [-DleadSeconds=120]
  * </pre>
  */
 public final class OperatorFiringScale {
+  private static final String NS = OperatorScaleLab.NAMESPACE;
+
   private OperatorFiringScale() {}
 
   public static void main(String[] args) throws Exception {
-    int count = Integer.getInteger("tasks", 5_000);
-    try (OperatorScaleLab lab = new OperatorScaleLab()) {
-      int port = OperatorScaleLab.freePort();
-      try (OperatorProcess operator = lab.startOperator("scale-op", port)) {
-        long t0 = System.nanoTime();
-        while (!lab.ready(port)) {
-          Thread.sleep(100); // a measuring loop, not a test
-        }
-        System.out.printf("operator ready in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
-        // Created first, due later: the due window starts once every task exists.
-        Instant due = Instant.now().plus(Duration.ofSeconds(Long.getLong("leadSeconds", 120)));
-        long createStart = System.nanoTime();
-        for (int i = 0; i < count; i++) {
-          lab.api.client().resource(Tasks.statusOnly(OperatorScaleLab.NAMESPACE, "t-" + i,
-              due.plusMillis(i * 5_000L / count))).create();
-        }
-        System.out.printf("created %,d tasks in %d ms; first due %s%n", count,
-            (System.nanoTime() - createStart) / 1_000_000, due);
-        if (Instant.now().isAfter(due)) {
-          System.out.println("WARNING: creating took longer than the lead; raise -DleadSeconds");
-        }
-        List<Long> lags = new ArrayList<>();
-        Instant deadline = due.plusSeconds(600);
-        while (Instant.now().isBefore(deadline)) {
-          lags.clear();
-          for (DelayedTask task : lab.api.client().resources(DelayedTask.class)
-              .inNamespace(OperatorScaleLab.NAMESPACE).list().getItems()) {
-            if (task.getStatus() != null && task.getStatus().getFiredTime() != null) {
-              lags.add(Duration.between(Instant.parse(task.getStatus().getDueTime()),
-                  Instant.parse(task.getStatus().getFiredTime())).toMillis());
-            }
-          }
-          if (lags.size() == count) {
-            break;
-          }
-          Thread.sleep(1_000);
-        }
-        lags.sort(null);
-        System.out.printf("fired %,d of %,d; lag ms p50 %d, p99 %d, max %d, min %d; all fired by %s (due window ends %s)%n",
-            lags.size(), count, OperatorScaleLab.percentile(lags, 0.50), OperatorScaleLab.percentile(lags, 0.99),
-            lags.isEmpty() ? -1 : lags.get(lags.size() - 1), lags.isEmpty() ? -1 : lags.get(0), Instant.now(),
-            due.plusSeconds(5));
-        System.out.printf("operator heap in use %,d MB%n", lab.heapUsedBytes(port) / (1024 * 1024));
-        printRequestsPerFiredTask(lab, due, count);
-      }
+    for (String target : ScaleTarget.selected()) {
+      run(target);
     }
     System.exit(0);
   }
 
-  /**
-   * What the API server served from the start of the due window, per fired task, by method and
-   * resource (the harness's own list calls included: one per second while it waits).
-   */
-  private static void printRequestsPerFiredTask(OperatorScaleLab lab, Instant windowStart, int fired) {
-    Map<String, Long> byKind = lab.api.calls(call -> !call.at().isBefore(windowStart)).stream()
-        .collect(Collectors.groupingBy(call -> call.method() + " " + resource(call.path()), TreeMap::new,
-            Collectors.counting()));
-    System.out.printf("API requests from the start of the due window, per fired task:%n");
-    byKind.forEach((kind, n) -> System.out.printf("  %-40s %8d  %.2f%n", kind, n, (double) n / fired));
+  private static void run(String targetName) throws Exception {
+    int count = Integer.getInteger("tasks", 5_000);
+    try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName))) {
+      OperatorScaleLab.banner("OperatorFiringScale, " + count + " tasks due within 5 s", lab.target);
+      int port = OperatorScaleLab.freePort();
+      try (OperatorProcess operator = lab.startOperator("scale-op", port)) {
+        System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
+        ProcessMeter whole = ProcessMeter.start(lab.processes(operator));
+        FiredTimes fired = new FiredTimes();
+        SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
+            .inform(fired);
+        // Created first, due later: the due window starts once every task exists.
+        Instant due = Instant.now().plus(Duration.ofSeconds(Long.getLong("leadSeconds", 120)));
+        long createMs = lab.createAll(count, OperatorScaleLab.createThreads(),
+            i -> Tasks.statusOnly(NS, "t-" + i, due.plusMillis(i * 5_000L / count)));
+        System.out.printf("created %,d tasks in %,d ms (%d threads, operator reconciling meanwhile: %.0f per second); "
+            + "first due %s%n", count, createMs, OperatorScaleLab.createThreads(), count * 1000.0 / createMs, due);
+        if (Instant.now().isAfter(due)) {
+          System.out.println("WARNING: creating took longer than the lead; raise -DleadSeconds");
+        }
+        while (Instant.now().isBefore(due)) {
+          Thread.sleep(20); // a measuring loop, not a test
+        }
+        ProcessMeter window = ProcessMeter.start(lab.processes(operator));
+        Instant deadline = due.plusSeconds(600);
+        while (fired.count() < count && Instant.now().isBefore(deadline)) {
+          Thread.sleep(50);
+        }
+        Instant allFired = Instant.now();
+        window.print("the due window until all fired");
+        informer.close();
+
+        List<Long> lags = new ArrayList<>();
+        Instant lastFired = Instant.EPOCH;
+        Map<Long, Integer> perSecond = new TreeMap<>();
+        long early = 0;
+        for (DelayedTaskStatus status : fired.last.values()) {
+          Instant firedTime = Instant.parse(status.getFiredTime());
+          long lag = Duration.between(Instant.parse(status.getDueTime()), firedTime).toMillis();
+          lags.add(lag);
+          early += lag < 0 ? 1 : 0;
+          lastFired = firedTime.isAfter(lastFired) ? firedTime : lastFired;
+          perSecond.merge(firedTime.getEpochSecond(), 1, Integer::sum);
+        }
+        lags.sort(null);
+        double spanSeconds = Duration.between(due, lastFired).toMillis() / 1000.0;
+        System.out.printf("fired %,d of %,d; fired more than once: %d; fired early: %d%n", lags.size(), count,
+            fired.firedTwice.size(), early);
+        System.out.printf("lag ms p50 %d, p99 %d, max %d, min %d; last firing %s, %.1f s after the first due time "
+            + "(the window is 5 s): %.0f firings per second overall, %d in the busiest second%n",
+            OperatorScaleLab.percentile(lags, 0.50), OperatorScaleLab.percentile(lags, 0.99),
+            lags.isEmpty() ? -1 : lags.get(lags.size() - 1), lags.isEmpty() ? -1 : lags.get(0), lastFired,
+            spanSeconds, lags.size() / Math.max(spanSeconds, 0.001),
+            perSecond.values().stream().mapToInt(Integer::intValue).max().orElse(0));
+        Thread.sleep(3_000); // the reconciler's requests that follow the last status write, and the audit log
+        RequestKinds.print("API requests from the first due time until 3 s after the last firing, per fired task",
+            lab.target.operatorRequests(due, allFired.plusSeconds(3)), Math.max(1, lags.size()));
+        System.out.printf("operator heap in use %,d MB; live after a full GC %s (-Xmx1g)%n",
+            lab.heapUsedBytes(port) / (1024 * 1024), LiveHeap.megabytes(operator.pid()));
+        whole.print("the whole run (creating and firing)");
+      }
+    }
   }
 
-  /** "delayedtasks/status", "delayedtasks (one)", "delayedtasks (list)", "events", "leases", ... */
-  private static String resource(String path) {
-    String bare = path.replaceFirst("\\?.*", "");
-    Matcher m = Pattern.compile("/namespaces/[^/]+/([^/]+)(/[^/]+)?(/status)?$").matcher(bare);
-    if (!m.find()) {
-      return bare;
+  /** Each task's last status with a firedTime, and the tasks whose firedTime changed after it was set. */
+  static final class FiredTimes implements ResourceEventHandler<DelayedTask> {
+    final Map<String, DelayedTaskStatus> last = new ConcurrentHashMap<>();
+    final Set<String> firedTwice = ConcurrentHashMap.newKeySet();
+
+    int count() {
+      return last.size();
     }
-    return m.group(1) + (m.group(3) != null ? "/status" : m.group(2) != null ? " (one)" : " (list)");
+
+    @Override
+    public void onAdd(DelayedTask task) {
+      record(task);
+    }
+
+    @Override
+    public void onUpdate(DelayedTask old, DelayedTask task) {
+      record(task);
+    }
+
+    @Override
+    public void onDelete(DelayedTask task, boolean deletedFinalStateUnknown) {}
+
+    private void record(DelayedTask task) {
+      DelayedTaskStatus status = task.getStatus();
+      if (status == null || status.getFiredTime() == null) {
+        return;
+      }
+      DelayedTaskStatus before = last.put(task.getMetadata().getName(), status);
+      if (before != null && !before.getFiredTime().equals(status.getFiredTime())) {
+        firedTwice.add(task.getMetadata().getName());
+      }
+    }
   }
 }

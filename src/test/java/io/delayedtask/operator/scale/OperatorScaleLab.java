@@ -1,45 +1,85 @@
 package io.delayedtask.operator.scale;
 
-import io.delayedtask.operator.testing.MockApiServer;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The pieces the operator scale runs share: API server, Redis, and an operator process with a real heap. */
+/**
+ * The pieces the operator scale runs share: an API server ({@link ScaleTarget}), Redis, and an
+ * operator process with a real heap, watching the namespace {@value #NAMESPACE} only.
+ */
 final class OperatorScaleLab implements AutoCloseable {
   static final String NAMESPACE = "scale";
   static final List<String> JVM = List.of("-Xmx1g", "-XX:+UseG1GC");
 
-  final MockApiServer api = MockApiServer.start();
+  final ScaleTarget target;
   final RedisProcess redis = RedisProcess.start();
   private final Path kubeconfig;
   private final HttpClient http = HttpClient.newHttpClient();
 
-  OperatorScaleLab() throws IOException {
-    kubeconfig = api.writeKubeconfig(Files.createTempFile("kubeconfig-", ".yaml"), NAMESPACE);
-    api.client().namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-        .withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+  OperatorScaleLab(ScaleTarget target) {
+    this.target = target;
+    target.createNamespace(NAMESPACE);
+    kubeconfig = target.operatorKubeconfig(NAMESPACE);
+  }
+
+  KubernetesClient client() {
+    return target.client();
   }
 
   OperatorProcess startOperator(String name, int httpPort) {
-    return OperatorProcess.start(name, Map.of(
+    Map<String, String> env = new HashMap<>(target.operatorEnvironment());
+    env.putAll(Map.of(
         "KUBECONFIG", kubeconfig.toString(),
-        "KUBERNETES_HTTP2_DISABLE", "true",
         "DELAYEDTASK_REDIS_URI", redis.uri(),
         "DELAYEDTASK_NAMESPACES", NAMESPACE,
         "DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE,
-        "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)), JVM);
+        "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)));
+    return OperatorProcess.start(name, env, JVM);
+  }
+
+  /** Creates tasks 0..count-1 with {@code threads} concurrent clients' worth of requests; returns ms taken. */
+  long createAll(int count, int threads, IntFunction<DelayedTask> task) throws Exception {
+    long start = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> parts = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int first = t;
+        parts.add(pool.submit(() -> {
+          for (int i = first; i < count; i += threads) {
+            client().resource(task.apply(i)).create();
+          }
+        }));
+      }
+      for (Future<?> part : parts) {
+        part.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  static int createThreads() {
+    return Integer.getInteger("createThreads", 4);
   }
 
   boolean ready(int port) {
@@ -54,6 +94,18 @@ final class OperatorScaleLab implements AutoCloseable {
     }
   }
 
+  /** Waits (a measuring loop, not a test) until the operator on {@code port} is ready; returns ms. */
+  long awaitReady(OperatorProcess operator, int port) throws InterruptedException {
+    long t0 = System.nanoTime();
+    while (!ready(port)) {
+      if (!operator.isAlive() || System.nanoTime() - t0 > 300_000_000_000L) {
+        throw new IllegalStateException("operator not ready; log:\n" + operator.log());
+      }
+      Thread.sleep(100);
+    }
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
   /** Heap in use, from the operator's own /metrics (sum of jvm_memory_used_bytes{area="heap"}). */
   long heapUsedBytes(int port) throws IOException, InterruptedException {
     String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
@@ -64,6 +116,14 @@ final class OperatorScaleLab implements AutoCloseable {
       sum += Double.parseDouble(m.group(1));
     }
     return (long) sum;
+  }
+
+  /** The API server's processes plus the operator's, for a {@link ProcessMeter}. */
+  Map<String, ProcessHandle> processes(OperatorProcess operator) {
+    Map<String, ProcessHandle> all = new java.util.LinkedHashMap<>(target.serverProcesses());
+    ProcessHandle.of(operator.pid()).ifPresent(p -> all.put("operator " + operator.name(), p));
+    ProcessHandle.of(redis.pid()).ifPresent(p -> all.put("redis-server", p));
+    return all;
   }
 
   static int freePort() {
@@ -78,9 +138,25 @@ final class OperatorScaleLab implements AutoCloseable {
     return sorted.isEmpty() ? -1 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
   }
 
+  /** The headline of one target's run: which server, which commit, how busy the machine is. */
+  static void banner(String command, ScaleTarget target) {
+    System.out.printf("%n===== %s on the %s API server; operator jar %s; %s; %s =====%n", command, target.name(),
+        OperatorProcess.jar(), gitCommit(), ProcessMeter.loadAverage());
+  }
+
+  static String gitCommit() {
+    try {
+      Process git = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+      String out = new String(git.getInputStream().readAllBytes()).trim();
+      return "commit " + out;
+    } catch (IOException e) {
+      return "commit unknown";
+    }
+  }
+
   @Override
   public void close() {
     redis.close();
-    api.close();
+    target.close();
   }
 }

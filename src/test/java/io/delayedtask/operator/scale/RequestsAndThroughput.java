@@ -1,0 +1,229 @@
+package io.delayedtask.operator.scale;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.JobOutcomes;
+import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Scale run (not a test), issue 10's measuring command, on each selected API server
+ * ({@link ScaleTarget}), in this order:
+ * <ol>
+ *   <li>the API server's own status-write rate with no operator: N tasks created, then their status
+ *       written (PUT, the resourceVersion of the last answer, no reads) by K threads, two rounds;
+ *   <li>the operator's requests per task by verb and resource, a status-only task from creation to
+ *       Fired and a Job task from creation to Succeeded (the harness plays the Job controller);
+ *   <li>the operator's firings per second on the same server: a burst of tasks due at one instant,
+ *       the writes one firing needs (from the request counts), and the limit those imply.
+ * </ol>
+ *
+ * <pre>
+ * mvn -o package -DskipTests
+ * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.RequestsAndThroughput \
+ *   -Doperator.jar=target/delayed-task-operator.jar [-Dtarget=mock,real] [-Dwrites.tasks=2000]
+ *   [-Dwrites.threads=8] [-Dper.tasks=20] [-Dburst=2000] [-DburstLeadSeconds=150]
+ * </pre>
+ */
+public final class RequestsAndThroughput {
+  private static final String NS = OperatorScaleLab.NAMESPACE;
+  private static final String LIMIT_NS = "limit";
+
+  private RequestsAndThroughput() {}
+
+  public static void main(String[] args) throws Exception {
+    for (String target : ScaleTarget.selected()) {
+      run(target);
+    }
+    System.exit(0);
+  }
+
+  private static void run(String targetName) throws Exception {
+    try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName))) {
+      OperatorScaleLab.banner("RequestsAndThroughput", lab.target);
+      double writesPerSecond = statusWriteLimit(lab);
+
+      int port = OperatorScaleLab.freePort();
+      try (OperatorProcess operator = lab.startOperator("throughput-op", port)) {
+        System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
+        int perTasks = Integer.getInteger("per.tasks", 20);
+        requestsPerStatusOnlyTask(lab, perTasks);
+        requestsPerJobTask(lab, perTasks);
+        firingBurst(lab, operator, writesPerSecond);
+      }
+    }
+  }
+
+  /** Status PUTs per second with no operator running: the most any status writer can get from this server. */
+  private static double statusWriteLimit(OperatorScaleLab lab) throws Exception {
+    int count = Integer.getInteger("writes.tasks", 2_000);
+    int threads = Integer.getInteger("writes.threads", 8);
+    KubernetesClient client = lab.client();
+    lab.target.createNamespace(LIMIT_NS);
+    Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
+    DelayedTask[] tasks = new DelayedTask[count];
+    ProcessMeter meter = ProcessMeter.start(lab.target.serverProcesses());
+    long createMs = timed(threads, count, i ->
+        tasks[i] = client.resource(Tasks.statusOnly(LIMIT_NS, "w-" + i, tomorrow.plusMillis(i))).create());
+    System.out.printf("no operator: %,d creates by %d threads in %,d ms: %.0f creates per second%n", count, threads,
+        createMs, count * 1000.0 / createMs);
+    double rate = 0;
+    for (int round = 1; round <= 2; round++) {
+      int r = round;
+      long writeMs = timed(threads, count, i -> {
+        DelayedTaskStatus status = new DelayedTaskStatus();
+        status.setPhase(Phase.Scheduled);
+        status.setMessage("write " + r);
+        tasks[i].setStatus(status);
+        tasks[i] = client.resource(tasks[i]).updateStatus();
+      });
+      rate = count * 1000.0 / writeMs;
+      System.out.printf("no operator: round %d, %,d status PUTs by %d threads in %,d ms: %.0f status writes per second%n",
+          round, count, threads, writeMs, rate);
+    }
+    meter.print("the no-operator writes");
+    return rate;
+  }
+
+  private interface Indexed {
+    void run(int i) throws Exception;
+  }
+
+  private static long timed(int threads, int count, Indexed work) throws Exception {
+    long start = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> parts = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int first = t;
+        parts.add(pool.submit(() -> {
+          for (int i = first; i < count; i += threads) {
+            work.run(i);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> part : parts) {
+        part.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  private static void requestsPerStatusOnlyTask(OperatorScaleLab lab, int count) throws Exception {
+    Instant from = Instant.now();
+    Instant due = from.plusSeconds(3);
+    for (int i = 0; i < count; i++) {
+      lab.client().resource(Tasks.statusOnly(NS, "s-" + i, due)).create();
+    }
+    awaitPhase(lab, "s-", count, Phase.Fired, null);
+    Thread.sleep(3_000); // what follows the last status write (the reconciler's turn), and the audit log
+    RequestKinds.print("a status-only task, creation to Fired", lab.target.operatorRequests(from, Instant.now()),
+        count);
+  }
+
+  private static void requestsPerJobTask(OperatorScaleLab lab, int count) throws Exception {
+    Instant from = Instant.now();
+    Instant due = from.plusSeconds(3);
+    for (int i = 0; i < count; i++) {
+      lab.client().resource(Tasks.withJob(NS, "j-" + i, due)).create();
+    }
+    Set<String> completed = new java.util.HashSet<>();
+    awaitPhase(lab, "j-", count, Phase.Succeeded, () -> {
+      // The harness plays the Job controller: each new Job succeeds at once.
+      for (Job job : lab.client().batch().v1().jobs().inNamespace(NS).list().getItems()) {
+        if (completed.add(job.getMetadata().getName())) {
+          JobOutcomes.complete(lab.client(), job);
+        }
+      }
+    });
+    Thread.sleep(3_000);
+    RequestKinds.print("a Job task, creation to Succeeded", lab.target.operatorRequests(from, Instant.now()), count);
+  }
+
+  private static void awaitPhase(OperatorScaleLab lab, String prefix, int count, Phase phase, Runnable meanwhile)
+      throws InterruptedException {
+    Instant deadline = Instant.now().plusSeconds(120);
+    while (Instant.now().isBefore(deadline)) {
+      if (meanwhile != null) {
+        meanwhile.run();
+      }
+      long done = lab.client().resources(DelayedTask.class).inNamespace(NS).list().getItems().stream()
+          .filter(t -> t.getMetadata().getName().startsWith(prefix))
+          .filter(t -> t.getStatus() != null && t.getStatus().getPhase() == phase).count();
+      if (done == count) {
+        return;
+      }
+      Thread.sleep(200); // a measuring loop, not a test
+    }
+    throw new IllegalStateException("not all " + prefix + "* tasks reached " + phase + " in 120 s");
+  }
+
+  /** Tasks due at one instant: how fast the operator fires them, against the limit measured first. */
+  private static void firingBurst(OperatorScaleLab lab, OperatorProcess operator, double writesPerSecond)
+      throws Exception {
+    int count = Integer.getInteger("burst", 2_000);
+    OperatorFiringScale.FiredTimes fired = new OperatorFiringScale.FiredTimes();
+    SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
+        .withLabel("burst", "yes").inform(fired);
+    Instant due = Instant.now().plusSeconds(Long.getLong("burstLeadSeconds", 150));
+    long createMs = lab.createAll(count, OperatorScaleLab.createThreads(), i -> {
+      DelayedTask task = Tasks.statusOnly(NS, "b-" + i, due);
+      task.getMetadata().setLabels(Map.of("burst", "yes"));
+      return task;
+    });
+    System.out.printf("burst: created %,d tasks due at %s in %,d ms%n", count, due, createMs);
+    if (Instant.now().isAfter(due)) {
+      System.out.println("WARNING: creating took longer than the lead; raise -DburstLeadSeconds");
+    }
+    while (Instant.now().isBefore(due)) {
+      Thread.sleep(20);
+    }
+    ProcessMeter meter = ProcessMeter.start(lab.processes(operator));
+    Instant deadline = due.plusSeconds(600);
+    while (fired.count() < count && Instant.now().isBefore(deadline)) {
+      Thread.sleep(50);
+    }
+    Instant allFired = Instant.now();
+    meter.print("the burst");
+    informer.close();
+    List<Long> lags = new ArrayList<>();
+    Instant last = due;
+    for (DelayedTaskStatus status : fired.last.values()) {
+      Instant firedTime = Instant.parse(status.getFiredTime());
+      lags.add(Duration.between(Instant.parse(status.getDueTime()), firedTime).toMillis());
+      last = firedTime.isAfter(last) ? firedTime : last;
+    }
+    lags.sort(null);
+    double seconds = Math.max(0.001, Duration.between(due, last).toMillis() / 1000.0);
+    double firings = lags.size() / seconds;
+    System.out.printf("burst: fired %,d of %,d (more than once: %d, early: %d) in %.2f s: %.0f firings per second; "
+        + "lag ms p50 %d, p99 %d, max %d%n", lags.size(), count, fired.firedTwice.size(),
+        lags.stream().filter(l -> l < 0).count(), seconds, firings, OperatorScaleLab.percentile(lags, 0.5),
+        OperatorScaleLab.percentile(lags, 0.99), lags.isEmpty() ? -1 : lags.get(lags.size() - 1));
+    Thread.sleep(3_000);
+    Map<String, Long> requests = lab.target.operatorRequests(due, allFired.plusSeconds(3));
+    RequestKinds.print("the burst, from the due instant until 3 s after the last firing", requests,
+        Math.max(1, lags.size()));
+    double writesPerFiring = (double) RequestKinds.writes(requests) / Math.max(1, lags.size());
+    double limit = writesPerSecond / writesPerFiring;
+    System.out.printf("limit: %.0f status writes per second with no operator / %.2f writes per firing = %.0f "
+        + "firings per second; the operator fired %.0f per second, %.0f%% of the limit%n", writesPerSecond,
+        writesPerFiring, limit, firings, 100 * firings / limit);
+  }
+}
