@@ -10,11 +10,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
-import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -36,7 +34,7 @@ class GarbageCollectionIT {
   private static RealKubernetes kube;
   private static KubernetesClient client;
   private static String ns;
-  private static RedisProcess redis;
+  private static OperatorFixture.OnRealKubernetes world;
   private static DelayedTaskOperator operator;
 
   @BeforeAll
@@ -44,22 +42,15 @@ class GarbageCollectionIT {
     kube = RealKubernetes.shared();
     kube.controllerManager();
     client = kube.client();
-    ns = kube.createNamespace("gc");
-    redis = RedisProcess.start();
-    Map<String, String> env = OperatorFixture.env(redis, "gc", "op-gc");
-    env.put(OperatorConfig.NAMESPACES, ns);
-    env.put(OperatorConfig.LEASE_NAMESPACE, ns);
-    operator = OperatorFixture.start(env, kube.newClient());
-    await().atMost(TIMEOUT).until(operator::isFiring);
+    world = OperatorFixture.startOnRealKubernetes(kube, "gc", Map.of());
+    ns = world.namespace();
+    operator = world.operator();
   }
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (redis != null) {
-      redis.close();
+    if (world != null) {
+      world.close();
     }
   }
 

@@ -10,12 +10,10 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.KwokCluster;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
-import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresKwok;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -44,7 +42,7 @@ class JobControllerIT {
   private static KwokCluster kwok;
   private static KubernetesClient client;
   private static String ns;
-  private static RedisProcess redis;
+  private static OperatorFixture.OnRealKubernetes world;
   private static DelayedTaskOperator operator;
 
   @BeforeAll
@@ -53,22 +51,15 @@ class JobControllerIT {
     kube = RealKubernetes.startDedicated();
     kwok = KwokCluster.start(kube);
     client = kube.client();
-    ns = kube.createNamespace("jobs");
-    redis = RedisProcess.start();
-    Map<String, String> env = OperatorFixture.env(redis, "jobs", "op-jobs");
-    env.put(OperatorConfig.NAMESPACES, ns);
-    env.put(OperatorConfig.LEASE_NAMESPACE, ns);
-    operator = OperatorFixture.start(env, kube.newClient());
-    await().atMost(TIMEOUT).until(operator::isFiring);
+    world = OperatorFixture.startOnRealKubernetes(kube, "jobs", Map.of());
+    ns = world.namespace();
+    operator = world.operator();
   }
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (redis != null) {
-      redis.close();
+    if (world != null) {
+      world.close();
     }
     if (kwok != null) {
       kwok.close();

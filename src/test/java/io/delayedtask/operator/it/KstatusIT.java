@@ -14,12 +14,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.KstatusProgram;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
-import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -44,7 +42,7 @@ class KstatusIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static String NS;
-  private static RedisProcess redis;
+  private static OperatorFixture.OnRealKubernetes world;
   private static RealKubernetes kube;
   private static KubernetesClient client;
   private static DelayedTaskOperator operator;
@@ -54,24 +52,17 @@ class KstatusIT {
   static void start() {
     // First, so a missing Go skips (or fails on CI) before anything starts; cold this is minutes.
     kstatus = KstatusProgram.build();
-    redis = RedisProcess.start();
     kube = RealKubernetes.shared();
-    NS = kube.createNamespace("kstatus");
     client = kube.client();
-    Map<String, String> env = OperatorFixture.env(redis, "kstatus", "op-1");
-    env.put(OperatorConfig.NAMESPACES, NS);
-    env.put(OperatorConfig.LEASE_NAMESPACE, NS);
-    operator = OperatorFixture.start(env, kube.newClient());
-    await().atMost(TIMEOUT).until(operator::isFiring);
+    world = OperatorFixture.startOnRealKubernetes(kube, "kstatus", Map.of());
+    NS = world.namespace();
+    operator = world.operator();
   }
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (redis != null) {
-      redis.close();
+    if (world != null) {
+      world.close();
     }
   }
 

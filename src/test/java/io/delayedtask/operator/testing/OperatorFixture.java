@@ -6,8 +6,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import org.awaitility.Awaitility;
 
-/** Starts the real operator in-process against a mock API server and a real Redis, with short timings. */
+/** Starts the real operator in-process against an API server (real or mock) and a real Redis, with short timings. */
 public final class OperatorFixture {
   private OperatorFixture() {}
 
@@ -33,5 +34,33 @@ public final class OperatorFixture {
 
   public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {
     return DelayedTaskOperator.start(OperatorConfig.fromEnv(env), client, testOptions());
+  }
+
+  /**
+   * An operator of its own on a real API server: a new namespace {@code name-N}, a Redis, and the
+   * operator (identity and key prefix {@code name}) watching only that namespace and keeping its
+   * Lease there, so test classes sharing one server never see each other's tasks. Returns once it
+   * leads. {@code extraEnv} adds to or overrides {@link #env}.
+   */
+  public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name, Map<String, String> extraEnv) {
+    String namespace = kube.createNamespace(name);
+    RedisProcess redis = RedisProcess.start();
+    Map<String, String> env = env(redis, name, "op-" + name);
+    env.put(OperatorConfig.NAMESPACES, namespace);
+    env.put(OperatorConfig.LEASE_NAMESPACE, namespace);
+    env.putAll(extraEnv);
+    DelayedTaskOperator operator = start(env, kube.newClient());
+    Awaitility.await("the operator leads").atMost(Duration.ofSeconds(60)).until(operator::isFiring);
+    return new OnRealKubernetes(kube, namespace, redis, operator);
+  }
+
+  /** What {@link #startOnRealKubernetes} started; closing stops the operator and its Redis. */
+  public record OnRealKubernetes(RealKubernetes kube, String namespace, RedisProcess redis,
+      DelayedTaskOperator operator) implements AutoCloseable {
+    @Override
+    public void close() {
+      operator.close();
+      redis.close();
+    }
   }
 }
