@@ -54,6 +54,10 @@ class CrdOnRealApiServerIT {
         Arguments.of("an over-long delay", "delay: " + "1".repeat(65) + "s", "spec.delay"),
         Arguments.of("a negative deadline", "delay: 10m\n  startingDeadlineSeconds: -1",
             "spec.startingDeadlineSeconds"),
+        Arguments.of("a runAt without offset and no timeZone", "runAt: \"2026-12-03T07:00:00\"",
+            "spec.runAt has no offset"),
+        Arguments.of("a timeZone that is not a zone name", "runAt: \"2026-12-03T07:00:00\"\n  timeZone: \"not a zone\"",
+            "spec.timeZone"),
         Arguments.of("an unknown field", "delay: 10m\n  delaySeconds: 600", "spec.delaySeconds"));
   }
 
@@ -82,7 +86,10 @@ class CrdOnRealApiServerIT {
   @Test
   void goodSpecsAreAccepted() {
     for (String spec : new String[] {"delay: 1h30m", "delay: PT10M", "delay: 1.5h", "delay: 500ms",
-        "runAt: \"2026-12-03T08:00:00.5+01:00\"", "runAt: \"2026-12-03T07:00:00Z\""}) {
+        "runAt: \"2026-12-03T08:00:00.5+01:00\"", "runAt: \"2026-12-03T07:00:00Z\"",
+        "runAt: \"2027-03-28T02:30:00\"\n  timeZone: Europe/Berlin",
+        "runAt: \"2026-12-03T07:00:00-05:00\"\n  timeZone: America/New_York",
+        "delay: 10m\n  timeZone: Etc/UTC"}) {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
       assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
     }
