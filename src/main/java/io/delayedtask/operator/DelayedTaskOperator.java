@@ -2,19 +2,19 @@ package io.delayedtask.operator;
 
 import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
-import io.delayedtask.operator.fire.FireMetrics;
-import io.delayedtask.operator.fire.Firing;
-import io.delayedtask.operator.fire.TaskFirer;
 import io.delayedtask.operator.http.HttpEndpoints;
+import io.delayedtask.operator.leader.Leadership;
+import io.delayedtask.operator.leader.ScheduleKeeper;
+import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
-import io.delayedtask.operator.reconcile.FinishedTtl;
-import io.delayedtask.operator.reconcile.ScheduleKeeper;
-import io.delayedtask.operator.reconcile.ScheduleResync;
-import io.delayedtask.operator.reconcile.SpecValidator;
+import io.delayedtask.operator.reconcile.FireMetrics;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskEvents;
+import io.delayedtask.operator.reconcile.TaskFirer;
 import io.delayedtask.operator.reconcile.TaskLocks;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import io.delayedtask.operator.task.FinishedTtl;
+import io.delayedtask.operator.task.SpecValidator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
@@ -44,7 +44,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
-  private volatile Firing firing; // not final: the firer asks it whether this instance still leads
+  private volatile Leadership firing; // not final: the firer asks it whether this instance still leads
   private final HttpEndpoints http;
   private final TaskSchedule schedule;
   private final boolean exitOnStopLeading;
@@ -134,7 +134,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       TaskLocks locks = new TaskLocks();
       TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock, locks,
           () -> this.firing.isFiring());
-      firing = new Firing(keeper, () -> ScheduleWiring.startPoller(schedule, firer, config.claimLease()));
+      firing = new Leadership(keeper, () -> ScheduleWiring.startPoller(schedule, firer, config.claimLease()));
       firing.bindTo(registry);
       stopInReverse.push(firing);
 
@@ -206,7 +206,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
     }
   }
 
-  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Firing firing,
+  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Leadership firing,
       Runnable afterLosingLease) {
     return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(config.leaseName())
         .withLeaseNamespace(config.leaseNamespace())

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.reconcile.SpecValidator;
 import io.delayedtask.operator.reconcile.TaskCloner;
-import io.delayedtask.operator.reconcile.Validation;
+import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.task.Validation;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * A DelayedTask is always readable: fabric8's informer stops for good on one object it cannot

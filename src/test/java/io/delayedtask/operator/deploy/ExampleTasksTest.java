@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
-import io.delayedtask.operator.reconcile.SpecValidator;
-import io.delayedtask.operator.reconcile.Validation;
+import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.task.Validation;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.nio.file.Path;

@@ -8,13 +8,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.config.OperatorConfig;
-import io.delayedtask.operator.reconcile.ScheduleIds;
 import io.delayedtask.operator.schedule.ScheduleKeys;
+import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.FiringLedger;
 import io.delayedtask.operator.testing.OperatorFixture;
-import io.delayedtask.operator.testing.RedisCluster;
 import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RedisCluster;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;

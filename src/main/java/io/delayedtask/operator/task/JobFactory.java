@@ -1,7 +1,7 @@
-package io.delayedtask.operator.fire;
+package io.delayedtask.operator.task;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.reconcile.Times;
+import io.delayedtask.operator.task.Times;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;

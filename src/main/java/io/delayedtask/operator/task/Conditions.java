@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.task;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;

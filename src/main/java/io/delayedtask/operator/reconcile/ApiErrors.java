@@ -1,4 +1,4 @@
-package io.delayedtask.operator.fire;
+package io.delayedtask.operator.reconcile;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 

@@ -1,7 +1,10 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.leader;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import io.delayedtask.operator.task.ScheduleIds;
+import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.task.TaskState;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

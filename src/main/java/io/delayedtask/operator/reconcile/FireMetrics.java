@@ -1,4 +1,4 @@
-package io.delayedtask.operator.fire;
+package io.delayedtask.operator.reconcile;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

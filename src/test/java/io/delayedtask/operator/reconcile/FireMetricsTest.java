@@ -1,8 +1,8 @@
-package io.delayedtask.operator.fire;
+package io.delayedtask.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.delayedtask.operator.fire.FireMetrics.Outcome;
+import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,4 +1,4 @@
-package io.delayedtask.operator.fire;
+package io.delayedtask.operator.task;
 
 /** The labels and annotations the operator puts on the Jobs it creates (shared/API.md). */
 public final class TaskLabels {

@@ -1,6 +1,6 @@
-package io.delayedtask.operator.fire;
+package io.delayedtask.operator.leader;
 
-import io.delayedtask.operator.reconcile.ScheduleKeeper;
+import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * stops leading. A second leader that has not stopped yet cannot double-fire: claims are atomic in
  * Redis and Job names deterministic.
  */
-public class Firing implements AutoCloseable, MeterBinder {
-  private static final Logger LOG = LoggerFactory.getLogger(Firing.class);
+public class Leadership implements AutoCloseable, MeterBinder {
+  private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
 
   private final ScheduleKeeper keeper;
   private final Supplier<AutoCloseable> pollerStarter;
@@ -25,7 +25,7 @@ public class Firing implements AutoCloseable, MeterBinder {
   private volatile boolean active;
 
   /** {@code pollerStarter} starts the schedule's poller and returns what stops it. */
-  public Firing(ScheduleKeeper keeper, Supplier<AutoCloseable> pollerStarter) {
+  public Leadership(ScheduleKeeper keeper, Supplier<AutoCloseable> pollerStarter) {
     this.keeper = keeper;
     this.pollerStarter = pollerStarter;
   }

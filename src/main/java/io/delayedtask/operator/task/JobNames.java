@@ -1,6 +1,6 @@
-package io.delayedtask.operator.fire;
+package io.delayedtask.operator.task;
 
-import io.delayedtask.operator.reconcile.Times;
+import io.delayedtask.operator.task.Times;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

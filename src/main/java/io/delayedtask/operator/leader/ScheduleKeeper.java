@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.leader;
 
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;

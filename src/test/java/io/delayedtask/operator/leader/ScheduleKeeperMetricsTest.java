@@ -1,13 +1,14 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.leader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayedtask.operator.fire.Firing;
+import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.schedule.ClaimBatch;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import io.delayedtask.operator.task.SpecValidator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -69,7 +70,7 @@ class ScheduleKeeperMetricsTest {
 
   @Test
   void leaderIsOneOnlyWhileThisInstanceFires() {
-    Firing firing = new Firing(keeper, () -> () -> { });
+    Leadership firing = new Leadership(keeper, () -> () -> { });
     firing.bindTo(registry);
     assertThat(gauge("delayedtask.leader")).isZero();
     firing.start();
