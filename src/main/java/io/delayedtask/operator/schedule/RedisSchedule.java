@@ -45,6 +45,8 @@ public final class RedisSchedule implements TaskSchedule {
    * 200 keeps each call near a claim of 100 while still amortising the round trip.
    */
   private static final int ACK_CHUNK = 200;
+  /** Entries per repair script call: a resync of 50,000 tasks is 100 pipelined calls. */
+  private static final int REPAIR_CHUNK = 500;
   private static final int SCAN_PAGE = 1000;
   private static final Logger LOG = LoggerFactory.getLogger(RedisSchedule.class);
 
@@ -94,28 +96,55 @@ public final class RedisSchedule implements TaskSchedule {
 
   @Override
   public void schedule(String id, Instant due) {
-    writeEntry(LuaScript.SCHEDULE, id, due);
-  }
-
-  @Override
-  public boolean repair(String id, Instant due) {
-    Long result = writeEntry(LuaScript.REPAIR, id, due);
-    return result != null && result >= 0;
-  }
-
-  /** schedule.lua and repair.lua: same keys and arguments, 1 when the entry became its shard's earliest. */
-  private Long writeEntry(LuaScript script, String id, Instant due) {
     requireId(id);
     Objects.requireNonNull(due, "due");
     int shard = keys.shardOf(id);
     long score = score(due);
-    Long result = connections.await(run(script, ScriptOutputType.INTEGER,
+    Long result = connections.await(run(LuaScript.SCHEDULE, ScriptOutputType.INTEGER,
         new String[] {keys.due(shard), keys.claimed(shard)},
-        id, Long.toString(score), keys.wakeupChannel(), origin), script.name());
+        id, Long.toString(score), keys.wakeupChannel(), origin), "schedule");
     if (result != null && result == 1) {
       notifyWakeup(Instant.ofEpochMilli(score));
     }
-    return result;
+  }
+
+  @Override
+  public Set<String> repairAll(Map<String, Instant> dueById) {
+    // id, score pairs per shard, sent as pipelined script calls of at most REPAIR_CHUNK pairs each.
+    Map<Integer, List<String>> byShard = new LinkedHashMap<>();
+    dueById.forEach((id, due) -> {
+      requireId(id);
+      List<String> pairs = byShard.computeIfAbsent(keys.shardOf(id), shard -> new ArrayList<>());
+      pairs.add(id);
+      pairs.add(Long.toString(score(due)));
+    });
+    Map<List<String>, CompletableFuture<List<Object>>> replies = new LinkedHashMap<>();
+    byShard.forEach((shard, pairs) -> {
+      for (int from = 0; from < pairs.size(); from += 2 * REPAIR_CHUNK) {
+        List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * REPAIR_CHUNK));
+        List<String> args = new ArrayList<>(chunk.size() + 2);
+        args.add(keys.wakeupChannel());
+        args.add(origin);
+        args.addAll(chunk);
+        replies.put(chunk, run(LuaScript.REPAIR, ScriptOutputType.MULTI,
+            new String[] {keys.due(shard), keys.claimed(shard)}, args.toArray(String[]::new)));
+      }
+    });
+    Set<String> written = new LinkedHashSet<>();
+    for (Map.Entry<List<String>, CompletableFuture<List<Object>>> reply : replies.entrySet()) {
+      List<Object> result = connections.await(reply.getValue(), "repair");
+      long published = (Long) result.get(0);
+      if (published >= 0) {
+        notifyWakeup(Instant.ofEpochMilli(published));
+      }
+      List<String> pairs = reply.getKey();
+      for (int i = 1; i < result.size(); i++) {
+        if ((Long) result.get(i) == 1) {
+          written.add(pairs.get(2 * (i - 1)));
+        }
+      }
+    }
+    return written;
   }
 
   @Override

@@ -9,12 +9,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,7 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims due entries and hands them to a {@link DueEntryHandler} on worker threads.
+ * Claims due entries and hands them to a handler: a {@link DueEntryHandler} runs on worker threads,
+ * an {@link AsyncDueEntryHandler} ({@link #handingOff}) settles each claim when it is done.
  *
  * <p>One loop thread: claim (one round trip), dispatch the entries, and then either claim again at
  * once (the cap left due entries behind) or sleep until the next due time, translated from the
@@ -117,7 +121,8 @@ public final class SchedulePoller implements AutoCloseable {
   public record Stats(long claims, long claimed, long acknowledged, long released, long handlerFailures) {}
 
   private final TaskSchedule schedule;
-  private final DueEntryHandler handler;
+  /** The handler as the loop sees it; a blocking one is wrapped to run on the worker threads. */
+  private final AsyncDueEntryHandler handler;
   private final Settings settings;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -147,10 +152,33 @@ public final class SchedulePoller implements AutoCloseable {
   private Semaphore capacity;
   private AutoCloseable wakeupSubscription;
 
+  /** A poller whose handler blocks: each claim is handled on one of {@code settings.workers()} threads. */
   public SchedulePoller(TaskSchedule schedule, DueEntryHandler handler, Settings settings) {
+    Objects.requireNonNull(handler);
+    this.schedule = Objects.requireNonNull(schedule);
+    this.settings = Objects.requireNonNull(settings);
+    this.handler = entry -> CompletableFuture.supplyAsync(() -> {
+      try {
+        return Objects.requireNonNull(handler.handle(entry), "the handler returned no Disposition");
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    }, workers);
+  }
+
+  private SchedulePoller(TaskSchedule schedule, AsyncDueEntryHandler handler, Settings settings) {
     this.schedule = Objects.requireNonNull(schedule);
     this.handler = Objects.requireNonNull(handler);
     this.settings = Objects.requireNonNull(settings);
+  }
+
+  /**
+   * A poller that hands each claim over and is told later what to do with it. Claims handed over
+   * and not yet settled count against the {@code 2 × batchSize} the poller holds at once; one not
+   * settled within the claim lease is given up here and returns to the due set with its lease.
+   */
+  public static SchedulePoller handingOff(TaskSchedule schedule, AsyncDueEntryHandler handler, Settings settings) {
+    return new SchedulePoller(schedule, handler, settings);
   }
 
   /** Starts the loop; no-op if running. May be called again after {@link #stop()}. */
@@ -168,8 +196,9 @@ public final class SchedulePoller implements AutoCloseable {
   }
 
   /**
-   * Stops claiming, waits for the loop and for handlers in progress (up to the stop timeout; a
-   * handler still running then keeps its claim until the lease expires), and flushes acks.
+   * Stops claiming, waits for the loop and for every claim handed over to be settled (up to the
+   * stop timeout; a claim still unsettled then keeps its lease and returns to the schedule when it
+   * runs out), and flushes acks.
    */
   public synchronized void stop() {
     if (!running) {
@@ -181,9 +210,13 @@ public final class SchedulePoller implements AutoCloseable {
     try {
       loop.join();
       workers.shutdown();
-      if (!workers.awaitTermination(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.warn("Handlers still running after {}; their claims return to the schedule when the lease expires",
-            settings.stopTimeout());
+      // Every claim handed over holds one permit until it is settled.
+      int all = settings.batchSize() * 2;
+      if (capacity.tryAcquire(all, settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        capacity.release(all);
+      } else {
+        LOG.warn("{} claims still unsettled after {}; they return to the schedule when their lease runs out",
+            all - capacity.availablePermits(), settings.stopTimeout());
         workers.shutdownNow();
       }
       ackFlusher.shutdown();
@@ -263,7 +296,7 @@ public final class SchedulePoller implements AutoCloseable {
       claimed.addAndGet(batch.entries().size());
       capacity.release(permits - batch.entries().size());
       for (ClaimedEntry entry : batch.entries()) {
-        workers.execute(() -> handle(entry));
+        handOver(entry);
       }
       if (batch.moreDue()) {
         continue; // the cap left due entries behind: drain batch after batch
@@ -318,25 +351,42 @@ public final class SchedulePoller implements AutoCloseable {
     }
   }
 
-  private void handle(ClaimedEntry entry) {
+  private void handOver(ClaimedEntry entry) {
+    CompletableFuture<Disposition> settled;
     try {
-      Disposition disposition = Objects.requireNonNull(handler.handle(entry), "the handler returned no Disposition");
-      if (disposition instanceof Disposition.RetryAt retry) {
+      settled = handler.handle(entry).toCompletableFuture();
+    } catch (RuntimeException e) {
+      settled = CompletableFuture.failedFuture(e);
+    }
+    settled.orTimeout(settings.lease().toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete((disposition, error) -> settle(entry, disposition, error));
+  }
+
+  private void settle(ClaimedEntry entry, Disposition disposition, Throwable error) {
+    try {
+      if (error == null && disposition instanceof Disposition.RetryAt retry) {
         release(entry, retry.when());
-      } else {
+      } else if (error == null) {
         attempts.remove(entry.id());
         pendingAcks.add(entry);
         scheduleAckFlush();
+      } else if (unwrap(error) instanceof TimeoutException) {
+        LOG.warn("{} was not settled within its claim lease of {}; it returns to the schedule with the lease",
+            entry.id(), settings.lease());
+      } else {
+        handlerFailures.incrementAndGet();
+        int attempt = attempts.merge(entry.id(), 1, Integer::sum);
+        Duration backoff = backoff(attempt);
+        LOG.warn("Handling {} failed (attempt {}), retrying in {}", entry.id(), attempt, backoff, unwrap(error));
+        release(entry, entry.claimedAt().plus(backoff));
       }
-    } catch (Exception e) {
-      handlerFailures.incrementAndGet();
-      int attempt = attempts.merge(entry.id(), 1, Integer::sum);
-      Duration backoff = backoff(attempt);
-      LOG.warn("Handling {} failed (attempt {}), retrying in {}", entry.id(), attempt, backoff, e);
-      release(entry, entry.claimedAt().plus(backoff));
     } finally {
       capacity.release();
     }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
   }
 
   Duration backoff(int attempt) {

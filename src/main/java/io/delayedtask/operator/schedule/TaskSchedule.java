@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -26,7 +27,12 @@ public interface TaskSchedule extends AutoCloseable {
    * due} if it waits scored earlier; leaves it alone otherwise, since a claim or a later (retry)
    * score appeared after the caller looked. Returns whether it wrote.
    */
-  boolean repair(String id, Instant due);
+  default boolean repair(String id, Instant due) {
+    return repairAll(Map.of(id, due)).contains(id);
+  }
+
+  /** {@link #repair} for many entries in few round trips; returns the ids it wrote. */
+  Set<String> repairAll(Map<String, Instant> dueById);
 
   /** Removes the entry, whether waiting or claimed. Idempotent. */
   void cancel(String id);

@@ -28,9 +28,10 @@
  *
  * <p>Every change goes through a Lua script under {@code src/main/resources/lua/} (each file opens
  * with its KEYS, ARGV, result and cost), run by EVALSHA with one EVAL fallback on NOSCRIPT:
- * schedule, cancel, claim, ack (many ids per call), release, requeue, counts. Due-ness is judged
- * only by {@code TIME} inside the scripts: an entry is claimed when its score is at or before the
- * server's time in whole ms, so it is never claimed early, whatever the local clocks say.
+ * schedule, repair (the resync's write, many entries per call), cancel, claim, ack (many ids per
+ * call), release, requeue, counts. Due-ness is judged only by {@code TIME} inside the scripts: an
+ * entry is claimed when its score is at or before the server's time in whole ms, so it is never
+ * claimed early, whatever the local clocks say.
  *
  * <h2>Claims, leases and replays</h2>
  *
@@ -41,10 +42,11 @@
  * outlast the slowest firing, or another poller takes the entry back while it is being fired.
  *
  * <p>Each claim gets a token, {@code <claimer>:<shard>:<n>} with the claimer's identity and a
- * number from the shard's counter, so no two claims share one. Acknowledging and releasing name the claim
- * by its token and act only while it is still the entry's current claim. If Lettuce replays a claim after a reconnect, the first result is lost but
- * its entries sit in flight until their lease expires and are then claimed again: nothing is lost,
- * an entry may be handled twice (the operator's deterministic Job names make that harmless).
+ * number from the shard's counter, so no two claims share one. Acknowledging and releasing name the
+ * claim by its token and act only while it is still the entry's current claim. If Lettuce replays a
+ * claim after a reconnect, the first result is lost but its entries sit in flight until their lease
+ * expires and are then claimed again: nothing is lost, an entry may be handled twice (the operator's
+ * deterministic Job names and guarded status writes make that harmless).
  *
  * <ul>
  *   <li>Scheduling an id that is claimed for the same due time does nothing (a reconcile during
@@ -57,12 +59,13 @@
  *       claim stays in flight until that holder acknowledges it or its lease runs out.
  *   <li>Requeueing (a lease run out, or a new leader taking over every claim) and cancelling drop
  *       the token with the claim. An entry the old holder fired and the new holder fires again
- *       does no harm: Job names are deterministic and the firer checks the task's status.
+ *       does no harm: Job names are deterministic, and the reconciler that fires checks the task's
+ *       status and writes it with the resourceVersion it decided from.
  * </ul>
  *
  * <h2>Wake-ups</h2>
  *
- * <p>When a schedule or release makes an entry the earliest of its shard, the script publishes its
+ * <p>When a schedule, repair or release makes an entry the earliest of its shard, the script publishes its
  * score on the wake-up channel; the writing process notifies its own poller directly and ignores
  * its own message (the origin field), other processes' pollers wake through the subscription.
  */

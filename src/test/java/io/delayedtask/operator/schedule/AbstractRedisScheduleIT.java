@@ -162,6 +162,43 @@ abstract class AbstractRedisScheduleIT {
   }
 
   @Test
+  void repairOfManyEntriesTakesFewCallsAndAppliesTheSameRuleToEach() {
+    Instant due = redisNow().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+    Map<String, Instant> wanted = new java.util.HashMap<>();
+    for (int i = 0; i < 1_200; i++) { // more than two script calls' worth per shard
+      wanted.put("bulk/" + i, due.plusMillis(i));
+    }
+    schedule.schedule("bulk/7", due.minusSeconds(60)); // early: moved
+    schedule.schedule("bulk/8", due.plusSeconds(60)); // a retry time: left alone
+    schedule.schedule("bulk/9", redisNow().minusSeconds(1));
+    schedule.claimDue(10, LONG_LEASE); // bulk/9 claimed: left to its claim
+
+    java.util.Set<String> written = schedule.repairAll(wanted);
+
+    assertThat(written).hasSize(1_198).contains("bulk/0", "bulk/7", "bulk/1199").doesNotContain("bulk/8", "bulk/9");
+    Map<String, Instant> waiting = schedule.waitingEntries();
+    assertThat(waiting).hasSize(1_199).containsEntry("bulk/7", due.plusMillis(7))
+        .containsEntry("bulk/8", due.plusSeconds(60)).containsEntry("bulk/1199", due.plusMillis(1_199));
+    assertThat(schedule.inFlightIds()).containsExactly("bulk/9");
+  }
+
+  @Test
+  void aRepairThatWritesANewEarliestEntryWakesThePoller() {
+    Instant far = redisNow().plus(Duration.ofHours(2)).truncatedTo(ChronoUnit.MILLIS);
+    Instant soon = redisNow().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+    schedule.schedule("far", far);
+    java.util.List<Instant> wakeups = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (AutoCloseable ignored = schedule.onWakeup(wakeups::add)) {
+      assertThat(schedule.repairAll(Map.of("far", far))).as("already there: nothing written").isEmpty();
+      assertThat(wakeups).isEmpty();
+      schedule.repairAll(Map.of("soon", soon));
+      assertThat(wakeups).containsExactly(soon);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
   void aNewLeaderTakesOverEveryClaimAtOnceLeaseOrNot() {
     Instant due = redisNow().minusSeconds(1).truncatedTo(ChronoUnit.MILLIS);
     schedule.schedule("held/by-the-dead", due);

@@ -32,7 +32,9 @@ class SchedulePollerSettingsTest {
   /** A schedule that is never called: these tests only exercise settings and arithmetic. */
   private static final class NoSchedule implements TaskSchedule {
     @Override public void schedule(String id, java.time.Instant due) { throw new UnsupportedOperationException(); }
-    @Override public boolean repair(String id, java.time.Instant due) { throw new UnsupportedOperationException(); }
+    @Override public java.util.Set<String> repairAll(java.util.Map<String, java.time.Instant> dueById) {
+      throw new UnsupportedOperationException();
+    }
     @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
     @Override public int requeueAllClaims() { throw new UnsupportedOperationException(); }
     @Override public ClaimBatch claimDue(int max, Duration lease) { throw new UnsupportedOperationException(); }
