@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -149,10 +151,9 @@ public final class KwokCluster implements AutoCloseable {
         .build()).createOr(existing -> existing.update());
     // The TaintNodesByCondition admission plugin taints every new Node not-ready, and only the node
     // lifecycle controller, which does not run here, would lift it: lift it ourselves (it acts on create only).
-    client.nodes().withName(NODE).edit(node -> {
-      node.getSpec().setTaints(List.of());
-      return node;
-    });
+    // A merge patch without resourceVersion: kwok updates the Node at the same time, and a patch
+    // that carried the version it read would meet 409.
+    client.nodes().withName(NODE).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"taints\":null}}");
     await("kwok marks Node " + NODE + " Ready").atMost(READY).until(() -> ready(client.nodes().withName(NODE).get()));
   }
 
