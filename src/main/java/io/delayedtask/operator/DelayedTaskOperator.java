@@ -3,15 +3,16 @@ package io.delayedtask.operator;
 import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.http.HttpEndpoints;
+import io.delayedtask.operator.leader.DueClaims;
+import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
+import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskEvents;
-import io.delayedtask.operator.reconcile.TaskFirer;
-import io.delayedtask.operator.reconcile.TaskLocks;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.SpecValidator;
@@ -44,7 +45,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
-  private volatile Leadership firing; // not final: the firer asks it whether this instance still leads
+  private volatile Leadership leadership; // not final: the reconciler asks it whether this instance still leads
   private final HttpEndpoints http;
   private final TaskSchedule schedule;
   private final boolean exitOnStopLeading;
@@ -124,40 +125,48 @@ public final class DelayedTaskOperator implements AutoCloseable {
       schedule = ScheduleWiring.connect(config);
       stopInReverse.push(schedule);
 
-      // 3. The leader's side: firing due entries, and keeping the schedule in line with the tasks.
+      // 3. The leader's side: claiming due entries and handing them to the reconciler, and keeping
+      //    the schedule in line with the tasks (from the informer cache, once it has synced).
       SpecValidator validator = new SpecValidator();
-      TaskEvents events = new TaskEvents(client, clock);
-      ScheduleResync resync = new ScheduleResync(client, config.namespaces(), schedule, validator, registry);
+      InformerTaskCache taskCache = new InformerTaskCache();
+      ScheduleResync resync = new ScheduleResync(taskCache, client, schedule, validator, registry);
       ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),
           options.redisProbeInterval(), clock, registry);
       stopInReverse.push(keeper);
-      TaskLocks locks = new TaskLocks();
-      TaskFirer firer = new TaskFirer(client, validator, events, new FireMetrics(registry), clock, locks,
-          () -> this.firing.isFiring());
-      firing = new Leadership(keeper, () -> ScheduleWiring.startPoller(schedule, firer, config.claimLease()));
-      firing.bindTo(registry);
-      stopInReverse.push(firing);
+      DueClaims dueClaims = new DueClaims(taskCache, client, clock);
+      leadership = new Leadership(keeper, dueClaims,
+          () -> ScheduleWiring.startPoller(schedule, dueClaims, config.claimLease()));
+      leadership.bindTo(registry);
+      stopInReverse.push(leadership);
 
-      // 4. The operator: the reconciler on DelayedTasks (and their Jobs), leader-elected.
+      // 4. The operator: the reconciler on DelayedTasks, their Jobs and the claims, leader-elected.
+      //    It is the one writer of every task's status, and fires the tasks the leader claims.
       Operator operator = new Operator(o -> {
         o.withKubernetesClient(client)
             .withUseSSAToPatchPrimaryResource(false) // the mock API server in CRUD mode has no SSA
             .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
             .withCloseClientOnStop(false)
             .withStopOnInformerErrorDuringStartup(false)
+            // The cache overlay of our own status writes is kept until the informer has a newer
+            // version, not dropped by an older event still on its way (resourceVersions are etcd's
+            // revisions, which grow).
+            .withParseResourceVersions(true)
             .withResourceCloner(new TaskCloner(client.getKubernetesSerialization()));
         if (config.leaderElection()) {
-          o.withLeaderElectionConfiguration(leaderElection(config, firing, this::afterLosingLease));
+          o.withLeaderElectionConfiguration(leaderElection(config, leadership, this::afterLosingLease));
         }
       });
-      FinishedTtl finishedTtl = new FinishedTtl(config.finishedTtl().map(Duration::toSeconds));
-      operator.register(new DelayedTaskReconciler(schedule, validator, events, clock, locks,
-          () -> !config.leaderElection() || firing.isFiring(), finishedTtl), c -> {
-        c.withGenerationAware(false); // status changes (firing, Job outcome) must reach the reconciler
-        // No periodic reconcile per task: the Job informer and the task's own watch bring every
-        // change, TTLs and Redis retries reschedule themselves, and the schedule resync repairs
-        // Redis in bulk. A timer per task would cost a request per task forever and hide a missing
-        // event handler.
+      TaskDecider decider = new TaskDecider(validator, new FinishedTtl(config.finishedTtl().map(Duration::toSeconds)));
+      TaskEvents events = new TaskEvents(client, clock);
+      operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
+          new FireMetrics(registry), clock, () -> !config.leaderElection() || leadership.isFiring(),
+          keeper::requestResync), c -> {
+        // Only spec changes (a new generation) reconcile a task, besides its Jobs, its claims and
+        // deletion: its status has one writer, this reconciler, which sees its own writes.
+        c.withGenerationAware(true);
+        // No periodic reconcile per task: the Job informer, the claims and the task's own watch
+        // bring every change, TTLs reschedule themselves, and the schedule resync repairs Redis in
+        // bulk. A timer per task would cost work per task forever and hide a missing event handler.
         c.withReconciliationMaxInterval(null);
         if (config.watchesAllNamespaces()) {
           c.watchingAllNamespaces();
@@ -165,7 +174,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
           c.settingNamespaces(config.namespaces());
         }
       });
-      OperatorStarter starter = new OperatorStarter(operator, client);
+      // Once JOSDK has started, its informers have listed the tasks: the resync may read the cache.
+      OperatorStarter starter = new OperatorStarter(operator, client, () -> {
+        taskCache.markSynced();
+        keeper.requestResync();
+      });
       stopInReverse.push(starter);
 
       // 5. HTTP: /metrics, /healthz, /readyz.
@@ -184,7 +197,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       keeper.start();
       starter.start();
       if (!config.leaderElection()) {
-        firing.start();
+        leadership.start();
       }
       LOG.info("Started; HTTP on port {}", http.port());
     } catch (RuntimeException e) {
@@ -206,7 +219,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
     }
   }
 
-  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Leadership firing,
+  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Leadership leadership,
       Runnable afterLosingLease) {
     return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(config.leaseName())
         .withLeaseNamespace(config.leaseNamespace())
@@ -214,7 +227,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
         .withLeaseDuration(config.leaseDuration())
         .withRenewDeadline(config.leaseRenewDeadline())
         .withRetryPeriod(config.leaseRetryPeriod())
-        .withLeaderCallbacks(firing.leaderCallbacks(afterLosingLease))
+        .withLeaderCallbacks(leadership.leaderCallbacks(afterLosingLease))
         .withExitOnStopLeading(false) // see afterLosingLease()
         .build();
   }
@@ -226,7 +239,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
   /** True while this instance fires due tasks (it leads, or leader election is off). */
   public boolean isFiring() {
-    return firing.isFiring();
+    return leadership.isFiring();
   }
 
   /** Stops everything in the reverse order of starting. Idempotent. */

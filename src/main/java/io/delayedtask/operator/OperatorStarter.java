@@ -17,13 +17,16 @@ final class OperatorStarter implements AutoCloseable {
 
   private final Operator operator;
   private final KubernetesClient client;
+  private final Runnable afterStart;
   private final Thread thread;
   private volatile boolean started;
   private volatile boolean closed;
 
-  OperatorStarter(Operator operator, KubernetesClient client) {
+  /** {@code afterStart} runs once the operator has started (its informers have listed what there is). */
+  OperatorStarter(Operator operator, KubernetesClient client, Runnable afterStart) {
     this.operator = operator;
     this.client = client;
+    this.afterStart = afterStart;
     this.thread = new Thread(this::run, "operator-starter");
     this.thread.setDaemon(true);
   }
@@ -49,6 +52,7 @@ final class OperatorStarter implements AutoCloseable {
           operator.start();
           started = true;
         }
+        afterStart.run();
         if (reported) {
           LOG.info("The API server answers again; operator started");
         }

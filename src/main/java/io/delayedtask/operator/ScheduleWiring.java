@@ -1,7 +1,7 @@
 package io.delayedtask.operator;
 
 import io.delayedtask.operator.config.OperatorConfig;
-import io.delayedtask.operator.schedule.DueEntryHandler;
+import io.delayedtask.operator.schedule.AsyncDueEntryHandler;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.schedule.SchedulePoller;
 import io.delayedtask.operator.schedule.ScheduleUnavailableException;
@@ -27,9 +27,10 @@ final class ScheduleWiring {
    * becomes the leader (or at once without leader election), so the claims in Redis are a
    * predecessor's: they go back to the due set first, rather than wait out their lease.
    */
-  static AutoCloseable startPoller(TaskSchedule schedule, DueEntryHandler handler, Duration claimLease) {
+  static AutoCloseable startPoller(TaskSchedule schedule, AsyncDueEntryHandler handler, Duration claimLease) {
     takeOverClaims(schedule);
-    SchedulePoller poller = new SchedulePoller(schedule, handler, SchedulePoller.Settings.defaults().withLease(claimLease));
+    SchedulePoller poller = SchedulePoller.handingOff(schedule, handler,
+        SchedulePoller.Settings.defaults().withLease(claimLease));
     poller.start();
     return poller;
   }

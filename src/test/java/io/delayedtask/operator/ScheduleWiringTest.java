@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,8 @@ class ScheduleWiringTest {
   @Test
   void thePollerTakesOverThePredecessorsClaimsThenClaimsWithTheConfiguredLease() throws Exception {
     RecordingSchedule schedule = new RecordingSchedule();
-    try (AutoCloseable poller = ScheduleWiring.startPoller(schedule, entry -> Disposition.acknowledge(),
+    try (AutoCloseable poller = ScheduleWiring.startPoller(schedule,
+        entry -> CompletableFuture.completedFuture(Disposition.acknowledge()),
         Duration.ofSeconds(7))) {
       await().atMost(Duration.ofSeconds(5)).until(() -> !schedule.leases.isEmpty());
     }
@@ -46,7 +48,9 @@ class ScheduleWiringTest {
       return 0;
     }
     @Override public void schedule(String id, Instant due) { throw new UnsupportedOperationException(); }
-    @Override public boolean repair(String id, Instant due) { throw new UnsupportedOperationException(); }
+    @Override public java.util.Set<String> repairAll(java.util.Map<String, java.time.Instant> dueById) {
+      throw new UnsupportedOperationException();
+    }
     @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
     @Override public void acknowledge(ClaimedEntry entry) { throw new UnsupportedOperationException(); }
     @Override public void release(ClaimedEntry entry, Instant retryAt) { throw new UnsupportedOperationException(); }

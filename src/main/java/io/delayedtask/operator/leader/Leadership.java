@@ -10,23 +10,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leader's duties: the poller that fires due entries and the resync of the schedule. Started
- * when this instance becomes leader (or at once without leader election), stopped the moment it
- * stops leading. A second leader that has not stopped yet cannot double-fire: claims are atomic in
- * Redis and Job names deterministic.
+ * The leader's duties: the poller that claims due entries and hands them to the reconciler ({@link
+ * DueClaims}), and the resync of the schedule ({@link ScheduleKeeper}). Started when this instance
+ * becomes leader (or at once without leader election), stopped the moment it stops leading. A
+ * second leader that has not stopped yet cannot double-fire: claims are atomic in Redis, Job names
+ * deterministic, and every status write carries the resourceVersion it was decided from.
  */
 public class Leadership implements AutoCloseable, MeterBinder {
   private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
 
   private final ScheduleKeeper keeper;
+  private final DueClaims claims;
   private final Supplier<AutoCloseable> pollerStarter;
   private AutoCloseable poller;
   /** Cleared first thing when leadership ends, before the poller drains its claims. */
   private volatile boolean active;
 
   /** {@code pollerStarter} starts the schedule's poller and returns what stops it. */
-  public Leadership(ScheduleKeeper keeper, Supplier<AutoCloseable> pollerStarter) {
+  public Leadership(ScheduleKeeper keeper, DueClaims claims, Supplier<AutoCloseable> pollerStarter) {
     this.keeper = keeper;
+    this.claims = claims;
     this.pollerStarter = pollerStarter;
   }
 
@@ -41,7 +44,8 @@ public class Leadership implements AutoCloseable, MeterBinder {
   }
 
   public void stop() {
-    active = false; // unsynchronized: handlers still draining must see it at once
+    active = false; // unsynchronized: reconciles still running must see it at once
+    claims.handBackAll(); // the next leader fires them at their due time, not after their lease
     stopPoller();
   }
 

@@ -121,6 +121,8 @@ public class ScheduleKeeper implements AutoCloseable {
         }
         resyncWanted = false;
         nextResync = now.plus(resyncInterval);
+      } catch (ScheduleResync.CacheNotSynced e) {
+        LOG.debug("Resync waits for the task cache: {}", e.getMessage());
       } catch (RuntimeException e) {
         LOG.warn("Resync failed, will try again: {}", e.toString());
       }
@@ -133,6 +135,10 @@ public class ScheduleKeeper implements AutoCloseable {
     if (before == null || before != now) {
       if (now) {
         LOG.info("Redis is reachable");
+        if (before != null) {
+          // Schedule writes made while Redis was away were not retried one by one: repair in bulk.
+          resyncWanted = true;
+        }
       } else {
         LOG.warn("Redis is unreachable, not ready; retrying: {}", error.toString());
       }

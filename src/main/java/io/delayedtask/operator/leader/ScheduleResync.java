@@ -9,10 +9,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,13 +22,18 @@ import org.slf4j.LoggerFactory;
  * Rebuilds the Redis schedule from the DelayedTasks, which are the truth: adds missing entries,
  * removes those of tasks that are gone or no longer wait, and moves entries scored earlier than
  * their task's due time.
+ *
+ * <p>The tasks come from this process's informer cache ({@link TaskCache}), so a resync costs the
+ * API server nothing; only an entry whose task the cache does not hold is checked with a GET before
+ * it is removed (the cache may trail a task another process just created). The writes are batched
+ * ({@link TaskSchedule#repairAll}): 50,000 entries are about a hundred script calls.
  */
 public class ScheduleResync {
   public static final String REPAIRS = "delayedtask.resync.repairs";
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleResync.class);
 
+  private final TaskCache tasks;
   private final KubernetesClient client;
-  private final Set<String> namespaces;
   private final TaskSchedule schedule;
   private final SpecValidator validator;
   private final Counter added;
@@ -52,10 +55,17 @@ public class ScheduleResync {
     }
   }
 
-  public ScheduleResync(KubernetesClient client, Set<String> namespaces, TaskSchedule schedule,
-      SpecValidator validator, MeterRegistry registry) {
+  /** Thrown by {@link #run()} while the task cache has not been filled yet: nothing to compare with. */
+  public static final class CacheNotSynced extends RuntimeException {
+    CacheNotSynced() {
+      super("the DelayedTask cache has not synced with the API server yet");
+    }
+  }
+
+  public ScheduleResync(TaskCache tasks, KubernetesClient client, TaskSchedule schedule, SpecValidator validator,
+      MeterRegistry registry) {
+    this.tasks = tasks;
     this.client = client;
-    this.namespaces = Set.copyOf(namespaces);
     this.schedule = schedule;
     this.validator = validator;
     this.added = repairs(registry, "added");
@@ -68,15 +78,21 @@ public class ScheduleResync {
         .tag("kind", kind).register(registry);
   }
 
-  /** One pass; throws ScheduleUnavailableException or KubernetesClientException when a side is down. */
+  /**
+   * One pass; throws ScheduleUnavailableException when Redis is down, {@link CacheNotSynced} before
+   * the informer has listed the tasks.
+   */
   public Repairs run() {
-    // Redis first: a task that fires between the two reads then shows as fired in the list, instead
+    if (!tasks.synced()) {
+      throw new CacheNotSynced();
+    }
+    // Redis first: a task that fires between the two reads then shows as fired in the cache, instead
     // of as waiting without an entry (which would add an entry it no longer needs).
     Map<String, Instant> waiting = schedule.waitingEntries();
     Set<String> inFlight = new HashSet<>(schedule.inFlightIds());
     Map<String, Instant> expected = new HashMap<>();
     Set<String> seen = new HashSet<>();
-    for (DelayedTask task : listTasks()) {
+    tasks.all().forEach(task -> {
       if (task.getMetadata().getDeletionTimestamp() == null) {
         TaskState.waitingDue(task, validator).ifPresent(due -> expected.put(ScheduleIds.idOf(task), due));
         if (task.getStatus() != null
@@ -84,26 +100,30 @@ public class ScheduleResync {
           seen.add(ScheduleIds.idOf(task));
         }
       }
-    }
-    int add = 0;
-    int move = 0;
-    int remove = 0;
-    int ofSeen = 0;
-    for (Map.Entry<String, Instant> task : expected.entrySet()) {
-      Instant score = waiting.get(task.getKey());
-      // repair() writes only if the entry is still missing or early when it runs: between this
-      // snapshot and now it may have been claimed, or released with a retry time.
-      int repaired = 0;
-      if (score == null && !inFlight.contains(task.getKey())) {
-        repaired = schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
-        add += repaired;
-      } else if (score != null && score.isBefore(task.getValue())) {
-        repaired = schedule.repair(task.getKey(), task.getValue()) ? 1 : 0;
-        move += repaired;
+    });
+    Map<String, Instant> missing = new HashMap<>();
+    Map<String, Instant> early = new HashMap<>();
+    expected.forEach((id, due) -> {
+      Instant score = waiting.get(id);
+      if (score == null && !inFlight.contains(id)) {
+        missing.put(id, due);
+      } else if (score != null && score.isBefore(due)) {
+        early.put(id, due);
       }
-      ofSeen += seen.contains(task.getKey()) ? repaired : 0;
-      // A later score is a retry time the firer chose (backoff, or clocks that disagree): left alone.
-    }
+      // A later score is a retry time the reconciler chose (backoff, or clocks that disagree): left alone.
+    });
+    // The list is the informer's; this process's own latest status writes (a task it fired moments
+    // ago) are in the cache's overlay, which get() sees: a task that no longer waits is not re-added.
+    missing.keySet().removeIf(id -> !stillWaits(id));
+    Map<String, Instant> toRepair = new HashMap<>(missing);
+    toRepair.putAll(early);
+    // repairAll() writes only what is still missing or early when it runs: between the snapshot and
+    // now an entry may have been claimed, or released with a retry time.
+    Set<String> written = toRepair.isEmpty() ? Set.of() : schedule.repairAll(toRepair);
+    int add = (int) written.stream().filter(missing::containsKey).count();
+    int move = written.size() - add;
+    int ofSeen = (int) written.stream().filter(seen::contains).count();
+    int remove = 0;
     for (String id : waiting.keySet()) {
       if (!expected.containsKey(id) && !stillWaits(id)) {
         schedule.cancel(id);
@@ -122,27 +142,21 @@ public class ScheduleResync {
     return repairs;
   }
 
-  /** Checked again one by one: the task may have been created after the list was taken. */
+  /**
+   * Checked again one by one before an entry is removed: the cache may have moved on since it was
+   * listed, and a task it does not hold at all is asked of the API server (created moments ago by
+   * someone whose watch is ahead of ours, or really gone).
+   */
   private boolean stillWaits(String id) {
     Optional<ScheduleIds.TaskRef> ref = ScheduleIds.parse(id);
     if (ref.isEmpty()) {
       return false;
     }
-    DelayedTask task = client.resources(DelayedTask.class).inNamespace(ref.get().namespace())
-        .withName(ref.get().name()).get();
+    DelayedTask task = tasks.get(ref.get().namespace(), ref.get().name())
+        .orElseGet(() -> client.resources(DelayedTask.class).inNamespace(ref.get().namespace())
+            .withName(ref.get().name()).get());
     return task != null && ref.get().uid().equals(task.getMetadata().getUid())
         && task.getMetadata().getDeletionTimestamp() == null
         && TaskState.waitingDue(task, validator).isPresent();
-  }
-
-  private List<DelayedTask> listTasks() {
-    if (namespaces.isEmpty()) {
-      return client.resources(DelayedTask.class).inAnyNamespace().list().getItems();
-    }
-    List<DelayedTask> tasks = new ArrayList<>();
-    for (String namespace : namespaces) {
-      tasks.addAll(client.resources(DelayedTask.class).inNamespace(namespace).list().getItems());
-    }
-    return tasks;
   }
 }

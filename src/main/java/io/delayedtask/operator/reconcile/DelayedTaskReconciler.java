@@ -1,24 +1,22 @@
 package io.delayedtask.operator.reconcile;
 
-import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.leader.DueClaims;
+import io.delayedtask.operator.leader.InformerTaskCache;
+import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
+import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
+import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
+import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.schedule.Disposition;
 import io.delayedtask.operator.schedule.ScheduleUnavailableException;
 import io.delayedtask.operator.schedule.TaskSchedule;
-import io.delayedtask.operator.task.Conditions;
-import io.delayedtask.operator.task.FinishedTtl;
-import io.delayedtask.operator.task.GitOpsOwner;
 import io.delayedtask.operator.task.JobFactory;
-import io.delayedtask.operator.task.Readiness;
 import io.delayedtask.operator.task.ScheduleIds;
-import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.TaskLabels;
-import io.delayedtask.operator.task.TaskState;
-import io.delayedtask.operator.task.Times;
-import io.delayedtask.operator.task.Validation;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -32,8 +30,9 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -43,53 +42,66 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the schedule entry of each DelayedTask in line with its spec and its status in line with
- * what happened: validation, due time, suspend, the Job's outcome, and the TTL after finishing.
- * Firing itself is the leader's poller's job ({@code fire.TaskFirer}).
+ * The one writer of a DelayedTask's status, and the one place a task fires. JOSDK calls it, one
+ * call at a time per task, for every change of the task's spec, of one of its Jobs, and for every
+ * schedule claim the leader's poller hands over ({@link DueClaims}). Each call gathers the facts
+ * from JOSDK's caches, lets {@link TaskDecider} decide, and carries the plan out: the Redis entry,
+ * the Job, the status (with the resourceVersion it decided from), then the Events and the claim.
+ *
+ * <p>No request reads the task: its status writes go into JOSDK's cache overlay, so the next call
+ * sees them; a 409 is the one reason to read it again, and then the decision is made anew.
  */
 public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<DelayedTask> {
-  /** How long to wait before trying again when Redis is unreachable. */
+  /** How long to wait before removing a deleted task's entry again when Redis is unreachable. */
   static final Duration REDIS_RETRY = Duration.ofSeconds(5);
+  /** Decisions per call: the first, and one more after each conflict. */
+  private static final int MAX_DECISIONS = 3;
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskReconciler.class);
 
+  private final TaskDecider decider;
   private final TaskSchedule schedule;
-  private final SpecValidator validator;
+  private final DueClaims claims;
+  private final InformerTaskCache taskCache;
   private final TaskEvents events;
+  private final FireMetrics metrics;
   private final Clock clock;
-  private final TaskLocks locks;
   private final BooleanSupplier leading;
-  private final FinishedTtl finishedTtl;
+  private final Runnable scheduleBehind;
+  private final StatusWriter statusWriter = new StatusWriter();
+  private volatile InformerEventSource<Job, DelayedTask> jobs;
 
   /**
-   * @param leading whether this instance leads; JOSDK keeps reconciling after the lease is lost when
-   *     the process does not exit (in-process tests), and a former leader must not write then
+   * @param leading        whether this instance leads; JOSDK keeps reconciling after the lease is
+   *                       lost when the process does not exit (in-process tests), and a former
+   *                       leader must not write then
+   * @param scheduleBehind called when a Redis write failed: the schedule is repaired in bulk (resync)
+   *                       as soon as Redis answers, instead of entry by entry
    */
-  public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock,
-      TaskLocks locks, BooleanSupplier leading) {
-    this(schedule, validator, events, clock, locks, leading, FinishedTtl.none());
-  }
-
-  /** @param finishedTtl the TTL of finished tasks, with the operator-wide default */
-  public DelayedTaskReconciler(TaskSchedule schedule, SpecValidator validator, TaskEvents events, Clock clock,
-      TaskLocks locks, BooleanSupplier leading, FinishedTtl finishedTtl) {
-    this.finishedTtl = finishedTtl;
-    this.locks = locks;
-    this.leading = leading;
+  public DelayedTaskReconciler(TaskDecider decider, TaskSchedule schedule, DueClaims claims,
+      InformerTaskCache taskCache, TaskEvents events, FireMetrics metrics, Clock clock, BooleanSupplier leading,
+      Runnable scheduleBehind) {
+    this.decider = decider;
     this.schedule = schedule;
-    this.validator = validator;
+    this.claims = claims;
+    this.taskCache = taskCache;
     this.events = events;
+    this.metrics = metrics;
     this.clock = clock;
+    this.leading = leading;
+    this.scheduleBehind = scheduleBehind;
   }
 
   @Override
   public List<EventSource<?, DelayedTask>> prepareEventSources(EventSourceContext<DelayedTask> context) {
+    taskCache.attach(context.getPrimaryCache());
     // Only the Jobs we created (they carry the task-uid label), mapped to their controlling task.
-    var jobs = InformerEventSourceConfiguration.from(Job.class, DelayedTask.class)
+    var config = InformerEventSourceConfiguration.from(Job.class, DelayedTask.class)
         .withLabelSelector(TaskLabels.TASK_UID)
         .withNamespacesInheritedFromController()
         .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask)
         .build();
-    return List.of(new InformerEventSource<>(jobs, context));
+    jobs = new InformerEventSource<>(config, context);
+    return List.of(jobs, claims);
   }
 
   static Set<ResourceID> owningTask(Job job) {
@@ -103,104 +115,140 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
   }
 
   @Override
-  public UpdateControl<DelayedTask> reconcile(DelayedTask cached, Context<DelayedTask> context) {
+  public UpdateControl<DelayedTask> reconcile(DelayedTask task, Context<DelayedTask> context) {
+    Optional<ClaimedEntry> claim = context.getSecondaryResource(ClaimedEntry.class);
     if (!leading.getAsBoolean()) {
+      claim.ifPresent(entry -> claims.settle(entry, Disposition.retryAt(entry.due())));
       return UpdateControl.noUpdate();
     }
-    return locks.withLock(cached.getMetadata().getNamespace(), cached.getMetadata().getName(),
-        () -> reconcileLocked(cached, context));
+    try {
+      return reconcileAsLeader(task, claim, context);
+    } catch (RuntimeException e) {
+      // JOSDK retries the reconcile; the claim goes back with backoff so the firing is retried too.
+      claim.ifPresent(entry -> {
+        metrics.outcome(FireMetrics.Outcome.RETRY);
+        claims.retryLater(entry, "reconciling failed: " + ApiErrors.reason(e));
+      });
+      throw e;
+    }
   }
 
-  private UpdateControl<DelayedTask> reconcileLocked(DelayedTask cached, Context<DelayedTask> context) {
-    // The informer cache can lag behind the firer's status writes (Running, Fired, Missed); deciding
-    // from a stale copy would put a fired task back to Scheduled. So decide from the API server's
-    // current version, and write with its resourceVersion.
-    DelayedTask task = context.getClient().resources(DelayedTask.class)
-        .inNamespace(cached.getMetadata().getNamespace()).withName(cached.getMetadata().getName()).get();
-    if (task == null || !Objects.equals(task.getMetadata().getUid(), cached.getMetadata().getUid())) {
-      return UpdateControl.noUpdate();
-    }
-    Instant now = clock.instant();
-    DelayedTaskStatus current = task.getStatus();
-    DelayedTaskStatus desired = Conditions.copy(current);
-    Long generation = task.getMetadata().getGeneration();
-    desired.setObservedGeneration(generation);
-    String id = ScheduleIds.idOf(task);
-    boolean redisFailed = false;
-
-    Validation validation = validator.validate(task);
-    Duration requeue = null;
-    Optional<GitOpsOwner> keptFor = Optional.empty();
-    if (validation instanceof Validation.Invalid invalid) {
-      desired.setPhase(Phase.Invalid);
-      desired.setMessage(invalid.message());
-      desired.setDueTime(null);
-      Conditions.set(desired, Condition.SCHEDULED, false, "Invalid", invalid.message(), now, generation);
-      redisFailed = !cancel(id);
-    } else {
-      Instant due = ((Validation.Valid) validation).due();
-      if (TaskState.handledFor(current, due)) {
-        // Fired (or finished) for this due time: never again. Only the Job's outcome and the TTL remain.
-        redisFailed = !cancel(id);
-        if (desired.getPhase() == Phase.Running) {
-          applyJobOutcome(task, desired, context, now, generation);
-        }
-        if (desired.getPhase().isFinished()) {
-          Optional<Duration> ttl = remainingTtl(task, desired, now);
-          if (ttl.isPresent() && (ttl.get().isZero() || ttl.get().isNegative())) {
-            keptFor = GitOpsOwner.of(task);
-            if (keptFor.isEmpty()) {
-              return deleteExpired(task, context);
-            }
-          } else {
-            requeue = ttl.orElse(null);
-          }
-        }
-      } else {
-        prepareForDue(desired, due, now, generation);
-        if (task.getSpec().isSuspended()) {
-          desired.setPhase(Phase.Suspended);
-          Conditions.set(desired, Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", now, generation);
-          redisFailed = !cancel(id);
-        } else {
-          desired.setPhase(Phase.Scheduled);
-          Conditions.set(desired, Condition.SCHEDULED, true, "Scheduled", "due at " + Times.format(due), now,
-              generation);
-          redisFailed = !schedule(id, due);
-        }
+  private UpdateControl<DelayedTask> reconcileAsLeader(DelayedTask cached, Optional<ClaimedEntry> claim,
+      Context<DelayedTask> context) {
+    DelayedTask task = cached;
+    for (int decision = 1; ; decision++) {
+      TaskFacts facts = facts(task, claim, context);
+      Plan plan = decider.decide(facts);
+      changeSchedule(task, plan.schedule());
+      if (plan.jobToCreate().isPresent()) {
+        plan = decider.afterJobCreation(facts, plan, createJob(task, plan.jobToCreate().get(), context));
       }
+      StatusWriter.Result written = writeStatus(task, plan.status(), context);
+      if (written == StatusWriter.Result.GONE) {
+        claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
+        return UpdateControl.noUpdate();
+      }
+      if (written == StatusWriter.Result.CONFLICT) {
+        // The task changed since the cache's copy: decide again from the API server's.
+        Optional<DelayedTask> fresh = decision < MAX_DECISIONS ? reread(task, context) : Optional.empty();
+        if (fresh.isPresent()) {
+          task = fresh.get();
+          continue;
+        }
+        claim.ifPresent(entry -> settle(entry, new ClaimVerdict.Backoff("the task kept changing while it was "
+            + "being fired")));
+        return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
+      }
+      for (TaskEvent event : plan.events()) {
+        record(task, event);
+      }
+      plan.claim().ifPresent(verdict -> settle(claim.orElseThrow(), verdict));
+      if (plan.deleteTask()) {
+        LOG.info("ttlSecondsAfterFinished has passed; deleting the task");
+        context.getClient().resource(task).delete();
+        return UpdateControl.noUpdate();
+      }
+      return plan.requeue().map(after -> UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(after))
+          .orElseGet(UpdateControl::noUpdate);
     }
-    if (redisFailed) {
-      requeue = requeue == null || requeue.compareTo(REDIS_RETRY) > 0 ? REDIS_RETRY : requeue;
-    }
-    Readiness.apply(desired, generation, now, keptFor.map(GitOpsOwner::keptMessage).orElse(null));
-    if (!desired.equals(current) && writeInvalidOrWarn(task, desired, context)) {
-      recordTransition(task, current, desired);
-      keptFor.ifPresent(owner -> recordKept(task, current, owner));
-    }
-    UpdateControl<DelayedTask> control = UpdateControl.noUpdate();
-    return requeue == null ? control : control.rescheduleAfter(requeue);
   }
 
   /**
-   * The firer writes the status too (Running, Fired, Missed), so a status built from a stale cached
-   * task must never overwrite its work: the write is a PUT with the resourceVersion we read
-   * (optimistic locking). On a conflict nothing is written; the newer version's own event
-   * reconciles the task again.
+   * The facts a decision reads, all from JOSDK's caches. One exception: a Running task's Job that
+   * the Job cache does not hold. The two watches (tasks, Jobs) are separate, and right after a
+   * start the task's can be ahead of the Jobs', so a miss is confirmed with a GET by the Job's
+   * name before the decision says the Job is gone. Jobs this process creates go into the cache at
+   * once, so the firing path never meets such a miss.
    */
-  private static boolean writeStatus(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
-    DelayedTaskStatus before = task.getStatus();
-    task.setStatus(desired);
-    try {
-      context.getClient().resource(task).updateStatus();
-      return true;
-    } catch (KubernetesClientException e) {
-      task.setStatus(before);
-      if (e.getCode() != 409) {
-        throw e;
+  private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
+    Map<String, Job> owned = new HashMap<>();
+    for (Job job : context.getSecondaryResources(Job.class)) {
+      if (JobFactory.isControlledBy(job, task)) {
+        owned.put(job.getMetadata().getName(), job);
       }
-      LOG.debug("Status not written: the task changed since it was read; reconciling the newer version");
-      return false;
+    }
+    DelayedTaskStatus status = task.getStatus();
+    if (status != null && status.getPhase() == Phase.Running && status.getJobName() != null
+        && !owned.containsKey(status.getJobName())) {
+      Job live = context.getClient().batch().v1().jobs().inNamespace(task.getMetadata().getNamespace())
+          .withName(status.getJobName()).get();
+      if (live != null && JobFactory.isControlledBy(live, task)) {
+        owned.put(live.getMetadata().getName(), live);
+      }
+    }
+    return new TaskFacts(task, owned, claim, clock.instant());
+  }
+
+  private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {
+    DelayedTask fresh = context.getClient().resources(DelayedTask.class)
+        .inNamespace(task.getMetadata().getNamespace()).withName(task.getMetadata().getName()).get();
+    return Optional.ofNullable(fresh)
+        .filter(t -> Objects.equals(t.getMetadata().getUid(), task.getMetadata().getUid()));
+  }
+
+  /**
+   * A failed Redis write is not retried here: the entry is an index of the task, and the resync
+   * rebuilds it from the tasks as soon as Redis answers again.
+   */
+  private void changeSchedule(DelayedTask task, ScheduleChange change) {
+    String id = ScheduleIds.idOf(task);
+    try {
+      if (change instanceof ScheduleChange.Write write) {
+        schedule.schedule(id, write.due());
+      } else if (change instanceof ScheduleChange.Remove) {
+        schedule.cancel(id);
+      }
+    } catch (ScheduleUnavailableException e) {
+      LOG.debug("Redis unavailable, schedule entry {} not changed yet ({}); the resync repairs it: {}", id,
+          change.getClass().getSimpleName(), e.getMessage());
+      scheduleBehind.run();
+    }
+  }
+
+  private JobCreation createJob(DelayedTask task, Job wanted, Context<DelayedTask> context) {
+    String namespace = task.getMetadata().getNamespace();
+    String jobName = wanted.getMetadata().getName();
+    try {
+      Job created = context.getClient().batch().v1().jobs().inNamespace(namespace).resource(wanted).create();
+      // Into the Job cache at once: the next reconcile of this task must see its Job, and a retry
+      // after a lost status write must find it rather than create it again.
+      jobs.handleRecentResourceCreate(ResourceID.fromResource(created), created);
+      // Recorded now, not after the status write: a retry after a lost status write finds the Job
+      // already there and must neither lose this Event nor record it twice.
+      events.normal(task, TaskEvents.JOB_CREATED, "Created Job " + jobName + " (due "
+          + created.getMetadata().getAnnotations().get(TaskLabels.DUE_TIME) + ")");
+      return new JobCreation.Created(created);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        // AlreadyExists (or a conflict): look at what is there.
+        Job existing = context.getClient().batch().v1().jobs().inNamespace(namespace).withName(jobName).get();
+        if (existing != null) {
+          return JobFactory.isControlledBy(existing, task) ? new JobCreation.AlreadyOurs(existing)
+              : new JobCreation.Foreign(jobName);
+        }
+      }
+      return ApiErrors.isTransient(e) ? new JobCreation.Transient(jobName, ApiErrors.reason(e))
+          : new JobCreation.Refused(jobName, ApiErrors.reason(e));
     }
   }
 
@@ -208,170 +256,59 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
    * An Invalid task is reported on itself even when its status cannot be written (the API server
    * refuses it): then at least as an Event (one, counted, however often this is retried).
    */
-  private boolean writeInvalidOrWarn(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
+  private StatusWriter.Result writeStatus(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
     try {
-      return writeStatus(task, desired, context);
+      return statusWriter.write(task, desired, context);
     } catch (KubernetesClientException e) {
       if (desired.getPhase() == Phase.Invalid) {
         events.warning(task, TaskEvents.INVALID, desired.getMessage() + " (the status could not be written: "
-            + (e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage())
-            + ")");
+            + ApiErrors.reason(e) + ")");
       }
       throw e;
     }
   }
 
-  /** A new due time (or a first one): the previous firing's results no longer describe the task. */
-  private static void prepareForDue(DelayedTaskStatus desired, Instant due, Instant now, Long generation) {
-    String dueTime = Times.format(due);
-    if (!dueTime.equals(desired.getDueTime()) || desired.getPhase() == Phase.Invalid) {
-      desired.setFiredTime(null);
-      desired.setJobName(null);
-      Conditions.remove(desired, Condition.FIRED);
-      Conditions.remove(desired, Condition.COMPLETE);
-      Conditions.remove(desired, Condition.FAILED);
-    }
-    desired.setDueTime(dueTime);
-    desired.setMessage(null);
-  }
-
-  /**
-   * The Job's Complete / Failed condition moves a Running task to Succeeded / Failed; a Job that is
-   * gone moves it to Failed, so a task never stays Running without a Job.
-   */
-  private static void applyJobOutcome(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context,
-      Instant now, Long generation) {
-    String jobName = desired.getJobName();
-    if (jobName == null) {
-      return;
-    }
-    Optional<Job> job = context.getSecondaryResources(Job.class).stream()
-        .filter(j -> Objects.equals(j.getMetadata().getName(), jobName))
-        .findFirst();
-    if (job.isEmpty()) {
-      // Not in the Job informer's cache. That alone does not prove it is gone: the Jobs and the
-      // DelayedTasks come through two separate watches, and the reconcile caused by the firer's
-      // Running write can run before the Job's own ADDED event has reached the Job cache. So a miss
-      // is confirmed with a live GET by the Job's (deterministic) name. It costs a request only in
-      // that short race and when the Job really is gone (deleted by hand, or by its own
-      // ttlSecondsAfterFinished while the operator was away, which the first reconcile after a
-      // start sees). A Job of that name that this task does not control is not its Job either.
-      job = Optional.ofNullable(context.getClient().batch().v1().jobs()
-              .inNamespace(task.getMetadata().getNamespace()).withName(jobName).get())
-          .filter(live -> JobFactory.isControlledBy(live, task));
-      if (job.isEmpty()) {
-        String message = "Job " + jobName + " was deleted before its outcome was recorded; change spec.runAt or "
-            + "spec.delay to run it again";
-        desired.setPhase(Phase.Failed);
-        desired.setMessage(message);
-        Conditions.set(desired, Condition.FAILED, true, "JobGone", message, now, generation);
-        return;
-      }
-    }
-    if (job.get().getStatus() == null || job.get().getStatus().getConditions() == null) {
-      return;
-    }
-    for (JobCondition condition : job.get().getStatus().getConditions()) {
-      if (!"True".equals(condition.getStatus())) {
-        continue;
-      }
-      if ("Complete".equals(condition.getType())) {
-        desired.setPhase(Phase.Succeeded);
-        desired.setMessage(null);
-        Conditions.set(desired, Condition.COMPLETE, true, "JobComplete", "Job " + jobName + " completed", now,
-            generation);
-        return;
-      }
-      if ("Failed".equals(condition.getType())) {
-        String why = condition.getMessage() != null ? condition.getMessage()
-            : condition.getReason() != null ? condition.getReason() : "no reason given";
-        String message = "Job " + jobName + " failed: " + why;
-        desired.setPhase(Phase.Failed);
-        desired.setMessage(message);
-        Conditions.set(desired, Condition.FAILED, true, "JobFailed", message, now, generation);
-        return;
-      }
+  private void record(DelayedTask task, TaskEvent event) {
+    if (event.warning()) {
+      events.warning(task, event.reason(), event.message());
+    } else {
+      events.normal(task, event.reason(), event.message());
     }
   }
 
-  /** Time left before a finished task is deleted; empty when no TTL applies to it. */
-  private Optional<Duration> remainingTtl(DelayedTask task, DelayedTaskStatus status, Instant now) {
-    Long ttl = finishedTtl.secondsFor(task).orElse(null);
-    if (ttl == null) {
-      return Optional.empty();
-    }
-    Instant finished = Conditions.lastTransition(status)
-        .or(() -> Optional.ofNullable(Times.parseOrNull(status.getFiredTime())))
-        .orElse(now);
-    Instant deleteAt = finished.plusSeconds(ttl);
-    return Optional.of(Duration.between(now, deleteAt));
-  }
-
-  private UpdateControl<DelayedTask> deleteExpired(DelayedTask task, Context<DelayedTask> context) {
-    LOG.info("ttlSecondsAfterFinished={} has passed; deleting the task", finishedTtl.secondsFor(task).orElse(null));
-    context.getClient().resource(task).delete();
-    return UpdateControl.noUpdate();
-  }
-
-  /** Once per task: the first status that says it is kept (Ready's message did not say so before). */
-  private void recordKept(DelayedTask task, DelayedTaskStatus current, GitOpsOwner owner) {
-    boolean saidBefore = Conditions.find(current, Condition.READY)
-        .map(Condition::getMessage)
-        .filter(m -> m != null && m.contains(owner.keptMessage()))
-        .isPresent();
-    if (!saidBefore) {
-      events.normal(task, TaskEvents.TTL_SKIPPED, "ttlSecondsAfterFinished=" + finishedTtl.secondsFor(task).orElse(null)
-          + " has passed, but the task is " + owner.keptMessage());
-    }
-  }
-
-  private void recordTransition(DelayedTask task, DelayedTaskStatus current, DelayedTaskStatus desired) {
-    Phase before = current == null ? null : current.getPhase();
-    Phase after = desired.getPhase();
-    boolean newDue = current == null || !Objects.equals(current.getDueTime(), desired.getDueTime());
-    if (before == after && !(after == Phase.Scheduled && newDue)
-        && !(after == Phase.Invalid && !Objects.equals(current.getMessage(), desired.getMessage()))) {
-      return;
-    }
-    switch (after) {
-      case Scheduled -> events.normal(task, TaskEvents.SCHEDULED, "Scheduled to fire at " + desired.getDueTime());
-      case Suspended -> events.normal(task, TaskEvents.SUSPENDED, "Suspended; it will not fire until spec.suspend is false");
-      case Invalid -> events.warning(task, TaskEvents.INVALID, desired.getMessage());
-      case Succeeded -> events.normal(task, TaskEvents.SUCCEEDED, "Job " + desired.getJobName() + " completed");
-      case Failed -> events.warning(task, TaskEvents.FAILED, desired.getMessage());
-      default -> {
-        // Running, Fired and Missed are recorded by the firer, which causes them.
+  private void settle(ClaimedEntry claim, ClaimVerdict verdict) {
+    if (verdict instanceof ClaimVerdict.Settle settle) {
+      settle.lag().ifPresent(metrics::lag);
+      metrics.outcome(settle.outcome());
+      claims.settle(claim, Disposition.acknowledge());
+    } else if (verdict instanceof ClaimVerdict.HandBack handBack) {
+      handBack.outcome().ifPresent(metrics::outcome);
+      if (handBack.outcome().filter(FireMetrics.Outcome.CLOCK_SKEW::equals).isPresent()) {
+        LOG.warn("Redis's clock says the task is due, this process's clock does not yet: the clocks disagree "
+            + "(check NTP on the Redis and operator hosts); firing when both say it is due, at {} by Redis's clock",
+            handBack.at());
       }
+      claims.settle(claim, Disposition.retryAt(handBack.at()));
+    } else if (verdict instanceof ClaimVerdict.Backoff backoff) {
+      metrics.outcome(FireMetrics.Outcome.RETRY);
+      claims.retryLater(claim, backoff.why());
     }
   }
 
   @Override
   public DeleteControl cleanup(DelayedTask task, Context<DelayedTask> context) {
-    if (cancel(ScheduleIds.idOf(task))) {
-      return DeleteControl.defaultDelete();
+    if (!leading.getAsBoolean()) {
+      return DeleteControl.noFinalizerRemoval(); // the leader removes the entry and the finalizer
     }
-    // Redis is down: keep the finalizer and try again, rather than leave an entry behind for a task
-    // that is gone (the firer would skip it, but the schedule should not keep what no task backs).
-    return DeleteControl.noFinalizerRemoval().rescheduleAfter(REDIS_RETRY.toMillis());
-  }
-
-  private boolean schedule(String id, Instant due) {
     try {
-      schedule.schedule(id, due);
-      return true;
+      schedule.cancel(ScheduleIds.idOf(task));
     } catch (ScheduleUnavailableException e) {
-      LOG.debug("Redis unavailable, schedule entry {} not written yet: {}", id, e.getMessage());
-      return false;
+      // Keep the finalizer and try again, rather than leave an entry behind for a task that is gone
+      // (a claim of it would be dropped as stale, but the schedule should not keep what no task backs).
+      LOG.debug("Redis unavailable, the deleted task's entry is not removed yet: {}", e.getMessage());
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(REDIS_RETRY.toMillis());
     }
-  }
-
-  private boolean cancel(String id) {
-    try {
-      schedule.cancel(id);
-      return true;
-    } catch (ScheduleUnavailableException e) {
-      LOG.debug("Redis unavailable, schedule entry {} not removed yet: {}", id, e.getMessage());
-      return false;
-    }
+    context.getSecondaryResource(ClaimedEntry.class).ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
+    return DeleteControl.defaultDelete();
   }
 }

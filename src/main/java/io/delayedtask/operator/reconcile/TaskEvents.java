@@ -45,7 +45,7 @@ public class TaskEvents {
   /** An Event's name is a DNS subdomain: at most 253 characters. */
   private static final int MAX_NAME = 253;
   private static final int HASH_CHARS = 16;
-  /** Concurrent repeats of one reason (two writers) meet a conflict; this many tries, then give up. */
+  /** Concurrent repeats of one reason (an old leader not yet stopped) meet a conflict; this many tries, then give up. */
   private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;

@@ -10,8 +10,8 @@ import java.time.Instant;
  * Argo CD: the conditions Ready, Reconciling and Stalled (shared/API.md, the phase table). kstatus
  * reads only Reconciling=True (InProgress) and Stalled=True (Failed), then Ready; a False one counts
  * as absent. All three are always present here, the two abnormal-true ones False when they do not
- * apply, so a status says the same to every reader. Both writers of the status (the reconciler and
- * the firer) finish it with {@link #apply}, so no phase goes out without them.
+ * apply, so a status says the same to every reader. Every status the reconciler decides is
+ * finished with {@link #apply}, so no phase goes out without them.
  */
 public final class Readiness {
   private Readiness() {}

@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The one rule the reconciler, the firer and the resync share: does this task wait to fire, and
+ * The one rule the reconciler and the resync share: does this task wait to fire, and
  * for which due time?
  */
 public final class TaskState {

@@ -12,6 +12,7 @@ import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.testing.FixedTaskCache;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
@@ -19,10 +20,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The resync on its own, against a real Redis and a real API server: each kind of repair. */
+/**
+ * The resync on its own, against a real Redis and tasks from a real API server (as the informer
+ * cache holds them): each kind of repair, and a GET only for an entry whose task the cache lacks.
+ */
 @RequiresRealKubernetes
 class ScheduleResyncIT {
   private static final Instant LATER = Instant.parse("2099-01-01T00:00:00Z");
@@ -54,7 +57,8 @@ class ScheduleResyncIT {
       schedule.schedule(ns + "/deleted-long-ago/uid-0", LATER);
 
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      ScheduleResync resync = new ScheduleResync(client, Set.of(ns), schedule, new SpecValidator(), registry);
+      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(),
+          registry);
       ScheduleResync.Repairs repairs = resync.run();
 
       assertThat(repairs).isEqualTo(new ScheduleResync.Repairs(1, 3, 1));
@@ -86,9 +90,15 @@ class ScheduleResyncIT {
       reconciled.setStatus(status);
       client.resource(reconciled).updateStatus();
 
-      ScheduleResync resync = new ScheduleResync(client, Set.of(ns), schedule, new SpecValidator(),
+      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(),
           new SimpleMeterRegistry());
       assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(2, 0, 0, 1));
     }
+  }
+
+  /** What an informer on the namespace holds once synced: the tasks as the API server lists them. */
+  private static FixedTaskCache informerCopy(KubernetesClient client, String ns) {
+    return FixedTaskCache.of(client.resources(DelayedTask.class).inNamespace(ns).list().getItems()
+        .toArray(DelayedTask[]::new));
   }
 }

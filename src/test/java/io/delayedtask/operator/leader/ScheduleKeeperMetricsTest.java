@@ -9,6 +9,7 @@ import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.testing.FixedTaskCache;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -70,7 +71,7 @@ class ScheduleKeeperMetricsTest {
 
   @Test
   void leaderIsOneOnlyWhileThisInstanceFires() {
-    Leadership firing = new Leadership(keeper, () -> () -> { });
+    Leadership firing = new Leadership(keeper, new DueClaims(FixedTaskCache.of(), null, clock), () -> () -> { });
     firing.bindTo(registry);
     assertThat(gauge("delayedtask.leader")).isZero();
     firing.start();
@@ -92,7 +93,7 @@ class ScheduleKeeperMetricsTest {
     final AtomicInteger runs = new AtomicInteger();
 
     CountingResync(TaskSchedule schedule) {
-      super(null, Set.of(), schedule, new SpecValidator(), new SimpleMeterRegistry());
+      super(FixedTaskCache.of(), null, schedule, new SpecValidator(), new SimpleMeterRegistry());
     }
 
     @Override
@@ -131,7 +132,9 @@ class ScheduleKeeperMetricsTest {
     }
     @Override public ScheduleCounts counts() { return new ScheduleCounts(0, 0, Duration.ZERO); }
     @Override public void schedule(String id, Instant due) { throw new UnsupportedOperationException(); }
-    @Override public boolean repair(String id, Instant due) { throw new UnsupportedOperationException(); }
+    @Override public java.util.Set<String> repairAll(java.util.Map<String, java.time.Instant> dueById) {
+      throw new UnsupportedOperationException();
+    }
     @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
     @Override public int requeueAllClaims() { throw new UnsupportedOperationException(); }
     @Override public ClaimBatch claimDue(int max, Duration lease) { throw new UnsupportedOperationException(); }

@@ -1,0 +1,428 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.api.v1alpha1.Condition;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
+import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
+import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
+import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.task.Conditions;
+import io.delayedtask.operator.task.FinishedTtl;
+import io.delayedtask.operator.task.GitOpsOwner;
+import io.delayedtask.operator.task.JobFactory;
+import io.delayedtask.operator.task.JobNames;
+import io.delayedtask.operator.task.Readiness;
+import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.TaskState;
+import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.task.Validation;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a reconcile of one task should do, as a plain function of {@link TaskFacts}: no request, no
+ * clock, no Redis. Every branch of the life cycle (shared/API.md) is here: validation, suspend, the
+ * due time and its entry, firing when the leader's claim arrives (moved, early by this clock, past
+ * the deadline, Job there or not), the Job's outcome, and the TTL of a finished task.
+ *
+ * <p>The status is built fresh from the current one and compared by the caller, which writes it
+ * only when it differs. Creating a Job is the one effect whose result the status depends on: the
+ * first plan names the Job, and {@link #afterJobCreation} finishes the plan once the API server has
+ * answered.
+ */
+public final class TaskDecider {
+  private final SpecValidator validator;
+  private final FinishedTtl finishedTtl;
+
+  public TaskDecider(SpecValidator validator, FinishedTtl finishedTtl) {
+    this.validator = validator;
+    this.finishedTtl = finishedTtl;
+  }
+
+  /** How the API server answered the creation of the task's Job. */
+  public sealed interface JobCreation {
+    /** Created now; {@code job} is the API server's answer. */
+    record Created(Job job) implements JobCreation {}
+
+    /** It existed already and this task controls it: an earlier attempt created it. */
+    record AlreadyOurs(Job job) implements JobCreation {}
+
+    /** A Job of that name exists and something else controls it. */
+    record Foreign(String jobName) implements JobCreation {}
+
+    /** Refused for a reason retrying will not fix (403, 422). */
+    record Refused(String jobName, String reason) implements JobCreation {}
+
+    /** Worth another try (409 without a Job, 429, 5xx, no answer). */
+    record Transient(String jobName, String reason) implements JobCreation {}
+  }
+
+  public Plan decide(TaskFacts facts) {
+    Draft draft = new Draft(facts, finishedTtl);
+    Validation validation = validator.validate(facts.task());
+    if (validation instanceof Validation.Invalid invalid) {
+      return invalid(draft, invalid.message());
+    }
+    Instant due = ((Validation.Valid) validation).due();
+    if (TaskState.handledFor(draft.current, due)) {
+      return afterFiring(draft);
+    }
+    prepareForDue(draft, due);
+    if (facts.task().getSpec().isSuspended()) {
+      return suspended(draft);
+    }
+    Optional<ClaimedEntry> claim = facts.claim();
+    return claim.isPresent() ? fire(draft, due, claim.get()) : scheduled(draft, due).build();
+  }
+
+  /** Finishes a plan that named a Job to create, from how its creation went. */
+  public Plan afterJobCreation(TaskFacts facts, Plan planned, JobCreation creation) {
+    Draft draft = new Draft(facts, finishedTtl, planned.status());
+    draft.schedule = planned.schedule();
+    Instant due = Times.parseOrNull(planned.status().getDueTime());
+    ClaimedEntry claim = facts.claim().orElseThrow(() -> new IllegalStateException("a Job is created only for a claim"));
+    if (creation instanceof JobCreation.Created created) {
+      return running(draft, created.job(), due, claim);
+    }
+    if (creation instanceof JobCreation.AlreadyOurs ours) {
+      return running(draft, ours.job(), due, claim);
+    }
+    if (creation instanceof JobCreation.Foreign foreign) {
+      return failedToCreate(draft, "a Job named " + foreign.jobName() + " already exists and is not controlled by "
+          + "this task, so it was left alone; delete or rename that Job, then change spec.runAt or spec.delay");
+    }
+    if (creation instanceof JobCreation.Refused refused) {
+      return failedToCreate(draft, "the API server refused Job " + refused.jobName() + ": " + refused.reason());
+    }
+    JobCreation.Transient failure = (JobCreation.Transient) creation;
+    return draft.claim(new ClaimVerdict.Backoff("creating Job " + failure.jobName() + " failed: " + failure.reason()))
+        .build();
+  }
+
+  private Plan invalid(Draft draft, String message) {
+    DelayedTaskStatus desired = draft.desired;
+    boolean wasInvalid = draft.currentPhase() == Phase.Invalid;
+    desired.setPhase(Phase.Invalid);
+    desired.setMessage(message);
+    desired.setDueTime(null);
+    Conditions.set(desired, Condition.SCHEDULED, false, "Invalid", message, draft.now, draft.generation);
+    // Once Invalid, the entry was removed when it became so.
+    return draft.schedule(wasInvalid ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
+        .claim(ClaimVerdict.Settle.stale())
+        .build();
+  }
+
+  private Plan suspended(Draft draft) {
+    boolean wasSuspended = draft.currentPhase() == Phase.Suspended
+        && Objects.equals(draft.desired.getDueTime(), draft.current.getDueTime());
+    draft.desired.setPhase(Phase.Suspended);
+    Conditions.set(draft.desired, Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", draft.now,
+        draft.generation);
+    return draft.schedule(wasSuspended ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
+        .claim(ClaimVerdict.Settle.stale())
+        .build();
+  }
+
+  /**
+   * Scheduled for {@code due}. The entry is written only when the status does not already say so: a
+   * task whose status shows this due time had its entry written before that status was, and what
+   * Redis loses after that (a flush, a failover, a failed write) the resync repairs in bulk.
+   */
+  private Draft scheduled(Draft draft, Instant due) {
+    boolean alreadyScheduled = draft.currentPhase() == Phase.Scheduled
+        && Times.format(due).equals(draft.current.getDueTime());
+    draft.desired.setPhase(Phase.Scheduled);
+    Conditions.set(draft.desired, Condition.SCHEDULED, true, "Scheduled", "due at " + Times.format(due), draft.now,
+        draft.generation);
+    return draft.schedule(alreadyScheduled ? ScheduleChange.KEEP : new ScheduleChange.Write(due));
+  }
+
+  /** The leader claimed the task's entry: fire it, unless the claim is early, moved or too late. */
+  private Plan fire(Draft draft, Instant due, ClaimedEntry claim) {
+    DelayedTask task = draft.facts.task();
+    scheduled(draft, due); // what the status says until the firing is written
+    if (due.isAfter(claim.claimedAt())) {
+      // The due time moved later than this claim (the spec changed): wait for the new one.
+      return draft.claim(new ClaimVerdict.HandBack(due, Optional.empty())).build();
+    }
+    if (due.isAfter(draft.now)) {
+      // Redis's clock says due, this process's clock not yet: firing now would be early by this
+      // clock (and firedTime would come before dueTime). Hand the entry back until this clock gets
+      // there, translated to Redis's clock: late by the skew, never early.
+      Instant retry = claim.claimedAt().plus(Duration.between(draft.now, due));
+      return draft.claim(new ClaimVerdict.HandBack(retry, Optional.of(Outcome.CLOCK_SKEW))).build();
+    }
+    String jobName = JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
+    Optional<Job> existing = Optional.ofNullable(draft.facts.jobs().get(jobName));
+    Long deadline = task.getSpec().getStartingDeadlineSeconds();
+    if (deadline != null && claim.claimedAt().isAfter(due.plusSeconds(deadline))) {
+      // The deadline bounds the Job's creation, not the status write: an earlier attempt may have
+      // created the Job and lost its status write. A Job that exists is never followed by Missed.
+      return existing.isPresent() ? running(draft, existing.get(), due, claim) : missed(draft, due, deadline, claim);
+    }
+    if (task.getSpec().getJobTemplate() == null) {
+      return recordFired(draft, due, claim);
+    }
+    if (existing.isPresent()) {
+      return running(draft, existing.get(), due, claim);
+    }
+    return draft.schedule(ScheduleChange.KEEP).jobToCreate(JobFactory.jobFor(task, due, draft.now)).build();
+  }
+
+  private Plan recordFired(Draft draft, Instant due, ClaimedEntry claim) {
+    DelayedTaskStatus desired = draft.desired;
+    String firedTime = Times.format(draft.now);
+    desired.setPhase(Phase.Fired);
+    desired.setFiredTime(firedTime);
+    desired.setMessage(null);
+    Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + firedTime, draft.now, draft.generation);
+    Conditions.set(desired, Condition.FIRED, true, "Fired", "fired at " + firedTime, draft.now, draft.generation);
+    return draft.schedule(ScheduleChange.KEEP)
+        .claim(ClaimVerdict.Settle.fired(Outcome.FIRED, due, claim.claimedAt()))
+        .build();
+  }
+
+  /** The task's Job exists (created now, or by an earlier attempt): phase Running. */
+  private Plan running(Draft draft, Job job, Instant due, ClaimedEntry claim) {
+    DelayedTaskStatus desired = draft.desired;
+    String jobName = job.getMetadata().getName();
+    // A retry after a lost status write finds the Job already there: report its first firing time.
+    String firedTime = Optional.ofNullable(job.getMetadata().getAnnotations())
+        .map(annotations -> annotations.get(TaskLabels.FIRED_TIME))
+        .orElse(Times.format(draft.now));
+    desired.setPhase(Phase.Running);
+    desired.setJobName(jobName);
+    desired.setFiredTime(firedTime);
+    desired.setMessage(null);
+    Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + firedTime, draft.now, draft.generation);
+    Conditions.set(desired, Condition.FIRED, true, "JobCreated", "created Job " + jobName, draft.now,
+        draft.generation);
+    return draft.schedule(ScheduleChange.KEEP)
+        .claim(ClaimVerdict.Settle.fired(Outcome.JOB_CREATED, due, claim.claimedAt()))
+        .build();
+  }
+
+  private Plan missed(Draft draft, Instant due, long deadline, ClaimedEntry claim) {
+    DelayedTaskStatus desired = draft.desired;
+    String message = "did not fire: it could not start within startingDeadlineSeconds=" + deadline
+        + " of its due time " + Times.format(due) + " (checked at " + Times.format(claim.claimedAt()) + ")";
+    desired.setPhase(Phase.Missed);
+    desired.setMessage(message);
+    Conditions.set(desired, Condition.SCHEDULED, false, "Missed", message, draft.now, draft.generation);
+    Conditions.set(desired, Condition.FIRED, false, "Missed", message, draft.now, draft.generation);
+    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(Outcome.MISSED)).build();
+  }
+
+  private Plan failedToCreate(Draft draft, String message) {
+    DelayedTaskStatus desired = draft.desired;
+    desired.setPhase(Phase.Failed);
+    desired.setMessage(message);
+    Conditions.set(desired, Condition.SCHEDULED, false, "Failed", message, draft.now, draft.generation);
+    Conditions.set(desired, Condition.FAILED, true, "JobCreateFailed", message, draft.now, draft.generation);
+    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(Outcome.FAILED)).build();
+  }
+
+  /** Fired (or finished) for this due time: never again. Only the Job's outcome and the TTL remain. */
+  private Plan afterFiring(Draft draft) {
+    draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.stale());
+    if (draft.desired.getPhase() == Phase.Running) {
+      applyJobOutcome(draft);
+    }
+    return draft.build();
+  }
+
+  /**
+   * The Job's Complete / Failed condition moves a Running task to Succeeded / Failed; a Job that is
+   * gone moves it to Failed, so a task never stays Running without a Job. (The caller confirms a Job
+   * missing from its cache with the API server before it says so in the facts.)
+   */
+  private static void applyJobOutcome(Draft draft) {
+    DelayedTaskStatus desired = draft.desired;
+    String jobName = desired.getJobName();
+    if (jobName == null) {
+      return;
+    }
+    Job job = draft.facts.jobs().get(jobName);
+    if (job == null) {
+      String message = "Job " + jobName + " was deleted before its outcome was recorded; change spec.runAt or "
+          + "spec.delay to run it again";
+      desired.setPhase(Phase.Failed);
+      desired.setMessage(message);
+      Conditions.set(desired, Condition.FAILED, true, "JobGone", message, draft.now, draft.generation);
+      return;
+    }
+    if (job.getStatus() == null || job.getStatus().getConditions() == null) {
+      return;
+    }
+    for (JobCondition condition : job.getStatus().getConditions()) {
+      if (!"True".equals(condition.getStatus())) {
+        continue;
+      }
+      if ("Complete".equals(condition.getType())) {
+        desired.setPhase(Phase.Succeeded);
+        desired.setMessage(null);
+        Conditions.set(desired, Condition.COMPLETE, true, "JobComplete", "Job " + jobName + " completed", draft.now,
+            draft.generation);
+        return;
+      }
+      if ("Failed".equals(condition.getType())) {
+        String why = condition.getMessage() != null ? condition.getMessage()
+            : condition.getReason() != null ? condition.getReason() : "no reason given";
+        String message = "Job " + jobName + " failed: " + why;
+        desired.setPhase(Phase.Failed);
+        desired.setMessage(message);
+        Conditions.set(desired, Condition.FAILED, true, "JobFailed", message, draft.now, draft.generation);
+        return;
+      }
+    }
+  }
+
+  /** A finished task: wait out its TTL, then delete it, unless a GitOps tool manages it. */
+  private static void applyTtl(Draft draft) {
+    FinishedTtl finishedTtl = draft.finishedTtl;
+    DelayedTask task = draft.facts.task();
+    Optional<Long> ttl = finishedTtl.secondsFor(task);
+    if (ttl.isEmpty()) {
+      return;
+    }
+    Instant finished = Conditions.lastTransition(draft.desired)
+        .or(() -> Optional.ofNullable(Times.parseOrNull(draft.desired.getFiredTime())))
+        .orElse(draft.now);
+    Duration remaining = Duration.between(draft.now, finished.plusSeconds(ttl.get()));
+    if (!remaining.isNegative() && !remaining.isZero()) {
+      draft.requeue = Optional.of(remaining);
+      return;
+    }
+    Optional<GitOpsOwner> owner = GitOpsOwner.of(task);
+    if (owner.isEmpty()) {
+      draft.deleteTask = true;
+      return;
+    }
+    draft.readyNote = owner.get().keptMessage();
+    boolean saidBefore = Conditions.find(draft.current, Condition.READY)
+        .map(Condition::getMessage)
+        .filter(message -> message != null && message.contains(owner.get().keptMessage()))
+        .isPresent();
+    if (!saidBefore) {
+      draft.extraEvents.add(TaskEvent.normal(TaskEvents.TTL_SKIPPED, "ttlSecondsAfterFinished=" + ttl.get()
+          + " has passed, but the task is " + owner.get().keptMessage()));
+    }
+  }
+
+  /** A new due time (or a first one): the previous firing's results no longer describe the task. */
+  private static void prepareForDue(Draft draft, Instant due) {
+    DelayedTaskStatus desired = draft.desired;
+    String dueTime = Times.format(due);
+    if (!dueTime.equals(desired.getDueTime()) || desired.getPhase() == Phase.Invalid) {
+      desired.setFiredTime(null);
+      desired.setJobName(null);
+      Conditions.remove(desired, Condition.FIRED);
+      Conditions.remove(desired, Condition.COMPLETE);
+      Conditions.remove(desired, Condition.FAILED);
+    }
+    desired.setDueTime(dueTime);
+    desired.setMessage(null);
+  }
+
+  /**
+   * The Event a change of phase records (shared/API.md: one per transition); also a Scheduled task
+   * that moved to a new due time, and an Invalid one whose reason changed. Running records none
+   * here: JobCreated is recorded when the Job is created.
+   */
+  static Optional<TaskEvent> transition(DelayedTaskStatus current, DelayedTaskStatus desired) {
+    Phase before = current == null ? null : current.getPhase();
+    Phase after = desired.getPhase();
+    boolean newDue = current == null || !Objects.equals(current.getDueTime(), desired.getDueTime());
+    boolean newReason = current == null || !Objects.equals(current.getMessage(), desired.getMessage());
+    if (before == after && !(after == Phase.Scheduled && newDue) && !(after == Phase.Invalid && newReason)) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(switch (after) {
+      case Scheduled -> TaskEvent.normal(TaskEvents.SCHEDULED, "Scheduled to fire at " + desired.getDueTime());
+      case Suspended -> TaskEvent.normal(TaskEvents.SUSPENDED, "Suspended; it will not fire until spec.suspend is false");
+      case Invalid -> TaskEvent.warning(TaskEvents.INVALID, desired.getMessage());
+      case Fired -> TaskEvent.normal(TaskEvents.FIRED,
+          "Fired at " + desired.getFiredTime() + " (due " + desired.getDueTime() + ")");
+      case Running -> null;
+      case Succeeded -> TaskEvent.normal(TaskEvents.SUCCEEDED, "Job " + desired.getJobName() + " completed");
+      case Failed -> TaskEvent.warning(TaskEvents.FAILED, desired.getMessage());
+      case Missed -> TaskEvent.warning(TaskEvents.MISSED, "Missed: " + desired.getMessage());
+    });
+  }
+
+  /** A plan being put together: the current status, the desired one, and the rest. */
+  private static final class Draft {
+    final TaskFacts facts;
+    final FinishedTtl finishedTtl;
+    final DelayedTaskStatus current;
+    final DelayedTaskStatus desired;
+    final Long generation;
+    final Instant now;
+    ScheduleChange schedule = ScheduleChange.KEEP;
+    Optional<Job> jobToCreate = Optional.empty();
+    Optional<ClaimVerdict> claim = Optional.empty();
+    Optional<Duration> requeue = Optional.empty();
+    boolean deleteTask;
+    String readyNote;
+    final List<TaskEvent> extraEvents = new ArrayList<>();
+
+    Draft(TaskFacts facts, FinishedTtl finishedTtl) {
+      this(facts, finishedTtl, Conditions.copy(facts.task().getStatus()));
+    }
+
+    Draft(TaskFacts facts, FinishedTtl finishedTtl, DelayedTaskStatus desired) {
+      this.facts = facts;
+      this.finishedTtl = finishedTtl;
+      this.current = facts.task().getStatus();
+      this.desired = Conditions.copy(desired);
+      this.generation = facts.task().getMetadata().getGeneration();
+      this.now = facts.now();
+      this.desired.setObservedGeneration(generation);
+    }
+
+    Phase currentPhase() {
+      return current == null ? null : current.getPhase();
+    }
+
+    Draft schedule(ScheduleChange change) {
+      this.schedule = change;
+      return this;
+    }
+
+    /** A claim is settled only if this reconcile was woken by one. */
+    Draft claim(ClaimVerdict verdict) {
+      this.claim = facts.claim().isPresent() ? Optional.of(verdict) : Optional.empty();
+      return this;
+    }
+
+    Draft jobToCreate(Job job) {
+      this.jobToCreate = Optional.of(job);
+      return this;
+    }
+
+    Plan build() {
+      if (desired.getPhase() != null && desired.getPhase().isFinished() && jobToCreate.isEmpty()) {
+        // Whichever decision finished the task (a firing, a Job's outcome) also starts its TTL:
+        // its own status write does not reconcile it again.
+        applyTtl(this);
+      }
+      Readiness.apply(desired, generation, now, readyNote);
+      List<TaskEvent> events = new ArrayList<>();
+      if (jobToCreate.isEmpty()) {
+        transition(current, desired).ifPresent(events::add);
+      }
+      events.addAll(extraEvents);
+      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask);
+    }
+  }
+}

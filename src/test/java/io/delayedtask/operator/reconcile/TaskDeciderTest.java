@@ -1,0 +1,510 @@
+package io.delayedtask.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayedtask.operator.api.v1alpha1.Condition;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
+import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
+import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
+import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
+import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.task.Conditions;
+import io.delayedtask.operator.task.FinishedTtl;
+import io.delayedtask.operator.task.JobFactory;
+import io.delayedtask.operator.task.JobNames;
+import io.delayedtask.operator.task.ScheduleIds;
+import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every branch of what a reconcile decides, as a plain function of the task, its Jobs, the claim
+ * and a fixed time: no API server, no Redis, no clock. The slower tiers only prove the wiring.
+ */
+class TaskDeciderTest {
+  private static final Instant NOW = Instant.parse("2026-12-03T07:00:00Z");
+  private static final Instant DUE = NOW.minusMillis(20);
+  private static final Instant LATER = NOW.plusSeconds(3600);
+
+  private final TaskDecider decider = new TaskDecider(new SpecValidator(), FinishedTtl.none());
+  private final Map<String, Job> jobs = new HashMap<>();
+
+  // --- Scheduling, suspend, invalid input -------------------------------------------------------
+
+  @Test
+  void aNewTaskIsScheduledAndItsEntryWritten() {
+    Plan plan = decide(task(s -> s.setRunAt(LATER.toString())), Optional.empty());
+
+    assertThat(plan.schedule()).isEqualTo(new ScheduleChange.Write(LATER));
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    assertThat(plan.status().getDueTime()).isEqualTo("2026-12-03T08:00:00.000Z");
+    assertThat(plan.status().getObservedGeneration()).isEqualTo(3L);
+    assertThat(condition(plan, Condition.SCHEDULED)).isEqualTo("True");
+    assertThat(condition(plan, Condition.READY)).isEqualTo("True");
+    assertThat(plan.events()).containsExactly(TaskEvent.normal(TaskEvents.SCHEDULED,
+        "Scheduled to fire at 2026-12-03T08:00:00.000Z"));
+    assertThat(plan.claim()).isEmpty();
+    assertThat(plan.jobToCreate()).isEmpty();
+  }
+
+  @Test
+  void aTaskAlreadyScheduledForItsDueTimeCostsNothing() {
+    DelayedTask task = task(s -> s.setRunAt(LATER.toString()));
+    task.setStatus(decide(task, Optional.empty()).status());
+
+    Plan again = decide(task, Optional.empty());
+
+    assertThat(again.schedule()).as("the entry was written before the status said so").isEqualTo(ScheduleChange.KEEP);
+    assertThat(again.status()).as("no status write").isEqualTo(task.getStatus());
+    assertThat(again.events()).isEmpty();
+  }
+
+  @Test
+  void aNewDueTimeMovesTheEntryAndForgetsThePreviousFiring() {
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+    task.getSpec().setRunAt(LATER.toString());
+
+    Plan plan = decide(task, Optional.empty());
+
+    assertThat(plan.schedule()).isEqualTo(new ScheduleChange.Write(LATER));
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    assertThat(plan.status().getFiredTime()).isNull();
+    assertThat(Conditions.find(plan.status(), Condition.FIRED)).isEmpty();
+    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.SCHEDULED);
+  }
+
+  @Test
+  void aSuspendedTaskLosesItsEntryOnceAndGetsItBackWhenResumed() {
+    DelayedTask task = task(s -> {
+      s.setRunAt(LATER.toString());
+      s.setSuspend(true);
+    });
+    Plan suspended = decide(task, Optional.empty());
+    assertThat(suspended.schedule()).isEqualTo(ScheduleChange.REMOVE);
+    assertThat(suspended.status().getPhase()).isEqualTo(Phase.Suspended);
+    assertThat(suspended.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.SUSPENDED);
+
+    task.setStatus(suspended.status());
+    assertThat(decide(task, Optional.empty()).schedule()).isEqualTo(ScheduleChange.KEEP);
+
+    task.getSpec().setSuspend(false);
+    Plan resumed = decide(task, Optional.empty());
+    assertThat(resumed.schedule()).isEqualTo(new ScheduleChange.Write(LATER));
+    assertThat(resumed.status().getPhase()).isEqualTo(Phase.Scheduled);
+  }
+
+  @Test
+  void anInvalidSpecIsReportedOnceWithTheFieldAndItsEntryRemoved() {
+    DelayedTask task = task(s -> {
+      s.setRunAt(LATER.toString());
+      s.setDelay("10m");
+    });
+    task.setStatus(decide(task(s -> s.setRunAt(LATER.toString())), Optional.empty()).status());
+
+    Plan invalid = decide(task, Optional.empty());
+    assertThat(invalid.schedule()).isEqualTo(ScheduleChange.REMOVE);
+    assertThat(invalid.status().getPhase()).isEqualTo(Phase.Invalid);
+    assertThat(invalid.status().getDueTime()).isNull();
+    assertThat(invalid.status().getMessage()).contains("spec.runAt and spec.delay are both set");
+    assertThat(condition(invalid, Condition.STALLED)).isEqualTo("True");
+    assertThat(invalid.events()).containsExactly(TaskEvent.warning(TaskEvents.INVALID, invalid.status().getMessage()));
+
+    task.setStatus(invalid.status());
+    Plan same = decide(task, Optional.empty());
+    assertThat(same.schedule()).isEqualTo(ScheduleChange.KEEP);
+    assertThat(same.events()).isEmpty();
+
+    task.getSpec().setRunAt(null);
+    task.getSpec().setDelay("-5m");
+    assertThat(decide(task, Optional.empty()).events()).as("a new reason is a new Event")
+        .extracting(TaskEvent::reason).containsExactly(TaskEvents.INVALID);
+  }
+
+  @Test
+  void anOverdueTaskWithoutAClaimWaitsForTheLeadersClaim() {
+    Plan plan = decide(task(s -> s.setRunAt(DUE.toString())), Optional.empty());
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    assertThat(plan.status().getFiredTime()).isNull();
+    assertThat(plan.schedule()).isEqualTo(new ScheduleChange.Write(DUE));
+  }
+
+  // --- Firing on a claim --------------------------------------------------------------------------
+
+  @Test
+  void aClaimFiresAStatusOnlyTaskAtThisTime() {
+    DelayedTask task = scheduled(task(s -> s.setRunAt(DUE.toString())));
+    ClaimedEntry claim = claim(task, DUE.plusMillis(3));
+
+    Plan plan = decide(task, Optional.of(claim));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Fired);
+    assertThat(plan.status().getFiredTime()).isEqualTo(Times.format(NOW));
+    assertThat(condition(plan, Condition.FIRED)).isEqualTo("True");
+    assertThat(condition(plan, Condition.SCHEDULED)).isEqualTo("False");
+    assertThat(plan.schedule()).as("the claim is acknowledged, not the entry rewritten").isEqualTo(ScheduleChange.KEEP);
+    assertThat(plan.claim()).contains(new ClaimVerdict.Settle(Outcome.FIRED, Optional.of(Duration.ofMillis(3))));
+    assertThat(plan.events()).containsExactly(TaskEvent.normal(TaskEvents.FIRED,
+        "Fired at 2026-12-03T07:00:00.000Z (due 2026-12-03T06:59:59.980Z)"));
+  }
+
+  @Test
+  void aClaimOfATaskNotReconciledYetFiresIt() {
+    DelayedTask task = task(s -> s.setRunAt(DUE.toString()));
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE)));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Fired);
+    assertThat(plan.claim()).map(ClaimVerdict.Settle.class::cast).map(ClaimVerdict.Settle::outcome)
+        .contains(Outcome.FIRED);
+  }
+
+  @Test
+  void aClaimForADueTimeMovedLaterIsHandedBackUntilThen() {
+    DelayedTask task = scheduled(task(s -> s.setRunAt(DUE.toString())));
+    ClaimedEntry claim = claim(task, DUE);
+    task.getSpec().setRunAt(LATER.toString());
+
+    Plan plan = decide(task, Optional.of(claim));
+
+    assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(LATER, Optional.empty()));
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    assertThat(plan.status().getDueTime()).isEqualTo(Times.format(LATER));
+    assertThat(plan.schedule()).isEqualTo(new ScheduleChange.Write(LATER));
+  }
+
+  @Test
+  void aClaimThisClockCallsEarlyIsHandedBackByTheSkewNeverFired() {
+    // Redis's clock reached the due time; this process's clock is 250 ms behind it.
+    Instant due = NOW.plusMillis(250);
+    DelayedTask task = scheduled(task(s -> s.setRunAt(due.toString())));
+    ClaimedEntry claim = claim(task, due.plusMillis(1));
+
+    Plan plan = decide(task, Optional.of(claim));
+
+    assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(claim.claimedAt().plusMillis(250),
+        Optional.of(Outcome.CLOCK_SKEW)));
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    assertThat(plan.status().getFiredTime()).isNull();
+  }
+
+  @Test
+  void pastTheStartingDeadlineNothingFiresAndTheTaskIsMissed() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setStartingDeadlineSeconds(30L);
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE.plusSeconds(31))));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Missed);
+    assertThat(plan.status().getMessage()).contains("startingDeadlineSeconds=30");
+    assertThat(plan.jobToCreate()).isEmpty();
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.MISSED));
+    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.MISSED);
+  }
+
+  @Test
+  void withinTheStartingDeadlineItFires() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setStartingDeadlineSeconds(30L);
+    }));
+
+    assertThat(decide(task, Optional.of(claim(task, DUE.plusSeconds(29)))).status().getPhase()).isEqualTo(Phase.Fired);
+  }
+
+  @Test
+  void pastTheDeadlineAJobThatExistsIsRunningNeverMissed() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setStartingDeadlineSeconds(30L);
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    Job earlier = JobFactory.jobFor(task, DUE, DUE.plusMillis(7)); // created; its status write was lost
+    jobs.put(earlier.getMetadata().getName(), earlier);
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE.plusSeconds(90))));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Running);
+    assertThat(plan.status().getJobName()).isEqualTo(earlier.getMetadata().getName());
+    assertThat(plan.status().getFiredTime()).as("the Job's own firing time").isEqualTo(Times.format(DUE.plusMillis(7)));
+    assertThat(plan.claim()).map(ClaimVerdict.Settle.class::cast).map(ClaimVerdict.Settle::outcome)
+        .contains(Outcome.JOB_CREATED);
+  }
+
+  @Test
+  void aJobTaskNamesItsDeterministicJobAndWaitsForTheApiServersAnswer() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE)));
+
+    assertThat(plan.jobToCreate()).isPresent();
+    Job job = plan.jobToCreate().get();
+    assertThat(job.getMetadata().getName()).isEqualTo(JobNames.jobName("t", "uid-1", DUE));
+    assertThat(job.getMetadata().getAnnotations()).containsEntry(TaskLabels.DUE_TIME, Times.format(DUE))
+        .containsEntry(TaskLabels.FIRED_TIME, Times.format(NOW));
+    assertThat(plan.status().getPhase()).as("not Running before the Job exists").isEqualTo(Phase.Scheduled);
+    assertThat(plan.claim()).isEmpty();
+    assertThat(plan.events()).isEmpty();
+  }
+
+  @Test
+  void aCreatedJobMakesTheTaskRunning() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
+    Plan planned = decider.decide(facts);
+
+    Plan plan = decider.afterJobCreation(facts, planned, new JobCreation.Created(planned.jobToCreate().get()));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Running);
+    assertThat(plan.status().getJobName()).isEqualTo(planned.jobToCreate().get().getMetadata().getName());
+    assertThat(plan.status().getFiredTime()).isEqualTo(Times.format(NOW));
+    assertThat(condition(plan, Condition.RECONCILING)).isEqualTo("True");
+    assertThat(plan.claim()).map(ClaimVerdict.Settle.class::cast).map(ClaimVerdict.Settle::outcome)
+        .contains(Outcome.JOB_CREATED);
+    assertThat(plan.events()).as("JobCreated is recorded when the Job is created").isEmpty();
+  }
+
+  @Test
+  void aJobOfThatNameControlledBySomethingElseFailsTheTaskAndIsLeftAlone() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
+    Plan planned = decider.decide(facts);
+
+    Plan plan = decider.afterJobCreation(facts, planned, new JobCreation.Foreign("t-12345678"));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(plan.status().getMessage()).contains("t-12345678").contains("not controlled by this task");
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.FAILED));
+    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.FAILED);
+  }
+
+  @Test
+  void aJobTheApiServerRefusesFailsTheTaskWithItsReason() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
+
+    Plan plan = decider.afterJobCreation(facts, decider.decide(facts),
+        new JobCreation.Refused("t-1", "jobs.batch is forbidden"));
+
+    assertThat(plan.status().getMessage()).isEqualTo("the API server refused Job t-1: jobs.batch is forbidden");
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.FAILED));
+  }
+
+  @Test
+  void aTransientFailureKeepsTheTaskScheduledAndBacksOff() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
+
+    Plan plan = decider.afterJobCreation(facts, decider.decide(facts), new JobCreation.Transient("t-1", "429"));
+
+    assertThat(plan.status()).as("no status write").isEqualTo(task.getStatus());
+    assertThat(plan.claim()).contains(new ClaimVerdict.Backoff("creating Job t-1 failed: 429"));
+  }
+
+  @Test
+  void aClaimForADueTimeAlreadyHandledIsStaleAndFiresNothing() {
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+
+    Plan plan = decide(task, Optional.of(claim(task, NOW)));
+
+    assertThat(plan.status()).isEqualTo(task.getStatus());
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.stale());
+    assertThat(plan.events()).isEmpty();
+  }
+
+  @Test
+  void aClaimOfASuspendedOrInvalidTaskIsStale() {
+    DelayedTask suspended = scheduled(task(s -> s.setRunAt(DUE.toString())));
+    suspended.getSpec().setSuspend(true);
+    assertThat(decide(suspended, Optional.of(claim(suspended, NOW))).claim()).contains(ClaimVerdict.Settle.stale());
+
+    DelayedTask invalid = task(s -> s.setDelay("soon"));
+    assertThat(decide(invalid, Optional.of(claim(invalid, NOW))).claim()).contains(ClaimVerdict.Settle.stale());
+  }
+
+  // --- The Job's outcome --------------------------------------------------------------------------
+
+  @Test
+  void aCompleteJobMakesTheTaskSucceeded() {
+    DelayedTask task = running();
+    jobs.put("job-1", job("job-1", task, "Complete", null));
+
+    Plan plan = decide(task, Optional.empty());
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Succeeded);
+    assertThat(condition(plan, Condition.COMPLETE)).isEqualTo("True");
+    assertThat(plan.events()).containsExactly(TaskEvent.normal(TaskEvents.SUCCEEDED, "Job job-1 completed"));
+  }
+
+  @Test
+  void aFailedJobMakesTheTaskFailedWithTheJobsReason() {
+    DelayedTask task = running();
+    jobs.put("job-1", job("job-1", task, "Failed", "BackoffLimitExceeded"));
+
+    Plan plan = decide(task, Optional.empty());
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(plan.status().getMessage()).isEqualTo("Job job-1 failed: BackoffLimitExceeded");
+    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.FAILED);
+  }
+
+  @Test
+  void aJobThatIsGoneFailsTheTaskSoItNeverStaysRunning() {
+    Plan plan = decide(running(), Optional.empty());
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(plan.status().getMessage()).contains("Job job-1 was deleted before its outcome was recorded");
+    assertThat(Conditions.find(plan.status(), Condition.FAILED)).map(Condition::getReason).contains("JobGone");
+  }
+
+  @Test
+  void aJobStillRunningChangesNothing() {
+    DelayedTask task = running();
+    jobs.put("job-1", job("job-1", task, null, null));
+
+    Plan plan = decide(task, Optional.empty());
+
+    assertThat(plan.status()).isEqualTo(task.getStatus());
+    assertThat(plan.events()).isEmpty();
+  }
+
+  // --- Finished tasks and their TTL -------------------------------------------------------------
+
+  @Test
+  void aFinishedTaskWaitsOutItsTtlThenIsDeleted() {
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(), new FinishedTtl(Optional.of(60L)));
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+
+    Plan waiting = withTtl.decide(facts(task, Optional.empty()));
+    assertThat(waiting.requeue()).contains(Duration.ofSeconds(60));
+    assertThat(waiting.deleteTask()).isFalse();
+
+    Plan expired = withTtl.decide(new TaskFacts(task, Map.of(), Optional.empty(), NOW.plusSeconds(61)));
+    assertThat(expired.deleteTask()).isTrue();
+  }
+
+  @Test
+  void theFiringThatFinishesATaskStartsItsTtl() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setTtlSecondsAfterFinished(0L);
+    }));
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE)));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Fired);
+    assertThat(plan.deleteTask()).as("ttlSecondsAfterFinished=0: deleted as soon as it fired").isTrue();
+  }
+
+  @Test
+  void aFinishedTaskAGitOpsToolManagesIsKeptAndSaysWhyOnce() {
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(), new FinishedTtl(Optional.of(0L)));
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+    task.getMetadata().setAnnotations(Map.of("argocd.argoproj.io/tracking-id", "shop:delayedtask.io/DelayedTask:ns/t"));
+
+    Plan kept = withTtl.decide(facts(task, Optional.empty()));
+    assertThat(kept.deleteTask()).isFalse();
+    assertThat(Conditions.find(kept.status(), Condition.READY)).map(Condition::getMessage).get().asString()
+        .contains("kept: managed by Argo CD");
+    assertThat(kept.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.TTL_SKIPPED);
+
+    task.setStatus(kept.status());
+    Plan again = withTtl.decide(facts(task, Optional.empty()));
+    assertThat(again.events()).isEmpty();
+    assertThat(again.status()).isEqualTo(task.getStatus());
+  }
+
+  // --- helpers ------------------------------------------------------------------------------------
+
+  private Plan decide(DelayedTask task, Optional<ClaimedEntry> claim) {
+    return decider.decide(facts(task, claim));
+  }
+
+  private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim) {
+    return new TaskFacts(task, jobs, claim, NOW);
+  }
+
+  private static DelayedTask task(Consumer<DelayedTaskSpec> spec) {
+    DelayedTask task = Tasks.task("ns", "t", spec);
+    task.setMetadata(new ObjectMetaBuilder(task.getMetadata()).withUid("uid-1").withGeneration(3L)
+        .withCreationTimestamp("2026-12-03T06:00:00Z").build());
+    return task;
+  }
+
+  /** As it stands after its first reconcile. */
+  private DelayedTask scheduled(DelayedTask task) {
+    task.setStatus(decide(task, Optional.empty()).status());
+    return task;
+  }
+
+  /** As it stands after it fired (status only). */
+  private DelayedTask fired(DelayedTask task) {
+    scheduled(task);
+    task.setStatus(decide(task, Optional.of(claim(task, NOW))).status());
+    return task;
+  }
+
+  /** A Job task whose Job job-1 was created. */
+  private DelayedTask running() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    Job created = job("job-1", task, null, null);
+    TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
+    task.setStatus(decider.afterJobCreation(facts, decider.decide(facts), new JobCreation.Created(created)).status());
+    return task;
+  }
+
+  private static ClaimedEntry claim(DelayedTask task, Instant claimedAt) {
+    return new ClaimedEntry(ScheduleIds.idOf(task), DUE, claimedAt, "op:0:1");
+  }
+
+  private static Job job(String name, DelayedTask task, String conditionType, String reason) {
+    Job job = JobFactory.jobFor(task, DUE, NOW);
+    job.getMetadata().setName(name);
+    if (conditionType != null) {
+      job.setStatus(new JobStatusBuilder().withConditions(new JobConditionBuilder().withType(conditionType)
+          .withStatus("True").withReason(reason).build()).build());
+    }
+    return job;
+  }
+
+  private static String condition(Plan plan, String type) {
+    return Conditions.find(plan.status(), type).map(Condition::getStatus).orElse(null);
+  }
+}
