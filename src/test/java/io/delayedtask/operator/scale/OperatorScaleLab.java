@@ -45,6 +45,11 @@ final class OperatorScaleLab implements AutoCloseable {
   }
 
   OperatorProcess startOperator(String name, int httpPort) {
+    return startOperator(name, httpPort, OperatorProcess.jar());
+  }
+
+  /** An operator process from {@code jar} (the build under test, or a baseline to compare it with). */
+  OperatorProcess startOperator(String name, int httpPort, Path jar) {
     Map<String, String> env = new HashMap<>(target.operatorEnvironment());
     env.putAll(Map.of(
         "KUBECONFIG", kubeconfig.toString(),
@@ -52,7 +57,7 @@ final class OperatorScaleLab implements AutoCloseable {
         "DELAYEDTASK_NAMESPACES", NAMESPACE,
         "DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE,
         "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)));
-    return OperatorProcess.start(name, env, JVM);
+    return OperatorProcess.start(name, env, JVM, jar);
   }
 
   /** Creates tasks 0..count-1 with {@code threads} concurrent clients' worth of requests; returns ms taken. */

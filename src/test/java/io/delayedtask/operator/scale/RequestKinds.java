@@ -45,7 +45,7 @@ final class RequestKinds {
     System.out.printf("  %-42s %9s %9s%n", "verb resource", "requests", "per task");
     counts.forEach((kind, n) -> System.out.printf("  %-42s %9d %9.2f%n", kind, n, (double) n / tasks));
     long all = counts.values().stream().mapToLong(Long::longValue).sum();
-    long leases = sum(counts, "leases");
+    long leases = all - withoutLeases(counts);
     long gets = counts.entrySet().stream().filter(e -> e.getKey().startsWith("get ") && !e.getKey().contains("leases"))
         .mapToLong(Map.Entry::getValue).sum();
     System.out.printf("  %-42s %9d %9.2f%n", "all", all, (double) all / tasks);
@@ -53,6 +53,11 @@ final class RequestKinds {
         (double) (all - leases) / tasks);
     System.out.printf("  %-42s %9d %9.2f%n", "GETs but leases", gets, (double) gets / tasks);
     System.out.printf("  %-42s %9d %9.2f%n", "writes but leases", writes(counts), (double) writes(counts) / tasks);
+  }
+
+  /** Every request but the leader election's (Lease reads and renewals). */
+  static long withoutLeases(Map<String, Long> counts) {
+    return counts.values().stream().mapToLong(Long::longValue).sum() - sum(counts, "leases");
   }
 
   /** create, update, patch and delete requests, Lease renewals excluded. */

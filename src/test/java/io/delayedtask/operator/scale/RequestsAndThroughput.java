@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -28,14 +29,20 @@ import java.util.concurrent.Future;
  *   <li>the operator's requests per task by verb and resource, a status-only task from creation to
  *       Fired and a Job task from creation to Succeeded (the harness plays the Job controller);
  *   <li>the operator's firings per second on the same server: a burst of tasks due at one instant,
- *       the writes one firing needs (from the request counts), and the limit those imply.
+ *       the writes one firing needs (from the request counts), and the limit those imply;
+ *   <li>at half the rate the burst sustained, tasks created at that rate while as many fall due
+ *       ({@link MixedLoad}): fire lag and creation-to-scheduled, p50 and p99;
+ *   <li>the mixed run of issue 10: 500 tasks created at 100 per second, falling due at 50 per second.
  * </ol>
+ * With {@code -Dbaseline.jar=<another build of the operator>} steps 2 to 5 run again with that jar
+ * against a fresh API server and Redis, and a table puts the two side by side.
  *
  * <pre>
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.RequestsAndThroughput \
- *   -Doperator.jar=target/delayed-task-operator.jar [-Dtarget=mock,real] [-Dwrites.tasks=2000]
- *   [-Dwrites.threads=8] [-Dper.tasks=20] [-Dburst=2000] [-DburstLeadSeconds=150]
+ *   -Doperator.jar=target/delayed-task-operator.jar [-Dbaseline.jar=/tmp/before.jar] [-Dtarget=mock,real]
+ *   [-Dwrites.tasks=2000] [-Dwrites.threads=8] [-Dper.tasks=20] [-Dburst=2000] [-DburstLeadSeconds=150]
+ *   [-Dmixed.seconds=30]
  * </pre>
  */
 public final class RequestsAndThroughput {
@@ -51,19 +58,76 @@ public final class RequestsAndThroughput {
     System.exit(0);
   }
 
+  /** What one operator build did on one server, for the side-by-side table. */
+  private record Figures(String jar, double statusOnlyRequests, double jobRequests, Burst burst,
+      MixedLoad.Result half, MixedLoad.Result mixed500) {}
+
   private static void run(String targetName) throws Exception {
+    Path current = OperatorProcess.jar();
+    Figures now;
+    double writesPerSecond;
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName))) {
       OperatorScaleLab.banner("RequestsAndThroughput", lab.target);
-      double writesPerSecond = statusWriteLimit(lab);
+      writesPerSecond = statusWriteLimit(lab);
+      now = measure(lab, current, writesPerSecond, 0);
+    }
+    String baseline = System.getProperty("baseline.jar");
+    if (baseline == null) {
+      return;
+    }
+    Figures before;
+    try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName))) {
+      OperatorScaleLab.banner("RequestsAndThroughput, baseline " + baseline, lab.target);
+      before = measure(lab, Path.of(baseline), writesPerSecond, now.half().count() / mixedSeconds());
+    }
+    System.out.printf("%n----- %s API server: baseline %s against %s -----%n", targetName, before.jar(), now.jar());
+    row("requests per status-only task, creation to Fired (leases excluded)", before.statusOnlyRequests(),
+        now.statusOnlyRequests());
+    row("requests per Job task, creation to Succeeded (leases excluded)", before.jobRequests(), now.jobRequests());
+    row("burst: firings per second", before.burst().firingsPerSecond(), now.burst().firingsPerSecond());
+    row("burst: requests per firing", before.burst().requestsPerFiring(), now.burst().requestsPerFiring());
+    System.out.printf("| mixed at %.0f/s (the current build's half rate) | %s | %s |%n", now.half().count()
+        / mixedSeconds(), before.half().line(), now.half().line());
+    System.out.printf("| 500 created at 100/s, due at 50/s | %s | %s |%n", before.mixed500().line(),
+        now.mixed500().line());
+  }
 
-      int port = OperatorScaleLab.freePort();
-      try (OperatorProcess operator = lab.startOperator("throughput-op", port)) {
-        System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
-        int perTasks = Integer.getInteger("per.tasks", 20);
-        requestsPerStatusOnlyTask(lab, perTasks);
-        requestsPerJobTask(lab, perTasks);
-        firingBurst(lab, operator, writesPerSecond);
-      }
+  private static void row(String what, double before, double now) {
+    System.out.printf("| %s | %.2f | %.2f |%n", what, before, now);
+  }
+
+  private static double mixedSeconds() {
+    return Integer.getInteger("mixed.seconds", 30);
+  }
+
+  /**
+   * Steps 2 to 5 with one operator build. {@code halfRate}: the rate of the mixed run, or 0 for half
+   * of what this build's burst sustained.
+   */
+  private static Figures measure(OperatorScaleLab lab, Path jar, double writesPerSecond, double halfRate)
+      throws Exception {
+    int port = OperatorScaleLab.freePort();
+    try (OperatorProcess operator = lab.startOperator("throughput-op", port, jar)) {
+      System.out.printf("operator %s ready in %d ms%n", jar, lab.awaitReady(operator, port));
+      int perTasks = Integer.getInteger("per.tasks", 20);
+      double statusOnly = requestsPerStatusOnlyTask(lab, perTasks);
+      double job = requestsPerJobTask(lab, perTasks);
+      Burst burst = firingBurst(lab, operator, writesPerSecond);
+      double rate = halfRate > 0 ? halfRate : Math.max(1, Math.floor(burst.firingsPerSecond() / 2));
+      int count = (int) Math.round(rate * mixedSeconds());
+      System.out.printf("mixed: %d tasks created at %.0f per second, falling due at %.0f per second from 2 s after "
+          + "the first creation%n", count, rate, rate);
+      ProcessMeter meter = ProcessMeter.start(lab.processes(operator));
+      MixedLoad.Result half = MixedLoad.run(lab, "half", count, rate, rate, Duration.ofSeconds(2));
+      meter.print("the mixed run at half the burst rate");
+      System.out.println(half.line());
+      meter = ProcessMeter.start(lab.processes(operator));
+      MixedLoad.Result mixed500 = MixedLoad.run(lab, "mixed500", 500, 100, 50, Duration.ofSeconds(1));
+      meter.print("the 500-task mixed run");
+      System.out.println(mixed500.line());
+      System.out.printf("operator heap in use %,d MB; live after a full GC %s%n",
+          lab.heapUsedBytes(port) / (1024 * 1024), LiveHeap.megabytes(operator.pid()));
+      return new Figures(jar.toString(), statusOnly, job, burst, half, mixed500);
     }
   }
 
@@ -125,7 +189,7 @@ public final class RequestsAndThroughput {
     return (System.nanoTime() - start) / 1_000_000;
   }
 
-  private static void requestsPerStatusOnlyTask(OperatorScaleLab lab, int count) throws Exception {
+  private static double requestsPerStatusOnlyTask(OperatorScaleLab lab, int count) throws Exception {
     Instant from = Instant.now();
     Instant due = from.plusSeconds(3);
     for (int i = 0; i < count; i++) {
@@ -133,11 +197,12 @@ public final class RequestsAndThroughput {
     }
     awaitPhase(lab, "s-", count, Phase.Fired, null);
     Thread.sleep(3_000); // what follows the last status write (the reconciler's turn), and the audit log
-    RequestKinds.print("a status-only task, creation to Fired", lab.target.operatorRequests(from, Instant.now()),
-        count);
+    Map<String, Long> requests = lab.target.operatorRequests(from, Instant.now());
+    RequestKinds.print("a status-only task, creation to Fired", requests, count);
+    return (double) RequestKinds.withoutLeases(requests) / count;
   }
 
-  private static void requestsPerJobTask(OperatorScaleLab lab, int count) throws Exception {
+  private static double requestsPerJobTask(OperatorScaleLab lab, int count) throws Exception {
     Instant from = Instant.now();
     Instant due = from.plusSeconds(3);
     for (int i = 0; i < count; i++) {
@@ -153,7 +218,9 @@ public final class RequestsAndThroughput {
       }
     });
     Thread.sleep(3_000);
-    RequestKinds.print("a Job task, creation to Succeeded", lab.target.operatorRequests(from, Instant.now()), count);
+    Map<String, Long> requests = lab.target.operatorRequests(from, Instant.now());
+    RequestKinds.print("a Job task, creation to Succeeded", requests, count);
+    return (double) RequestKinds.withoutLeases(requests) / count;
   }
 
   private static void awaitPhase(OperatorScaleLab lab, String prefix, int count, Phase phase, Runnable meanwhile)
@@ -174,8 +241,11 @@ public final class RequestsAndThroughput {
     throw new IllegalStateException("not all " + prefix + "* tasks reached " + phase + " in 120 s");
   }
 
+  /** What the burst showed. */
+  private record Burst(double firingsPerSecond, double requestsPerFiring) {}
+
   /** Tasks due at one instant: how fast the operator fires them, against the limit measured first. */
-  private static void firingBurst(OperatorScaleLab lab, OperatorProcess operator, double writesPerSecond)
+  private static Burst firingBurst(OperatorScaleLab lab, OperatorProcess operator, double writesPerSecond)
       throws Exception {
     int count = Integer.getInteger("burst", 2_000);
     OperatorFiringScale.FiredTimes fired = new OperatorFiringScale.FiredTimes();
@@ -225,5 +295,6 @@ public final class RequestsAndThroughput {
     System.out.printf("limit: %.0f status writes per second with no operator / %.2f writes per firing = %.0f "
         + "firings per second; the operator fired %.0f per second, %.0f%% of the limit%n", writesPerSecond,
         writesPerFiring, limit, firings, 100 * firings / limit);
+    return new Burst(firings, (double) RequestKinds.withoutLeases(requests) / Math.max(1, lags.size()));
   }
 }

@@ -20,10 +20,12 @@ public final class OperatorProcess implements AutoCloseable {
   private final Map<String, String> environment;
   private final Path log;
   private final List<String> jvmOptions;
+  private final Path jar;
   private Process process;
 
-  private OperatorProcess(String name, Map<String, String> environment, Path log, List<String> jvmOptions) {
+  private OperatorProcess(String name, Map<String, String> environment, Path log, List<String> jvmOptions, Path jar) {
     this.name = name;
+    this.jar = jar;
     this.environment = Map.copyOf(environment);
     this.log = log;
     this.jvmOptions = List.copyOf(jvmOptions);
@@ -48,11 +50,17 @@ public final class OperatorProcess implements AutoCloseable {
 
   /** As {@link #start(String, Map)} with other JVM options (the scale runs want a real heap and JIT). */
   public static OperatorProcess start(String name, Map<String, String> environment, List<String> jvmOptions) {
+    return start(name, environment, jvmOptions, jar());
+  }
+
+  /** As {@link #start(String, Map, List)} from another build of the operator (a scale run's baseline). */
+  public static OperatorProcess start(String name, Map<String, String> environment, List<String> jvmOptions,
+      Path jar) {
     try {
       Path log = Files.createTempFile("operator-" + name + "-", ".log");
       Map<String, String> env = new HashMap<>(environment);
       env.putIfAbsent("DELAYEDTASK_IDENTITY", name);
-      OperatorProcess operator = new OperatorProcess(name, env, log, jvmOptions);
+      OperatorProcess operator = new OperatorProcess(name, env, log, jvmOptions, jar);
       operator.launch();
       return operator;
     } catch (IOException e) {
@@ -155,7 +163,7 @@ public final class OperatorProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
-    command.addAll(List.of("-jar", jar().toString()));
+    command.addAll(List.of("-jar", jar.toString()));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     // Only what the test sets: the operator must not pick up the developer's real cluster or Redis.
     builder.environment().keySet().removeIf(key -> key.startsWith("DELAYEDTASK_") || key.startsWith("KUBE"));

@@ -1,0 +1,151 @@
+package io.delayedtask.operator.scale;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One measured workload of a scale run (not a test): status-only tasks created at a steady rate
+ * while the earlier ones fall due at a steady rate, as a busy cluster uses the operator. The
+ * harness paces the creates itself (each sent at its own instant) and watches the tasks:
+ *
+ * <ul>
+ *   <li>creation to scheduled: from sending a task's create to seeing its status carry a dueTime
+ *       (the harness's watch, so the watch's own delay is included);
+ *   <li>fire lag: firedTime - dueTime, as the operator recorded it;
+ *   <li>fired once, none early: a firedTime never changes once set, and never precedes dueTime.
+ * </ul>
+ */
+final class MixedLoad {
+  private static final String NS = OperatorScaleLab.NAMESPACE;
+
+  /** What one run measured; times in ms. */
+  record Result(String name, int count, int fired, int firedTwice, long early, List<Long> lagMs,
+      List<Long> toScheduledMs, long createFailures) {
+
+    String line() {
+      return String.format("%s: %d tasks, fired %d (more than once: %d, early: %d, failed creates: %d); "
+              + "fire lag ms p50 %d, p99 %d, max %d; creation to scheduled ms p50 %d, p99 %d, max %d", name, count,
+          fired, firedTwice, early, createFailures, p(lagMs, 0.5), p(lagMs, 0.99), max(lagMs),
+          p(toScheduledMs, 0.5), p(toScheduledMs, 0.99), max(toScheduledMs));
+    }
+
+    private static long p(List<Long> sorted, double q) {
+      return OperatorScaleLab.percentile(sorted, q);
+    }
+
+    private static long max(List<Long> sorted) {
+      return sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1);
+    }
+  }
+
+  private MixedLoad() {}
+
+  /**
+   * Creates {@code count} tasks named {@code <name>-<i>}, task i sent at {@code i / createPerSecond}
+   * seconds from the start and due {@code lead + i / duePerSecond} seconds from the start; waits
+   * until all have fired (at most 120 s after the last due time).
+   */
+  static Result run(OperatorScaleLab lab, String name, int count, double createPerSecond, double duePerSecond,
+      Duration lead) throws InterruptedException {
+    Watch watch = new Watch();
+    SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
+        .withLabel("load", name).inform(watch);
+    Map<String, Instant> sentAt = new ConcurrentHashMap<>();
+    AtomicInteger createFailures = new AtomicInteger();
+    Instant start = Instant.now().plusMillis(500);
+    Instant lastDue = start;
+    ScheduledExecutorService senders = Executors.newScheduledThreadPool(8);
+    try {
+      for (int i = 0; i < count; i++) {
+        String task = name + "-" + i;
+        Instant sendAt = start.plusNanos((long) (i * 1e9 / createPerSecond));
+        Instant due = start.plus(lead).plusNanos((long) (i * 1e9 / duePerSecond));
+        lastDue = due.isAfter(lastDue) ? due : lastDue;
+        senders.schedule(() -> {
+          DelayedTask manifest = Tasks.statusOnly(NS, task, due);
+          manifest.getMetadata().setLabels(Map.of("load", name));
+          sentAt.put(task, Instant.now());
+          try {
+            lab.client().resource(manifest).create();
+          } catch (RuntimeException e) {
+            createFailures.incrementAndGet();
+          }
+        }, Duration.between(Instant.now(), sendAt).toNanos(), TimeUnit.NANOSECONDS);
+      }
+      Instant deadline = lastDue.plusSeconds(120);
+      while (watch.fired.size() + createFailures.get() < count && Instant.now().isBefore(deadline)) {
+        Thread.sleep(50); // a measuring loop, not a test
+      }
+    } finally {
+      senders.shutdownNow();
+      informer.close();
+    }
+    List<Long> lags = new ArrayList<>();
+    long early = 0;
+    for (DelayedTaskStatus status : watch.fired.values()) {
+      long lag = Duration.between(Instant.parse(status.getDueTime()), Instant.parse(status.getFiredTime())).toMillis();
+      lags.add(lag);
+      early += lag < 0 ? 1 : 0;
+    }
+    List<Long> toScheduled = new ArrayList<>();
+    watch.scheduledSeenAt.forEach((task, seen) -> {
+      Instant sent = sentAt.get(task);
+      if (sent != null) {
+        toScheduled.add(Duration.between(sent, seen).toMillis());
+      }
+    });
+    lags.sort(null);
+    toScheduled.sort(null);
+    return new Result(name, count, watch.fired.size(), watch.firedTwice.size(), early, lags, toScheduled,
+        createFailures.get());
+  }
+
+  /** The first moment each task showed a due time, and its firing (a firedTime that changes is a second one). */
+  private static final class Watch implements ResourceEventHandler<DelayedTask> {
+    final Map<String, Instant> scheduledSeenAt = new ConcurrentHashMap<>();
+    final Map<String, DelayedTaskStatus> fired = new ConcurrentHashMap<>();
+    final Map<String, Boolean> firedTwice = new ConcurrentHashMap<>();
+
+    @Override
+    public void onAdd(DelayedTask task) {
+      record(task);
+    }
+
+    @Override
+    public void onUpdate(DelayedTask old, DelayedTask task) {
+      record(task);
+    }
+
+    @Override
+    public void onDelete(DelayedTask task, boolean deletedFinalStateUnknown) {}
+
+    private void record(DelayedTask task) {
+      Instant now = Instant.now();
+      DelayedTaskStatus status = task.getStatus();
+      String name = task.getMetadata().getName();
+      if (status == null || status.getDueTime() == null) {
+        return;
+      }
+      scheduledSeenAt.putIfAbsent(name, now);
+      if (status.getFiredTime() != null) {
+        DelayedTaskStatus before = fired.put(name, status);
+        if (before != null && !before.getFiredTime().equals(status.getFiredTime())) {
+          firedTwice.put(name, true);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package io.delayedtask.operator.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.JobOutcomes;
+import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a task costs the API server, counted from a real kube-apiserver's audit log by the
+ * operator's own identity (the jar, as a ServiceAccount): a status-only task from creation to
+ * {@code Fired} at most 5 requests, a Job task to {@code Succeeded} at most 8, and neither reads a
+ * task or a Job (decisions come from the informer caches). The figures with their breakdown, and
+ * the same on the mock, come from {@code scale/RequestsAndThroughput} (docs/scale.md).
+ *
+ * <p>Counted are the requests about the tasks themselves; the informers' own list and watch calls
+ * (a watch is re-opened every few minutes, whatever the tasks do) and the leader election's Lease
+ * traffic are left out and shown apart.
+ */
+@RequiresRealKubernetes
+class RequestBudgetIT {
+  private static final String NS = OperatorScaleLab.NAMESPACE;
+  private static final int TASKS = 5;
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  @Test
+  void aTaskCostsAtMostFiveRequestsToFiredAndAJobTaskEightToSucceededAndNoneReadsIt() throws Exception {
+    try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start("real"))) {
+      int port = OperatorScaleLab.freePort();
+      try (OperatorProcess operator = lab.startOperator("budget-op", port, OperatorProcess.jar())) {
+        await("the operator is ready").atMost(TIMEOUT).until(() -> lab.ready(port));
+
+        Map<String, Long> statusOnly = requestsUntil(lab, "s", i -> Tasks.statusOnly(NS, "s-" + i, dueSoon()),
+            Phase.Fired, "Fired");
+        assertThat(perTask(statusOnly)).as("requests per status-only task: %s", statusOnly).isLessThanOrEqualTo(5.0);
+        assertThat(statusOnly).as("no GET of a task").doesNotContainKey("get delayedtasks");
+
+        Map<String, Long> withJob = requestsUntil(lab, "j", i -> Tasks.withJob(NS, "j-" + i, dueSoon()),
+            Phase.Succeeded, "Succeeded");
+        assertThat(perTask(withJob)).as("requests per Job task: %s", withJob).isLessThanOrEqualTo(8.0);
+        assertThat(withJob).as("no GET of a task or a Job").doesNotContainKeys("get delayedtasks", "get jobs");
+      }
+    }
+  }
+
+  private static Instant dueSoon() {
+    return Instant.now().plusSeconds(3);
+  }
+
+  /**
+   * Creates the tasks, plays the Job controller (each new Job completes at once), and waits until
+   * every task reached {@code phase} and its last Event is recorded; returns the operator's
+   * requests about the tasks in that time.
+   */
+  private static Map<String, Long> requestsUntil(OperatorScaleLab lab, String prefix, IntFunction<DelayedTask> task,
+      Phase phase, String lastEvent) {
+    Instant from = Instant.now();
+    for (int i = 0; i < TASKS; i++) {
+      lab.client().resource(task.apply(i)).create();
+    }
+    await(prefix + "-* reach " + phase + " with their " + lastEvent + " Event").atMost(TIMEOUT).until(() -> {
+      for (Job job : lab.client().batch().v1().jobs().inNamespace(NS).list().getItems()) {
+        if (job.getStatus() == null || job.getStatus().getConditions() == null
+            || job.getStatus().getConditions().isEmpty()) {
+          JobOutcomes.complete(lab.client(), job);
+        }
+      }
+      long done = lab.client().resources(DelayedTask.class).inNamespace(NS).list().getItems().stream()
+          .filter(t -> t.getMetadata().getName().startsWith(prefix + "-"))
+          .filter(t -> t.getStatus() != null && t.getStatus().getPhase() == phase).count();
+      List<Event> events = lab.client().v1().events().inNamespace(NS).list().getItems();
+      long recorded = events.stream().filter(e -> lastEvent.equals(e.getReason()))
+          .filter(e -> e.getInvolvedObject().getName().startsWith(prefix + "-")).count();
+      return done == TASKS && recorded == TASKS;
+    });
+    Map<String, Long> all = lab.target.operatorRequests(from, Instant.now());
+    Map<String, Long> aboutTasks = new TreeMap<>();
+    Map<String, Long> apart = new TreeMap<>();
+    all.forEach((kind, count) -> (kind.startsWith("list ") || kind.startsWith("watch ") || kind.contains("leases")
+        ? apart : aboutTasks).put(kind, count));
+    System.out.printf("%s-*: %d tasks, the operator's requests about them %s; left out: %s%n", prefix, TASKS,
+        aboutTasks, apart);
+    return aboutTasks;
+  }
+
+  private static double perTask(Map<String, Long> requests) {
+    return requests.values().stream().mapToLong(Long::longValue).sum() / (double) TASKS;
+  }
+}
