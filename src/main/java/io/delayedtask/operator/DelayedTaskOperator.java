@@ -83,6 +83,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
   }
 
   public static void main(String[] args) {
+    // 0. Before anything loads CompletableFuture: see poolAsyncSteps().
+    poolAsyncSteps();
     // 1. Configuration: a bad value stops the process here, naming the variable.
     OperatorConfig config;
     try {
@@ -101,6 +103,21 @@ public final class DelayedTaskOperator implements AutoCloseable {
       operator.close();
       client.close();
     }, "shutdown"));
+  }
+
+  /**
+   * With one or two CPUs (a pod limited to 2 cores, say) the JVM's common ForkJoinPool has a
+   * parallelism of 1, and CompletableFuture then runs every asynchronous step on a thread of its
+   * own, started for it and thrown away. The JDK HTTP client, which the Kubernetes client uses,
+   * takes such a step for every response: at a hundred requests a second the operator spent most of
+   * its CPU starting threads (270 a second in a profile). A common pool of at least two keeps them.
+   * A value set on the command line wins.
+   */
+  static void poolAsyncSteps() {
+    String parallelism = "java.util.concurrent.ForkJoinPool.common.parallelism";
+    if (System.getProperty(parallelism) == null) {
+      System.setProperty(parallelism, Integer.toString(Math.max(2, Runtime.getRuntime().availableProcessors() - 1)));
+    }
   }
 
   /** In-process start with production timing, never calling System.exit. */
@@ -147,9 +164,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
             .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
             .withCloseClientOnStop(false)
             .withStopOnInformerErrorDuringStartup(false)
-            // The cache overlay of our own status writes is kept until the informer has a newer
-            // version, not dropped by an older event still on its way (resourceVersions are etcd's
-            // revisions, which grow).
+            // A Job this operator just created stays in the Job cache's overlay until the informer
+            // has that version or a newer one, and the informer's event for it does not wake the
+            // task again (resourceVersions are etcd's revisions, which grow).
             .withParseResourceVersions(true)
             .withResourceCloner(new TaskCloner(client.getKubernetesSerialization()));
         if (config.leaderElection()) {
@@ -160,7 +177,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       TaskEvents events = new TaskEvents(client, clock);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           new FireMetrics(registry), clock, () -> !config.leaderElection() || leadership.isFiring(),
-          keeper::requestResync), c -> {
+          keeper::scheduleBehind), c -> {
         // Only spec changes (a new generation) reconcile a task, besides its Jobs, its claims and
         // deletion: its status has one writer, this reconciler, which sees its own writes.
         c.withGenerationAware(true);

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * Watches Redis on a short beat: whether it answers (for /readyz, logged once per change), the
  * schedule's counts (for /metrics), and its server identity. While this instance is active (the
  * leader) it runs the resync at start, when the identity changes (Redis restarted or failed over),
- * when asked, and every resync interval.
+ * when Redis answers again after an outage, after a schedule write failed, when asked, and every
+ * resync interval. A resync waits for the task cache to have synced.
  */
 public class ScheduleKeeper implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleKeeper.class);
@@ -82,6 +83,14 @@ public class ScheduleKeeper implements AutoCloseable {
 
   public void deactivate() {
     active = false;
+  }
+
+  /**
+   * A schedule write failed: the next beat resyncs (once Redis answers). Cheap, so a reconcile
+   * may call it for every write that failed during an outage.
+   */
+  public void scheduleBehind() {
+    resyncWanted = true;
   }
 
   public void requestResync() {

@@ -53,6 +53,32 @@ final class MixedLoad {
 
   private MixedLoad() {}
 
+  /** Keeping up: every task fired, and p99 of both the fire lag and creation-to-scheduled under this. */
+  static final long KEEPS_UP_MS = 1_000;
+
+  /**
+   * What the operator sustains: steps of {@code step} each, tasks created at a rate and falling
+   * due at the same rate, starting at {@code from} per second and raised by {@code factor} after
+   * each step that kept up; returns the highest rate that kept up (0 if the first did not).
+   */
+  static double sustainedRate(OperatorScaleLab lab, double from, double factor, Duration step)
+      throws InterruptedException {
+    double rate = from;
+    double best = 0;
+    for (int i = 0; ; i++) {
+      int count = (int) Math.round(rate * step.toSeconds());
+      Result result = run(lab, "ramp" + i, count, rate, rate, Duration.ofSeconds(2));
+      boolean keptUp = result.fired() == count && result.createFailures() == 0
+          && Result.p(result.lagMs(), 0.99) < KEEPS_UP_MS && Result.p(result.toScheduledMs(), 0.99) < KEEPS_UP_MS;
+      System.out.printf("ramp at %.0f per second: %s; %s%n", rate, keptUp ? "kept up" : "fell behind", result.line());
+      if (!keptUp) {
+        return best;
+      }
+      best = rate;
+      rate = Math.ceil(rate * factor);
+    }
+  }
+
   /**
    * Creates {@code count} tasks named {@code <name>-<i>}, task i sent at {@code i / createPerSecond}
    * seconds from the start and due {@code lead + i / duePerSecond} seconds from the start; waits

@@ -57,7 +57,13 @@ final class OperatorScaleLab implements AutoCloseable {
         "DELAYEDTASK_NAMESPACES", NAMESPACE,
         "DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE,
         "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)));
-    return OperatorProcess.start(name, env, JVM, jar);
+    List<String> jvm = new java.util.ArrayList<>(JVM);
+    // -Doperator.jvmOptions="-XX:StartFlightRecording=..." to profile the operator during a run.
+    String extra = System.getProperty("operator.jvmOptions", "").trim();
+    if (!extra.isEmpty()) {
+      jvm.addAll(List.of(extra.split("\\s+")));
+    }
+    return OperatorProcess.start(name, env, jvm, jar);
   }
 
   /** Creates tasks 0..count-1 with {@code threads} concurrent clients' worth of requests; returns ms taken. */

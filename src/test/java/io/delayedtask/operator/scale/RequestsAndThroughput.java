@@ -30,8 +30,10 @@ import java.util.concurrent.Future;
  *       Fired and a Job task from creation to Succeeded (the harness plays the Job controller);
  *   <li>the operator's firings per second on the same server: a burst of tasks due at one instant,
  *       the writes one firing needs (from the request counts), and the limit those imply;
- *   <li>at half the rate the burst sustained, tasks created at that rate while as many fall due
- *       ({@link MixedLoad}): fire lag and creation-to-scheduled, p50 and p99;
+ *   <li>what the operator sustains with tasks created at the same rate as they fall due ({@link
+ *       MixedLoad#sustainedRate}: a ramp of 15 s steps, up 30% a step, while every task fires and
+ *       p99 fire lag and creation-to-scheduled stay under 1 s), then a run at half that rate: fire
+ *       lag and creation-to-scheduled, p50 and p99;
  *   <li>the mixed run of issue 10: 500 tasks created at 100 per second, falling due at 50 per second.
  * </ol>
  * With {@code -Dbaseline.jar=<another build of the operator>} steps 2 to 5 run again with that jar
@@ -60,7 +62,7 @@ public final class RequestsAndThroughput {
 
   /** What one operator build did on one server, for the side-by-side table. */
   private record Figures(String jar, double statusOnlyRequests, double jobRequests, Burst burst,
-      MixedLoad.Result half, MixedLoad.Result mixed500) {}
+      double sustained, MixedLoad.Result half, MixedLoad.Result mixed500) {}
 
   private static void run(String targetName) throws Exception {
     Path current = OperatorProcess.jar();
@@ -86,7 +88,8 @@ public final class RequestsAndThroughput {
     row("requests per Job task, creation to Succeeded (leases excluded)", before.jobRequests(), now.jobRequests());
     row("burst: firings per second", before.burst().firingsPerSecond(), now.burst().firingsPerSecond());
     row("burst: requests per firing", before.burst().requestsPerFiring(), now.burst().requestsPerFiring());
-    System.out.printf("| mixed at %.0f/s (the current build's half rate) | %s | %s |%n", now.half().count()
+    row("sustained: tasks created and falling due per second", before.sustained(), now.sustained());
+    System.out.printf("| mixed at %.0f/s (half of what the current build sustains) | %s | %s |%n", now.half().count()
         / mixedSeconds(), before.half().line(), now.half().line());
     System.out.printf("| 500 created at 100/s, due at 50/s | %s | %s |%n", before.mixed500().line(),
         now.mixed500().line());
@@ -113,10 +116,14 @@ public final class RequestsAndThroughput {
       double statusOnly = requestsPerStatusOnlyTask(lab, perTasks);
       double job = requestsPerJobTask(lab, perTasks);
       Burst burst = firingBurst(lab, operator, writesPerSecond);
-      double rate = halfRate > 0 ? halfRate : Math.max(1, Math.floor(burst.firingsPerSecond() / 2));
+      double sustained = MixedLoad.sustainedRate(lab, 20, 1.3, Duration.ofSeconds(15));
+      System.out.printf("sustained: tasks created and falling due at %.0f per second kept up (every task fired, "
+          + "p99 fire lag and creation-to-scheduled under %d ms); the next step did not%n", sustained,
+          MixedLoad.KEEPS_UP_MS);
+      double rate = halfRate > 0 ? halfRate : Math.max(1, Math.floor(sustained / 2));
       int count = (int) Math.round(rate * mixedSeconds());
-      System.out.printf("mixed: %d tasks created at %.0f per second, falling due at %.0f per second from 2 s after "
-          + "the first creation%n", count, rate, rate);
+      System.out.printf("mixed at half of that: %d tasks created at %.0f per second, falling due at %.0f per second "
+          + "from 2 s after the first creation%n", count, rate, rate);
       ProcessMeter meter = ProcessMeter.start(lab.processes(operator));
       MixedLoad.Result half = MixedLoad.run(lab, "half", count, rate, rate, Duration.ofSeconds(2));
       meter.print("the mixed run at half the burst rate");
@@ -127,7 +134,7 @@ public final class RequestsAndThroughput {
       System.out.println(mixed500.line());
       System.out.printf("operator heap in use %,d MB; live after a full GC %s%n",
           lab.heapUsedBytes(port) / (1024 * 1024), LiveHeap.megabytes(operator.pid()));
-      return new Figures(jar.toString(), statusOnly, job, burst, half, mixed500);
+      return new Figures(jar.toString(), statusOnly, job, burst, sustained, half, mixed500);
     }
   }
 

@@ -35,6 +35,14 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
   private final String path;
   private final Supplier<T> factory;
   private final BiConsumer<T, List<String>> unreadable;
+  /**
+   * The class's settable properties, introspected once: every informer event, clone and API answer
+   * reads a spec and a status, and introspecting the class each time cost more than the reading.
+   */
+  private volatile List<Property> properties;
+
+  /** A property to set: its JSON name, its setter or field, and its type. */
+  private record Property(String name, AnnotatedMember mutator, JavaType type) {}
 
   /** {@code path} names the object in messages ("spec"); {@code unreadable} receives the problems. */
   LenientDeserializer(Class<T> type, String path, Supplier<T> factory, BiConsumer<T, List<String>> unreadable) {
@@ -54,24 +62,39 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
       unreadable.accept(bean, problems);
       return bean;
     }
-    BeanDescription description = context.getConfig().introspect(context.constructType(handledType()));
-    for (BeanPropertyDefinition property : description.findProperties()) {
-      AnnotatedMember mutator = property.getNonConstructorMutator();
-      JsonNode value = tree.get(property.getName());
-      if (mutator == null || value == null || value.isNull()) {
+    for (Property property : properties(context)) {
+      JsonNode value = tree.get(property.name());
+      if (value == null || value.isNull()) {
         continue;
       }
-      JavaType type = property.getPrimaryType();
+      JavaType type = property.type();
       try {
-        mutator.setValue(bean, context.readTreeAsValue(value, type));
+        property.mutator().setValue(bean, context.readTreeAsValue(value, type));
       } catch (DatabindException e) {
-        problems.add(describe(property.getName(), value, type, e));
+        problems.add(describe(property.name(), value, type, e));
       } catch (IOException | RuntimeException e) {
-        problems.add(path + "." + property.getName() + " must be " + expected(type) + ", not " + shown(value));
+        problems.add(path + "." + property.name() + " must be " + expected(type) + ", not " + shown(value));
       }
     }
     unreadable.accept(bean, problems);
     return bean;
+  }
+
+  private List<Property> properties(DeserializationContext context) {
+    List<Property> known = properties;
+    if (known == null) {
+      BeanDescription description = context.getConfig().introspect(context.constructType(handledType()));
+      List<Property> found = new ArrayList<>();
+      for (BeanPropertyDefinition property : description.findProperties()) {
+        AnnotatedMember mutator = property.getNonConstructorMutator();
+        if (mutator != null) {
+          found.add(new Property(property.getName(), mutator, property.getPrimaryType()));
+        }
+      }
+      known = List.copyOf(found);
+      properties = known;
+    }
+    return known;
   }
 
   private String describe(String field, JsonNode value, JavaType type, DatabindException e) {
