@@ -10,6 +10,7 @@ import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
+import io.delayedtask.operator.reconcile.LeanItemStore;
 import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskEvents;
@@ -42,6 +43,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskOperator.class);
   /** Exit status for a bad configuration value (shared/API.md). */
   static final int BAD_CONFIGURATION = 2;
+  /** Objects per page when an informer lists the tasks. */
+  private static final long INFORMER_PAGE = 500;
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
@@ -181,10 +184,16 @@ public final class DelayedTaskOperator implements AutoCloseable {
         // Only spec changes (a new generation) reconcile a task, besides its Jobs, its claims and
         // deletion: its status has one writer, this reconciler, which sees its own writes.
         c.withGenerationAware(true);
+        // The reconciler adds and removes its finalizer itself, and sees deletions.
+        c.withTriggerReconcilerOnAllEvents(true);
         // No periodic reconcile per task: the Job informer, the claims and the task's own watch
         // bring every change, TTLs reschedule themselves, and the schedule resync repairs Redis in
         // bulk. A timer per task would cost work per task forever and hide a missing event handler.
         c.withReconciliationMaxInterval(null);
+        // The cache without managedFields, listed in pages: 50,000 tasks neither fill the heap nor
+        // arrive in one response of tens of megabytes.
+        c.withItemStore(new LeanItemStore<>());
+        c.withInformerListLimit(INFORMER_PAGE);
         if (config.watchesAllNamespaces()) {
           c.watchingAllNamespaces();
         } else {

@@ -19,10 +19,9 @@ import io.delayedtask.operator.task.TaskLabels;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -50,10 +49,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>No request reads the task: its status writes go into JOSDK's cache overlay, so the next call
  * sees them; a 409 is the one reason to read it again, and then the decision is made anew.
+ *
+ * <p>The finalizer is this class's own business (JOSDK's "trigger on all events" mode): it is added
+ * right after a task's first status write, in the same call, rather than first and alone as JOSDK
+ * does for a {@code Cleaner}, which costs a watch round trip before the first status. It keeps a
+ * deleted task until its Redis entry is removed; a task deleted before it had one is cleaned up
+ * from its delete event.
  */
-public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<DelayedTask> {
+public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   /** How long to wait before removing a deleted task's entry again when Redis is unreachable. */
   static final Duration REDIS_RETRY = Duration.ofSeconds(5);
+  /** JOSDK's name for it ({@code <plural>.<group>/finalizer}), which tasks of earlier versions carry. */
+  public static final String FINALIZER = "delayedtasks." + DelayedTask.GROUP + "/finalizer";
   /** Decisions per call: the first, and one more after each conflict. */
   private static final int MAX_DECISIONS = 3;
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskReconciler.class);
@@ -99,6 +106,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
         .withLabelSelector(TaskLabels.TASK_UID)
         .withNamespacesInheritedFromController()
         .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask)
+        .withItemStore(new LeanItemStore<>())
         .build();
     jobs = new InformerEventSource<>(config, context);
     return List.of(jobs, claims);
@@ -120,6 +128,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     if (!leading.getAsBoolean()) {
       claim.ifPresent(entry -> claims.settle(entry, Disposition.retryAt(entry.due())));
       return UpdateControl.noUpdate();
+    }
+    if (context.isPrimaryResourceDeleted() || task.isMarkedForDeletion()) {
+      return whileDeleting(task, claim, context);
     }
     try {
       return reconcileAsLeader(task, claim, context);
@@ -159,6 +170,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
             + "being fired")));
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
+      addFinalizer(task, context);
       for (TaskEvent event : plan.events()) {
         record(task, event);
       }
@@ -295,20 +307,44 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask>, Cleaner<D
     }
   }
 
-  @Override
-  public DeleteControl cleanup(DelayedTask task, Context<DelayedTask> context) {
-    if (!leading.getAsBoolean()) {
-      return DeleteControl.noFinalizerRemoval(); // the leader removes the entry and the finalizer
+  /**
+   * Once the first status is written (the task's cache entry now holds that write): one JSON patch
+   * with the resourceVersion, re-read only on a conflict.
+   */
+  private void addFinalizer(DelayedTask task, Context<DelayedTask> context) {
+    ResourceID id = ResourceID.fromResource(task);
+    DelayedTask current = context.getPrimaryCache().get(id).orElse(task);
+    if (current.hasFinalizer(FINALIZER)) {
+      return;
     }
+    // A copy: the cached object is shared, and the patch is computed from the copy it is given.
+    DelayedTask base = context.getControllerConfiguration().getConfigurationService().getResourceCloner()
+        .clone(current);
+    DelayedTask patched = PrimaryUpdateAndCacheUtils.addFinalizer(context.getClient(), base, FINALIZER);
+    context.eventSourceRetriever().getControllerEventSource().handleRecentResourceUpdate(id, patched, current);
+  }
+
+  /**
+   * A task being deleted (or gone): its entry is removed, and its claim dropped. While Redis cannot
+   * be reached the finalizer stays, so the task is not gone before its entry is; a task deleted
+   * without one leaves the entry to the resync if Redis is down (a claim of it is dropped as stale).
+   */
+  private UpdateControl<DelayedTask> whileDeleting(DelayedTask task, Optional<ClaimedEntry> claim,
+      Context<DelayedTask> context) {
     try {
       schedule.cancel(ScheduleIds.idOf(task));
     } catch (ScheduleUnavailableException e) {
-      // Keep the finalizer and try again, rather than leave an entry behind for a task that is gone
-      // (a claim of it would be dropped as stale, but the schedule should not keep what no task backs).
       LOG.debug("Redis unavailable, the deleted task's entry is not removed yet: {}", e.getMessage());
-      return DeleteControl.noFinalizerRemoval().rescheduleAfter(REDIS_RETRY.toMillis());
+      if (context.isPrimaryResourceDeleted()) {
+        scheduleBehind.run();
+        return UpdateControl.noUpdate();
+      }
+      return UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(REDIS_RETRY);
     }
-    context.getSecondaryResource(ClaimedEntry.class).ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
-    return DeleteControl.defaultDelete();
+    claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
+    if (!context.isPrimaryResourceDeleted() && task.hasFinalizer(FINALIZER)) {
+      PrimaryUpdateAndCacheUtils.removeFinalizer(context.getClient(), task, FINALIZER);
+    }
+    return UpdateControl.noUpdate();
   }
 }

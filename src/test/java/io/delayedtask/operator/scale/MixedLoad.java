@@ -30,10 +30,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class MixedLoad {
   private static final String NS = OperatorScaleLab.NAMESPACE;
+  /** Where the floor's tasks go: a namespace no operator watches, so none reconciles them later. */
+  static final String FLOOR_NS = "floor";
 
   /** What one run measured; times in ms. */
   record Result(String name, int count, int fired, int firedTwice, long early, List<Long> lagMs,
-      List<Long> toScheduledMs, long createFailures) {
+      List<Long> toScheduledMs, long createFailures, List<Long> toSeenMs) {
+
+    /** The API server's part: from sending a create to the harness's watch seeing the new task. */
+    String floorLine() {
+      return String.format("%s: %d creates; create to seen by a watch ms p50 %d, p99 %d, max %d", name, count,
+          p(toSeenMs, 0.5), p(toSeenMs, 0.99), max(toSeenMs));
+    }
 
     String line() {
       return String.format("%s: %d tasks, fired %d (more than once: %d, early: %d, failed creates: %d); "
@@ -86,8 +94,24 @@ final class MixedLoad {
    */
   static Result run(OperatorScaleLab lab, String name, int count, double createPerSecond, double duePerSecond,
       Duration lead) throws InterruptedException {
+    return run(lab, NS, name, count, createPerSecond, duePerSecond, lead, true);
+  }
+
+  /**
+   * The API server alone, no operator running: the same creates, due in a day; what it takes a
+   * create to reach a watch is the floor under creation-to-scheduled, which takes two writes and
+   * two watch deliveries.
+   */
+  static Result floor(OperatorScaleLab lab, String name, int count, double createPerSecond)
+      throws InterruptedException {
+    lab.target.createNamespace(FLOOR_NS + "-" + name);
+    return run(lab, FLOOR_NS + "-" + name, name, count, createPerSecond, createPerSecond, Duration.ofDays(1), false);
+  }
+
+  private static Result run(OperatorScaleLab lab, String namespace, String name, int count,
+      double createPerSecond, double duePerSecond, Duration lead, boolean awaitFiring) throws InterruptedException {
     Watch watch = new Watch();
-    SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
+    SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(namespace)
         .withLabel("load", name).inform(watch);
     Map<String, Instant> sentAt = new ConcurrentHashMap<>();
     AtomicInteger createFailures = new AtomicInteger();
@@ -101,7 +125,7 @@ final class MixedLoad {
         Instant due = start.plus(lead).plusNanos((long) (i * 1e9 / duePerSecond));
         lastDue = due.isAfter(lastDue) ? due : lastDue;
         senders.schedule(() -> {
-          DelayedTask manifest = Tasks.statusOnly(NS, task, due);
+          DelayedTask manifest = Tasks.statusOnly(namespace, task, due);
           manifest.getMetadata().setLabels(Map.of("load", name));
           sentAt.put(task, Instant.now());
           try {
@@ -111,8 +135,9 @@ final class MixedLoad {
           }
         }, Duration.between(Instant.now(), sendAt).toNanos(), TimeUnit.NANOSECONDS);
       }
-      Instant deadline = lastDue.plusSeconds(120);
-      while (watch.fired.size() + createFailures.get() < count && Instant.now().isBefore(deadline)) {
+      Instant deadline = awaitFiring ? lastDue.plusSeconds(120) : start.plusSeconds(120);
+      while ((awaitFiring ? watch.fired.size() : watch.firstSeenAt.size()) + createFailures.get() < count
+          && Instant.now().isBefore(deadline)) {
         Thread.sleep(50); // a measuring loop, not a test
       }
     } finally {
@@ -126,21 +151,29 @@ final class MixedLoad {
       lags.add(lag);
       early += lag < 0 ? 1 : 0;
     }
-    List<Long> toScheduled = new ArrayList<>();
-    watch.scheduledSeenAt.forEach((task, seen) -> {
+    List<Long> toScheduled = since(sentAt, watch.scheduledSeenAt);
+    List<Long> toSeen = since(sentAt, watch.firstSeenAt);
+    lags.sort(null);
+    return new Result(name, count, watch.fired.size(), watch.firedTwice.size(), early, lags, toScheduled,
+        createFailures.get(), toSeen);
+  }
+
+  /** For each task seen, ms from sending its create to {@code seen}; sorted. */
+  private static List<Long> since(Map<String, Instant> sentAt, Map<String, Instant> seen) {
+    List<Long> ms = new ArrayList<>();
+    seen.forEach((task, at) -> {
       Instant sent = sentAt.get(task);
       if (sent != null) {
-        toScheduled.add(Duration.between(sent, seen).toMillis());
+        ms.add(Duration.between(sent, at).toMillis());
       }
     });
-    lags.sort(null);
-    toScheduled.sort(null);
-    return new Result(name, count, watch.fired.size(), watch.firedTwice.size(), early, lags, toScheduled,
-        createFailures.get());
+    ms.sort(null);
+    return ms;
   }
 
   /** The first moment each task showed a due time, and its firing (a firedTime that changes is a second one). */
   private static final class Watch implements ResourceEventHandler<DelayedTask> {
+    final Map<String, Instant> firstSeenAt = new ConcurrentHashMap<>();
     final Map<String, Instant> scheduledSeenAt = new ConcurrentHashMap<>();
     final Map<String, DelayedTaskStatus> fired = new ConcurrentHashMap<>();
     final Map<String, Boolean> firedTwice = new ConcurrentHashMap<>();
@@ -162,6 +195,7 @@ final class MixedLoad {
       Instant now = Instant.now();
       DelayedTaskStatus status = task.getStatus();
       String name = task.getMetadata().getName();
+      firstSeenAt.putIfAbsent(name, now);
       if (status == null || status.getDueTime() == null) {
         return;
       }

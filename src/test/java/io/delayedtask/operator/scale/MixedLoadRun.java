@@ -11,7 +11,7 @@ import java.time.Duration;
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.MixedLoadRun \
  *   -Doperator.jar=target/delayed-task-operator.jar [-Dtarget=mock,real] [-Drate=50] [-DdueRate=50] \
- *   [-Dseconds=30] [-DleadSeconds=2] \
+ *   [-Dseconds=30] [-DleadSeconds=2] [-DwarmupSeconds=0] \
  *   [-Doperator.jvmOptions=-XX:StartFlightRecording=filename=target/operator.jfr,settings=profile]
  * </pre>
  */
@@ -26,14 +26,25 @@ public final class MixedLoadRun {
       try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(target))) {
         OperatorScaleLab.banner("MixedLoadRun: created at " + rate + " per second for " + seconds + " s, due at "
             + dueRate + " per second", lab.target);
+        System.out.println("no operator yet: " + MixedLoad.floor(lab, "floor", (int) Math.round(rate * seconds), rate)
+            .floorLine());
         int port = OperatorScaleLab.freePort();
         try (OperatorProcess operator = lab.startOperator("mixed-op", port)) {
           System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
+          int warmup = Integer.getInteger("warmupSeconds", 0);
+          if (warmup > 0) {
+            // A fresh JVM compiles as it goes: the figures below are for an operator that has run a while.
+            System.out.println("warm-up: " + MixedLoad.run(lab, "warmup", (int) Math.round(rate * warmup), rate,
+                dueRate, Duration.ofSeconds(Long.getLong("leadSeconds", 2))).line());
+          }
           ProcessMeter meter = ProcessMeter.start(lab.processes(operator));
           MixedLoad.Result result = MixedLoad.run(lab, "mixed", (int) Math.round(rate * seconds), rate, dueRate,
               Duration.ofSeconds(Long.getLong("leadSeconds", 2)));
           meter.print("the mixed run");
           System.out.println(result.line());
+          // JOSDK's own timers: how long reconciles took, and how long events waited for one.
+          lab.metrics(port).lines().filter(l -> l.startsWith("operator_sdk_") && !l.contains("_bucket"))
+              .forEach(l -> System.out.println("  " + l));
         }
       }
     }

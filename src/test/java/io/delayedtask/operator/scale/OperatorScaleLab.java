@@ -117,10 +117,15 @@ final class OperatorScaleLab implements AutoCloseable {
     return (System.nanoTime() - t0) / 1_000_000;
   }
 
+  /** The operator's /metrics, Prometheus text. */
+  String metrics(int port) throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
   /** Heap in use, from the operator's own /metrics (sum of jvm_memory_used_bytes{area="heap"}). */
   long heapUsedBytes(int port) throws IOException, InterruptedException {
-    String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+    String metrics = metrics(port);
     Matcher m = Pattern.compile("(?m)^jvm_memory_used_bytes\\{[^}]*area=\"heap\"[^}]*} ([0-9.eE+]+)").matcher(metrics);
     double sum = 0;
     while (m.find()) {
