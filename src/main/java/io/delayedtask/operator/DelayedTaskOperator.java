@@ -191,8 +191,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
         // bulk. A timer per task would cost work per task forever and hide a missing event handler.
         c.withReconciliationMaxInterval(null);
         // The cache without managedFields, listed in pages: 50,000 tasks neither fill the heap nor
-        // arrive in one response of tens of megabytes.
-        c.withItemStore(new LeanItemStore<>());
+        // arrive in one response of tens of megabytes. Several namespaces mean an informer each,
+        // which cannot share one store (each relist would drop the others' objects): they keep
+        // managedFields.
+        if (config.watchesAllNamespaces() || config.namespaces().size() == 1) {
+          c.withItemStore(new LeanItemStore<>());
+        }
         c.withInformerListLimit(INFORMER_PAGE);
         if (config.watchesAllNamespaces()) {
           c.watchingAllNamespaces();

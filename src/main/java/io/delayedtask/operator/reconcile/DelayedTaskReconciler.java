@@ -101,14 +101,16 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   @Override
   public List<EventSource<?, DelayedTask>> prepareEventSources(EventSourceContext<DelayedTask> context) {
     taskCache.attach(context.getPrimaryCache());
-    // Only the Jobs we created (they carry the task-uid label), mapped to their controlling task.
+    // Only the Jobs we created (they carry the task-uid label), mapped to their controlling task;
+    // kept without managedFields when the tasks are (one informer, see DelayedTaskOperator).
     var config = InformerEventSourceConfiguration.from(Job.class, DelayedTask.class)
         .withLabelSelector(TaskLabels.TASK_UID)
         .withNamespacesInheritedFromController()
-        .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask)
-        .withItemStore(new LeanItemStore<>())
-        .build();
-    jobs = new InformerEventSource<>(config, context);
+        .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask);
+    if (context.getControllerConfiguration().getInformerConfig().getItemStore() instanceof LeanItemStore) {
+      config.withItemStore(new LeanItemStore<>());
+    }
+    jobs = new InformerEventSource<>(config.build(), context);
     return List.of(jobs, claims);
   }
 
