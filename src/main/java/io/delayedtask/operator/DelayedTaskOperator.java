@@ -4,6 +4,8 @@ import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.leader.DueClaims;
+import io.delayedtask.operator.leader.DueTimes;
+import io.delayedtask.operator.leader.EarliestDueFirstExecutor;
 import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.leader.ScheduleKeeper;
@@ -11,8 +13,8 @@ import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
 import io.delayedtask.operator.reconcile.LeanItemStore;
-import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskCloner;
+import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.FinishedTtl;
@@ -20,6 +22,7 @@ import io.delayedtask.operator.task.SpecValidator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ConfigurationService;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
@@ -43,6 +46,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskOperator.class);
   /** Exit status for a bad configuration value (shared/API.md). */
   static final int BAD_CONFIGURATION = 2;
+  /** JOSDK's default number of reconcile threads. */
+  private static final int RECONCILE_THREADS = ConfigurationService.DEFAULT_RECONCILIATION_THREADS_NUMBER;
   /** Objects per page when an informer lists the tasks. */
   private static final long INFORMER_PAGE = 500;
 
@@ -160,9 +165,14 @@ public final class DelayedTaskOperator implements AutoCloseable {
       stopInReverse.push(leadership);
 
       // 4. The operator: the reconciler on DelayedTasks, their Jobs and the claims, leader-elected.
-      //    It is the one writer of every task's status, and fires the tasks the leader claims.
+      //    It is the one writer of every task's status, and fires the tasks the leader claims: its
+      //    threads take the reconciles of due tasks first, then by due time.
+      EarliestDueFirstExecutor reconcileThreads = new EarliestDueFirstExecutor(RECONCILE_THREADS,
+          new DueTimes(dueClaims, taskCache, validator));
+      dueClaims.onClaim(reconcileThreads::promote);
       Operator operator = new Operator(o -> {
         o.withKubernetesClient(client)
+            .withExecutorService(reconcileThreads)
             .withUseSSAToPatchPrimaryResource(false) // the mock API server in CRUD mode has no SSA
             .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
             .withCloseClientOnStop(false)

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,8 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
   private final KubernetesClient client;
   private final Clock clock;
   private final Map<ResourceID, Pending> pending = new ConcurrentHashMap<>();
+  /** Told of each task a claim is handed to, before its reconcile is asked for (a queue may let it jump). */
+  private volatile Consumer<ResourceID> onClaim = task -> { };
   /** Consecutive transient failures per entry id, for the backoff; forgotten when the entry is acknowledged. */
   private final Map<String, Integer> attempts = java.util.Collections.synchronizedMap(
       new LinkedHashMap<>(16, 0.75f, true) {
@@ -86,6 +89,7 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
       replaced.settled().complete(Disposition.acknowledge());
     }
     claim.settled().whenComplete((disposition, error) -> pending.remove(task, claim));
+    onClaim.accept(task);
     if (getEventHandler() != null) {
       getEventHandler().handleEvent(new Event(task));
     }
@@ -107,6 +111,16 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
     }
     DelayedTask live = client.resources(DelayedTask.class).inNamespace(ref.namespace()).withName(ref.name()).get();
     return live != null && ref.uid().equals(live.getMetadata().getUid());
+  }
+
+  /** Whether a claim of this task waits for its reconcile. */
+  public boolean holdsClaim(ResourceID task) {
+    return pending.containsKey(task);
+  }
+
+  /** {@code listener} is told of each task a claim is handed to (the reconcile queue moves it ahead). */
+  public void onClaim(Consumer<ResourceID> listener) {
+    this.onClaim = listener;
   }
 
   /** The claim waiting for this task's reconcile: at most one. */

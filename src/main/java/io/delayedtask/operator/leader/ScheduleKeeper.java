@@ -75,10 +75,16 @@ public class ScheduleKeeper implements AutoCloseable {
     executor.scheduleWithFixedDelay(this::beat, 0, beat.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Leader only: resync now and from now on. */
+  /**
+   * Leader only: resync now, in the caller's thread, and from now on. Becoming leader calls it
+   * before the poller claims and before JOSDK reconciles, so the rebuild of the schedule does not
+   * compete with them. A resync that cannot run yet (Redis down, the task cache not synced) stays
+   * wanted and runs on a later beat.
+   */
   public void activate() {
     active = true;
-    requestResync();
+    resyncWanted = true;
+    beat();
   }
 
   public void deactivate() {

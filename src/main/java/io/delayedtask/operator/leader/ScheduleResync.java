@@ -91,10 +91,14 @@ public class ScheduleResync {
     Map<String, Instant> waiting = schedule.waitingEntries();
     Set<String> inFlight = new HashSet<>(schedule.inFlightIds());
     Map<String, Instant> expected = new HashMap<>();
+    Map<String, String> listedVersions = new HashMap<>();
     Set<String> seen = new HashSet<>();
     tasks.all().forEach(task -> {
       if (task.getMetadata().getDeletionTimestamp() == null) {
-        TaskState.waitingDue(task, validator).ifPresent(due -> expected.put(ScheduleIds.idOf(task), due));
+        TaskState.waitingDue(task, validator).ifPresent(due -> {
+          expected.put(ScheduleIds.idOf(task), due);
+          listedVersions.put(ScheduleIds.idOf(task), task.getMetadata().getResourceVersion());
+        });
         if (task.getStatus() != null
             && Objects.equals(task.getStatus().getObservedGeneration(), task.getMetadata().getGeneration())) {
           seen.add(ScheduleIds.idOf(task));
@@ -114,7 +118,7 @@ public class ScheduleResync {
     });
     // The list is the informer's; this process's own latest status writes (a task it fired moments
     // ago) are in the cache's overlay, which get() sees: a task that no longer waits is not re-added.
-    missing.keySet().removeIf(id -> !stillWaits(id));
+    missing.keySet().removeIf(id -> !sameVersionAsListed(id, listedVersions.get(id)) && !stillWaits(id));
     Map<String, Instant> toRepair = new HashMap<>(missing);
     toRepair.putAll(early);
     // repairAll() writes only what is still missing or early when it runs: between the snapshot and
@@ -140,6 +144,14 @@ public class ScheduleResync {
       LOG.debug("Resync found the schedule in line with {} waiting tasks", expected.size());
     }
     return repairs;
+  }
+
+  /** The cache still holds the version of the task that was listed (so what was decided of it holds). */
+  private boolean sameVersionAsListed(String id, String listedVersion) {
+    return ScheduleIds.parse(id)
+        .flatMap(ref -> tasks.get(ref.namespace(), ref.name()))
+        .map(task -> Objects.equals(task.getMetadata().getResourceVersion(), listedVersion))
+        .orElse(false);
   }
 
   /**

@@ -15,10 +15,6 @@ final class ApiErrors {
     return code == 0 || code == 408 || code == 409 || code == 429 || code >= 500;
   }
 
-  static boolean isNotFound(Throwable error) {
-    return error instanceof KubernetesClientException e && e.getCode() == 404;
-  }
-
   /** The API server's own explanation, for status.message. */
   static String reason(Throwable error) {
     if (error instanceof KubernetesClientException e && e.getStatus() != null && e.getStatus().getMessage() != null) {
