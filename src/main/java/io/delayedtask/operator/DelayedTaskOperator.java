@@ -49,7 +49,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
   /** JOSDK's default number of reconcile threads. */
   private static final int RECONCILE_THREADS = ConfigurationService.DEFAULT_RECONCILIATION_THREADS_NUMBER;
   /** Objects per page when an informer lists the tasks. */
-  private static final long INFORMER_PAGE = 500;
+  private static final long INFORMER_PAGE = 2000;
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
