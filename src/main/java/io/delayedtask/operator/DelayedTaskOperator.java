@@ -215,9 +215,14 @@ public final class DelayedTaskOperator implements AutoCloseable {
         }
       });
       // Once JOSDK has started, its informers have listed the tasks: the resync may read the cache.
+      // Without leader election this instance fires from then on (with it, from becoming leader).
       OperatorStarter starter = new OperatorStarter(operator, client, () -> {
         taskCache.markSynced();
-        keeper.requestResync();
+        if (config.leaderElection()) {
+          keeper.requestResync();
+        } else {
+          leadership.start();
+        }
       });
       stopInReverse.push(starter);
 
@@ -233,12 +238,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
       });
       stopInReverse.push(http);
 
-      // 6. Go: probe Redis, start the operator once the API server answers, fire at once without leader election.
+      // 6. Go: probe Redis, start the operator once the API server answers.
       keeper.start();
       starter.start();
-      if (!config.leaderElection()) {
-        leadership.start();
-      }
       LOG.info("Started; HTTP on port {}", http.port());
     } catch (RuntimeException e) {
       closing = true;

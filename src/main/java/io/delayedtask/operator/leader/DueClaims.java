@@ -113,6 +113,14 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
     return live != null && ref.uid().equals(live.getMetadata().getUid());
   }
 
+  /** Whether this claim is still waiting to be settled. */
+  public boolean isWaiting(ClaimedEntry entry) {
+    return ScheduleIds.parse(entry.id())
+        .map(ref -> pending.get(new ResourceID(ref.name(), ref.namespace())))
+        .filter(claim -> claim.entry().equals(entry))
+        .isPresent();
+  }
+
   /** Whether a claim of this task waits for its reconcile. */
   public boolean holdsClaim(ResourceID task) {
     return pending.containsKey(task);

@@ -137,8 +137,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     try {
       return reconcileAsLeader(task, claim, context);
     } catch (RuntimeException e) {
-      // JOSDK retries the reconcile; the claim goes back with backoff so the firing is retried too.
-      claim.ifPresent(entry -> {
+      // JOSDK retries the reconcile; a claim not settled yet goes back with backoff, so the firing
+      // is retried too.
+      claim.filter(claims::isWaiting).ifPresent(entry -> {
         metrics.outcome(FireMetrics.Outcome.RETRY);
         claims.retryLater(entry, "reconciling failed: " + ApiErrors.reason(e));
       });
@@ -172,7 +173,6 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
             + "being fired")));
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
-      addFinalizer(task, context);
       for (TaskEvent event : plan.events()) {
         record(task, event);
       }
@@ -182,6 +182,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         context.getClient().resource(task).delete();
         return UpdateControl.noUpdate();
       }
+      // Last: what this call decided is recorded and settled even if the finalizer cannot be added
+      // (JOSDK then retries, and the retry finds nothing else to do).
+      addFinalizer(task, context);
       return plan.requeue().map(after -> UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(after))
           .orElseGet(UpdateControl::noUpdate);
     }
@@ -310,8 +313,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   }
 
   /**
-   * Once the first status is written (the task's cache entry now holds that write): one JSON patch
-   * with the resourceVersion, re-read only on a conflict.
+   * After the task's first status (its cache entry now holds that write): one JSON patch with the
+   * resourceVersion, re-read only on a conflict.
    */
   private void addFinalizer(DelayedTask task, Context<DelayedTask> context) {
     ResourceID id = ResourceID.fromResource(task);

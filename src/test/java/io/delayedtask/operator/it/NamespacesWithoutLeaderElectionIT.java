@@ -41,7 +41,7 @@ class NamespacesWithoutLeaderElectionIT {
       env.put(OperatorConfig.LEASE_NAMESPACE, teamA); // where a Lease would be, were there one
       KubernetesClient client = kube.client();
       try (DelayedTaskOperator operator = OperatorFixture.start(env, operatorClient)) {
-        assertThat(operator.isFiring()).isTrue();
+        await("fires without a Lease once started").atMost(TIMEOUT).until(operator::isFiring);
         create(client, task(teamA, "watched", s -> s.setDelay("500ms")));
         create(client, task(teamB, "also-watched", s -> s.setDelay("500ms")));
         create(client, task(teamC, "ignored", s -> s.setDelay("500ms")));
