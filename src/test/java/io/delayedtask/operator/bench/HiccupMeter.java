@@ -10,14 +10,14 @@ import org.HdrHistogram.Recorder;
  * garbage collection and CPU starvation by other processes delay every thread alike, so a lag
  * tail that matches the hiccups comes from the machine, not from the system under test.
  */
-final class HiccupMeter implements AutoCloseable {
+public final class HiccupMeter implements AutoCloseable {
   private static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final Recorder recorder = new Recorder(TimeUnit.HOURS.toMicros(1), 3);
   private final Thread thread;
   private volatile boolean running = true;
 
-  HiccupMeter() {
+  public HiccupMeter() {
     thread = new Thread(this::measure, "hiccup-meter");
     thread.setDaemon(true);
     thread.start();
@@ -33,12 +33,12 @@ final class HiccupMeter implements AutoCloseable {
   }
 
   /** Starts a new interval; the next {@link #interval()} covers the time from now. */
-  void reset() {
+  public void reset() {
     recorder.reset();
   }
 
   /** Hiccups since the last reset or interval, in microseconds. */
-  Histogram interval() {
+  public Histogram interval() {
     return recorder.getIntervalHistogram();
   }
 
