@@ -45,13 +45,14 @@ import org.slf4j.LoggerFactory;
  * call at a time per task, for every change of the task's spec, of one of its Jobs, and for every
  * schedule claim the leader's poller hands over ({@link DueClaims}). Each call gathers the facts
  * from JOSDK's caches, lets {@link TaskDecider} decide, and carries the plan out: the Redis entry,
- * the Job, the status (with the resourceVersion it decided from), then the Events and the claim.
+ * the Job, the status (with the resourceVersion it decided from), the Events, the claim, and the
+ * finalizer.
  *
  * <p>No request reads the task: its status writes go into JOSDK's cache overlay, so the next call
  * sees them; a 409 is the one reason to read it again, and then the decision is made anew.
  *
  * <p>The finalizer is this class's own business (JOSDK's "trigger on all events" mode): it is added
- * right after a task's first status write, in the same call, rather than first and alone as JOSDK
+ * at the end of the call that wrote a task's first status, rather than first and alone as JOSDK
  * does for a {@code Cleaner}, which costs a watch round trip before the first status. It keeps a
  * deleted task until its Redis entry is removed; a task deleted before it had one is cleaned up
  * from its delete event.

@@ -4,7 +4,6 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.bench.HiccupMeter;
 import io.delayedtask.operator.testing.Tasks;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
@@ -179,26 +178,14 @@ final class MixedLoad {
   }
 
   /** The first moment each task showed a due time, and its firing (a firedTime that changes is a second one). */
-  private static final class Watch implements ResourceEventHandler<DelayedTask> {
+  private static final class Watch extends TaskVersions {
     final Map<String, Instant> firstSeenAt = new ConcurrentHashMap<>();
     final Map<String, Instant> scheduledSeenAt = new ConcurrentHashMap<>();
     final Map<String, DelayedTaskStatus> fired = new ConcurrentHashMap<>();
     final Map<String, Boolean> firedTwice = new ConcurrentHashMap<>();
 
     @Override
-    public void onAdd(DelayedTask task) {
-      record(task);
-    }
-
-    @Override
-    public void onUpdate(DelayedTask old, DelayedTask task) {
-      record(task);
-    }
-
-    @Override
-    public void onDelete(DelayedTask task, boolean deletedFinalStateUnknown) {}
-
-    private void record(DelayedTask task) {
+    void record(DelayedTask task) {
       Instant now = Instant.now();
       DelayedTaskStatus status = task.getStatus();
       String name = task.getMetadata().getName();

@@ -4,7 +4,6 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Tasks;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
@@ -105,7 +104,7 @@ public final class OperatorFiringScale {
   }
 
   /** Each task's last status with a firedTime, and the tasks whose firedTime changed after it was set. */
-  static final class FiredTimes implements ResourceEventHandler<DelayedTask> {
+  static final class FiredTimes extends TaskVersions {
     final Map<String, DelayedTaskStatus> last = new ConcurrentHashMap<>();
     final Set<String> firedTwice = ConcurrentHashMap.newKeySet();
 
@@ -114,19 +113,7 @@ public final class OperatorFiringScale {
     }
 
     @Override
-    public void onAdd(DelayedTask task) {
-      record(task);
-    }
-
-    @Override
-    public void onUpdate(DelayedTask old, DelayedTask task) {
-      record(task);
-    }
-
-    @Override
-    public void onDelete(DelayedTask task, boolean deletedFinalStateUnknown) {}
-
-    private void record(DelayedTask task) {
+    void record(DelayedTask task) {
       DelayedTaskStatus status = task.getStatus();
       if (status == null || status.getFiredTime() == null) {
         return;

@@ -4,7 +4,6 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Tasks;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -135,23 +134,11 @@ public final class PendingTasksScale {
   }
 
   /** The tasks whose status says Scheduled (the operator has reconciled them once). */
-  static final class Reconciled implements ResourceEventHandler<DelayedTask> {
+  static final class Reconciled extends TaskVersions {
     final Set<String> scheduled = ConcurrentHashMap.newKeySet();
 
     @Override
-    public void onAdd(DelayedTask task) {
-      record(task);
-    }
-
-    @Override
-    public void onUpdate(DelayedTask old, DelayedTask task) {
-      record(task);
-    }
-
-    @Override
-    public void onDelete(DelayedTask task, boolean deletedFinalStateUnknown) {}
-
-    private void record(DelayedTask task) {
+    void record(DelayedTask task) {
       if (task.getStatus() != null && task.getStatus().getPhase() == Phase.Scheduled) {
         scheduled.add(task.getMetadata().getName());
       }
