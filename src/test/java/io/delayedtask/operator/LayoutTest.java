@@ -1,0 +1,42 @@
+package io.delayedtask.operator;
+
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The folders of DESIGN.md depend one way only: the reconciler on the leader's duties, both on the
+ * shared task rules and the Redis schedule, everything on the API types; nothing back. (Before
+ * issue 10, the firer and the reconciler imported each other.)
+ */
+class LayoutTest {
+  private static final String ROOT = "io.delayedtask.operator";
+
+  private final JavaClasses operator = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages(ROOT);
+
+  @Test
+  void foldersDependOneWay() {
+    layeredArchitecture().consideringOnlyDependenciesInLayers()
+        .layer("process").definedBy(ROOT)
+        .layer("http").definedBy(ROOT + ".http..")
+        .layer("reconcile").definedBy(ROOT + ".reconcile..")
+        .layer("leader").definedBy(ROOT + ".leader..")
+        .layer("task").definedBy(ROOT + ".task..")
+        .layer("schedule").definedBy(ROOT + ".schedule..")
+        .layer("config").definedBy(ROOT + ".config..")
+        .layer("api").definedBy(ROOT + ".api..")
+        .whereLayer("process").mayNotBeAccessedByAnyLayer()
+        .whereLayer("http").mayOnlyBeAccessedByLayers("process")
+        .whereLayer("reconcile").mayOnlyBeAccessedByLayers("process")
+        .whereLayer("leader").mayOnlyBeAccessedByLayers("process", "reconcile")
+        .whereLayer("task").mayOnlyBeAccessedByLayers("process", "reconcile", "leader")
+        .whereLayer("schedule").mayOnlyBeAccessedByLayers("process", "reconcile", "leader")
+        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule")
+        .check(operator);
+  }
+}
