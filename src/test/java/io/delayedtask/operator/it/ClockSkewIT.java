@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * The operator's clock 3 s behind Redis's. Due-ness is Redis's call (the claim script compares
  * scores with its TIME), so Redis hands the task over when its clock reaches the due time, while
  * the operator's clock still says 3 s to go. Fired then, the task would be early by the operator's
- * clock and its status would say it fired before it was due. The firer hands it back until its own
+ * clock and its status would say it fired before it was due. The reconcile hands it back until its own
  * clock agrees: the task fires when both clocks say it is due, late by the skew, never early.
  * Against a real API server, whose watch brings the task.
  */

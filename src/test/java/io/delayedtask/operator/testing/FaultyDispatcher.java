@@ -89,7 +89,8 @@ final class FaultyDispatcher extends Dispatcher {
   /**
    * The CRUD store ignores metadata.resourceVersion on PUT; a real API server refuses a stale one
    * with 409 Conflict, and the operator's status writes rely on that (a status built from a stale
-   * cached task must not overwrite the firer's). Checked here, one PUT at a time.
+   * cached task must not overwrite a newer one, e.g. a former leader's after a pause). Checked here,
+   * one PUT at a time.
    */
   private synchronized MockResponse putWithOptimisticLocking(RecordedRequest request, String body) {
     String sent = resourceVersion(body);
