@@ -13,13 +13,18 @@ import java.util.Optional;
 public final class TaskState {
   private TaskState() {}
 
-  /** True when the status says the task already fired (or finished) for this due time. */
+  /**
+   * True when the status says the task already fired (or finished) for this due time. A firedTime
+   * says so on its own: a phase this version cannot read (a store without the CRD's schema) is
+   * dropped when the task is read, and must not make a fired task fire again.
+   */
   public static boolean handledFor(DelayedTaskStatus status, Instant due) {
-    if (status == null || status.getPhase() == null) {
+    if (status == null) {
       return false;
     }
     Phase phase = status.getPhase();
-    boolean afterFiring = phase == Phase.Running || phase.isFinished();
+    boolean afterFiring = status.getFiredTime() != null
+        || (phase != null && (phase == Phase.Running || phase.isFinished()));
     return afterFiring && Times.format(due).equals(status.getDueTime());
   }
 

@@ -347,6 +347,19 @@ class TaskDeciderTest {
   }
 
   @Test
+  void aFiringRecordedUnderAPhaseThatCouldNotBeReadIsNotFiredAgain() {
+    // A store without the CRD's schema can hold a phase this version cannot read; the reader drops it.
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+    task.getStatus().setPhase(null);
+
+    Plan plan = decide(task, Optional.of(claim(task, NOW)));
+
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.stale());
+    assertThat(plan.status().getFiredTime()).isEqualTo(task.getStatus().getFiredTime());
+    assertThat(plan.events()).isEmpty();
+  }
+
+  @Test
   void aClaimOfASuspendedOrInvalidTaskIsStale() {
     DelayedTask suspended = scheduled(task(s -> s.setRunAt(DUE.toString())));
     suspended.getSpec().setSuspend(true);

@@ -37,6 +37,17 @@ class TaskStateTest {
   }
 
   @Test
+  void aFiredTimeForThisDueTimeIsAFiringEvenWithoutAReadablePhase() {
+    DelayedTaskStatus status = new DelayedTaskStatus();
+    status.setDueTime("2026-12-03T07:00:00.000Z");
+    assertThat(TaskState.handledFor(status, DUE)).isFalse();
+
+    status.setFiredTime("2026-12-03T07:00:00.004Z");
+    assertThat(TaskState.handledFor(status, DUE)).isTrue();
+    assertThat(TaskState.handledFor(status, DUE.plusSeconds(60))).isFalse();
+  }
+
+  @Test
   void waitingDueIsEmptyForSuspendedInvalidAndFiredTasks() {
     DelayedTask task = task("2026-12-03T07:00:00Z");
     assertThat(TaskState.waitingDue(task, validator)).contains(DUE);
