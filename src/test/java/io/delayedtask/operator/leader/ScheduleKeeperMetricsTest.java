@@ -4,21 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.leader.Leadership;
-import io.delayedtask.operator.schedule.ClaimBatch;
-import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.testing.FixedTaskCache;
+import io.delayedtask.operator.testing.UnusedSchedule;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -120,7 +115,7 @@ class ScheduleKeeperMetricsTest {
   }
 
   /** Answers the keeper's probe (identity and counts) and fails it while {@code down}. */
-  private static final class FakeSchedule implements TaskSchedule {
+  private static final class FakeSchedule extends UnusedSchedule {
     volatile boolean down;
     volatile String identity = "first";
 
@@ -131,20 +126,5 @@ class ScheduleKeeperMetricsTest {
       return identity;
     }
     @Override public ScheduleCounts counts() { return new ScheduleCounts(0, 0, Duration.ZERO); }
-    @Override public void schedule(String id, Instant due) { throw new UnsupportedOperationException(); }
-    @Override public java.util.Set<String> repairAll(java.util.Map<String, java.time.Instant> dueById) {
-      throw new UnsupportedOperationException();
-    }
-    @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
-    @Override public int requeueAllClaims() { throw new UnsupportedOperationException(); }
-    @Override public ClaimBatch claimDue(int max, Duration lease) { throw new UnsupportedOperationException(); }
-    @Override public void acknowledge(ClaimedEntry entry) { throw new UnsupportedOperationException(); }
-    @Override public void release(ClaimedEntry entry, Instant retryAt) { throw new UnsupportedOperationException(); }
-    @Override public int requeueExpiredClaims() { throw new UnsupportedOperationException(); }
-    @Override public Optional<Instant> earliestDue() { throw new UnsupportedOperationException(); }
-    @Override public Map<String, Instant> waitingEntries() { throw new UnsupportedOperationException(); }
-    @Override public List<String> inFlightIds() { throw new UnsupportedOperationException(); }
-    @Override public Instant serverTime() { throw new UnsupportedOperationException(); }
-    @Override public void close() { }
   }
 }
