@@ -1,0 +1,59 @@
+package io.delayedtask.operator.sink;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One HTTP delivery attempt of a task's CloudEvent (shared/API.md, "Delivering to a service"),
+ * everything already resolved: the sender neither reads Kubernetes nor decides about retries.
+ *
+ * @param url         the URL to POST to ({@code http} or {@code https}), as the task names it
+ * @param connectHost the name or IP literal to resolve instead of the URL's host (a Service ref:
+ *                    its clusterIP, or its ExternalName's name); empty: resolve the URL's host. The
+ *                    Host header and TLS name stay the URL's.
+ * @param loopbackAllowed whether the destination may be a loopback address (an allowed prefix names one)
+ * @param event       the CloudEvent's attributes and body
+ * @param bearerToken sent as {@code Authorization: Bearer <token>} when present
+ * @param caCertsPem  PEM certificates trusted for https besides the JVM's
+ * @param timeout     the whole attempt (connect, write, answer), cut after this long
+ */
+public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
+    Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
+
+  public DeliveryRequest {
+    Objects.requireNonNull(url, "url");
+    Objects.requireNonNull(connectHost, "connectHost");
+    Objects.requireNonNull(event, "event");
+    Objects.requireNonNull(bearerToken, "bearerToken");
+    Objects.requireNonNull(caCertsPem, "caCertsPem");
+    Objects.requireNonNull(timeout, "timeout");
+  }
+
+  /**
+   * The CloudEvent: {@code ce-specversion: 1.0}, {@code ce-type: io.delayedtask.task.due}, and
+   *
+   * @param id        {@code ce-id}: {@code <uid>.<due epoch ms>}, the same for every attempt at one due time
+   * @param source    {@code ce-source}: {@code /apis/delayedtask.io/v1alpha1/namespaces/<ns>/delayedtasks/<name>}
+   * @param time      {@code ce-time}: the due time
+   * @param attempt   {@code ce-delayedtaskattempt}: 1, 2, ...
+   * @param payload   the body, as a JSON object ({@code {}} when empty)
+   * @param extensions further {@code ce-} extensions, for the dead-letter sink: {@code delayedtaskerrorcode},
+   *                  {@code delayedtaskerrordest}
+   */
+  public record TaskEvent(String id, String source, Instant time, int attempt, Map<String, String> payload,
+      Map<String, String> extensions) {
+    public static final String TYPE = "io.delayedtask.task.due";
+
+    public TaskEvent {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(source, "source");
+      Objects.requireNonNull(time, "time");
+      payload = Map.copyOf(payload);
+      extensions = Map.copyOf(extensions);
+    }
+  }
+}
