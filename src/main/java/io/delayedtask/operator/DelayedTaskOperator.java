@@ -11,6 +11,12 @@ import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
+import io.delayedtask.operator.reconcile.DeliveryOutcomes;
+import io.delayedtask.operator.reconcile.DeliveryStarter;
+import io.delayedtask.operator.reconcile.SinkDeliveryStarter;
+import io.delayedtask.operator.sink.Destinations;
+import io.delayedtask.operator.sink.OkHttpSender;
+import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.delayedtask.operator.reconcile.FireMetrics;
 import io.delayedtask.operator.reconcile.LeanItemStore;
 import io.delayedtask.operator.reconcile.TaskCloner;
@@ -152,7 +158,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
       // 3. The leader's side: claiming due entries and handing them to the reconciler, and keeping
       //    the schedule in line with the tasks (from the informer cache, once it has synced).
-      SpecValidator validator = new SpecValidator();
+      SpecValidator validator = new SpecValidator(config.sink());
       InformerTaskCache taskCache = new InformerTaskCache();
       ScheduleResync resync = new ScheduleResync(taskCache, client, schedule, validator, registry);
       ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),
@@ -188,13 +194,21 @@ public final class DelayedTaskOperator implements AutoCloseable {
       });
       TaskDecider decider = new TaskDecider(validator, new FinishedTtl(config.finishedTtl().map(Duration::toSeconds)));
       TaskEvents events = new TaskEvents(client, clock);
+      FireMetrics fireMetrics = new FireMetrics(registry);
+      // Sink deliveries: sent without a reconcile thread waiting, answers back as events.
+      OkHttpSender sender = new OkHttpSender(config.sink(), registry);
+      stopInReverse.push(sender);
+      DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
+      DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender, new Destinations(client, config.sink()),
+          new ServiceAccountTokens(client, config.sink(), clock), config.sink(), deliveryOutcomes, fireMetrics, clock);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
-          new FireMetrics(registry), clock, () -> !config.leaderElection() || leadership.isFiring(),
-          keeper::scheduleBehind), c -> {
+          fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
+          keeper::scheduleBehind, deliveryOutcomes, deliveryStarter), c -> {
         // Only spec changes (a new generation) reconcile a task, besides its Jobs, its claims and
         // deletion: its status has one writer, this reconciler, which sees its own writes.
         c.withGenerationAware(true);
-        // The reconciler adds and removes its finalizer itself, and sees deletions.
+        // No finalizer (a delete never waits for the operator), yet deletions reach the reconciler,
+        // which removes the task's entry.
         c.withTriggerReconcilerOnAllEvents(true);
         // No periodic reconcile per task: the Job informer, the claims and the task's own watch
         // bring every change, TTLs reschedule themselves, and the schedule resync repairs Redis in

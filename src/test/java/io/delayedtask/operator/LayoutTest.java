@@ -28,6 +28,7 @@ class LayoutTest {
         .layer("leader").definedBy(ROOT + ".leader..")
         .layer("task").definedBy(ROOT + ".task..")
         .layer("schedule").definedBy(ROOT + ".schedule..")
+        .layer("sink").definedBy(ROOT + ".sink..")
         .layer("config").definedBy(ROOT + ".config..")
         .layer("api").definedBy(ROOT + ".api..")
         .whereLayer("process").mayNotBeAccessedByAnyLayer()
@@ -36,7 +37,8 @@ class LayoutTest {
         .whereLayer("leader").mayOnlyBeAccessedByLayers("process", "reconcile")
         .whereLayer("task").mayOnlyBeAccessedByLayers("process", "reconcile", "leader")
         .whereLayer("schedule").mayOnlyBeAccessedByLayers("process", "reconcile", "leader")
-        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule")
+        .whereLayer("sink").mayOnlyBeAccessedByLayers("process", "reconcile")
+        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule", "task", "sink", "reconcile")
         .check(operator);
   }
 }

@@ -32,7 +32,8 @@ public record OperatorConfig(
     int httpPort,
     Duration leaseDuration,
     Duration claimLease,
-    Optional<Duration> finishedTtl) {
+    Optional<Duration> finishedTtl,
+    SinkConfig sink) {
 
   public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
   public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
@@ -72,6 +73,7 @@ public record OperatorConfig(
     Objects.requireNonNull(leaseDuration);
     Objects.requireNonNull(claimLease);
     Objects.requireNonNull(finishedTtl);
+    Objects.requireNonNull(sink);
   }
 
   /**
@@ -133,7 +135,8 @@ public record OperatorConfig(
     Optional<Duration> finishedTtl = finishedTtl(env);
     return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
         leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort,
-        Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds), finishedTtl);
+        Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds), finishedTtl,
+        SinkConfig.fromEnvironment(env));
   }
 
   /** The TTL of finished tasks that set none; unset means they are kept. */

@@ -16,6 +16,7 @@ import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.Times;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -51,17 +52,20 @@ import org.slf4j.LoggerFactory;
  * <p>No request reads the task: its status writes go into JOSDK's cache overlay, so the next call
  * sees them; a 409 is the one reason to read it again, and then the decision is made anew.
  *
- * <p>The finalizer is this class's own business (JOSDK's "trigger on all events" mode): it is added
- * at the end of the call that wrote a task's first status, rather than first and alone as JOSDK
- * does for a {@code Cleaner}, which costs a watch round trip before the first status. It keeps a
- * deleted task until its Redis entry is removed; a task deleted before it had one is cleaned up
- * from its delete event.
+ * <p>No finalizer (shared/API.md): a delete never waits for the operator, so a stopped or
+ * uninstalled operator leaves no task or namespace stuck terminating. JOSDK's "trigger on all
+ * events" mode still reconciles the delete event, which removes the entry; an entry whose task went
+ * while no operator ran is dropped when it is claimed or at the next resync. The finalizer that
+ * earlier versions put on tasks is taken off at a task's next reconcile.
+ *
+ * <p>A sink task's delivery is sent without waiting ({@link DeliveryStarter}); its outcome comes
+ * back through {@link DeliveryOutcomes} as an event, and the reconcile it causes records it.
  */
 public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
-  /** How long to wait before removing a deleted task's entry again when Redis is unreachable. */
-  static final Duration REDIS_RETRY = Duration.ofSeconds(5);
-  /** JOSDK's name for it ({@code <plural>.<group>/finalizer}), which tasks of earlier versions carry. */
-  public static final String FINALIZER = "delayedtasks." + DelayedTask.GROUP + "/finalizer";
+  /** The finalizer earlier versions put on every task ({@code <plural>.<group>/finalizer}); taken off. */
+  public static final String LEGACY_FINALIZER = "delayedtasks." + DelayedTask.GROUP + "/finalizer";
+  /** How soon a TTL deletion refused by its precondition (the task changed) is decided again. */
+  static final Duration TTL_RETRY = Duration.ofSeconds(1);
   /** Decisions per call: the first, and one more after each conflict. */
   private static final int MAX_DECISIONS = 3;
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskReconciler.class);
@@ -75,6 +79,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private final Clock clock;
   private final BooleanSupplier leading;
   private final Runnable scheduleBehind;
+  private final DeliveryOutcomes deliveries;
+  private final DeliveryStarter deliveryStarter;
   private final StatusWriter statusWriter = new StatusWriter();
   private volatile InformerEventSource<Job, DelayedTask> jobs;
 
@@ -87,7 +93,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
    */
   public DelayedTaskReconciler(TaskDecider decider, TaskSchedule schedule, DueClaims claims,
       InformerTaskCache taskCache, TaskEvents events, FireMetrics metrics, Clock clock, BooleanSupplier leading,
-      Runnable scheduleBehind) {
+      Runnable scheduleBehind, DeliveryOutcomes deliveries, DeliveryStarter deliveryStarter) {
+    this.deliveries = deliveries;
+    this.deliveryStarter = deliveryStarter;
     this.decider = decider;
     this.schedule = schedule;
     this.claims = claims;
@@ -112,7 +120,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       config.withItemStore(new LeanItemStore<>());
     }
     jobs = new InformerEventSource<>(config.build(), context);
-    return List.of(jobs, claims);
+    return List.of(jobs, claims, deliveries);
   }
 
   static Set<ResourceID> owningTask(Job job) {
@@ -135,6 +143,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     if (context.isPrimaryResourceDeleted() || task.isMarkedForDeletion()) {
       return whileDeleting(task, claim, context);
     }
+    removeLegacyFinalizer(task, context);
     try {
       return reconcileAsLeader(task, claim, context);
     } catch (RuntimeException e) {
@@ -174,18 +183,20 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
             + "being fired")));
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
+      facts.delivery().ifPresent(outcome -> deliveries.recorded(cached, outcome));
+      plan.deliveryMetric().ifPresent(metrics::delivery);
       for (TaskEvent event : plan.events()) {
         record(task, event);
       }
+      if (plan.delivery().isPresent()) {
+        // After the status write: a conflict above decides again, and must not have sent already.
+        deliveryStarter.start(task, Times.parseOrNull(plan.status().getDueTime()), claim.orElseThrow(),
+            plan.delivery().get());
+      }
       plan.claim().ifPresent(verdict -> settle(claim.orElseThrow(), verdict));
       if (plan.deleteTask()) {
-        LOG.info("ttlSecondsAfterFinished has passed; deleting the task");
-        context.getClient().resource(task).delete();
-        return UpdateControl.noUpdate();
+        return deleteAfterTtl(task, context);
       }
-      // Last: what this call decided is recorded and settled even if the finalizer cannot be added
-      // (JOSDK then retries, and the retry finds nothing else to do).
-      addFinalizer(task, context);
       return plan.requeue().map(after -> UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(after))
           .orElseGet(UpdateControl::noUpdate);
     }
@@ -214,7 +225,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         owned.put(live.getMetadata().getName(), live);
       }
     }
-    return new TaskFacts(task, owned, claim, clock.instant());
+    ResourceID id = ResourceID.fromResource(task);
+    return new TaskFacts(task, owned, claim, clock.instant(), context.getSecondaryResource(DeliveryOutcome.class),
+        deliveries.inFlight(id));
   }
 
   private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {
@@ -314,43 +327,54 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   }
 
   /**
-   * After the task's first status (its cache entry now holds that write): one JSON patch with the
-   * resourceVersion, re-read only on a conflict.
+   * The TTL has passed: delete the task, on the condition (a resourceVersion precondition) that it
+   * is still the object this decision was made from: a task re-created under the same name has
+   * another resourceVersion (they are never reused), as has one changed meanwhile, so neither is
+   * deleted by an old decision. A refused precondition (409) decides again.
    */
-  private void addFinalizer(DelayedTask task, Context<DelayedTask> context) {
-    ResourceID id = ResourceID.fromResource(task);
-    DelayedTask current = context.getPrimaryCache().get(id).orElse(task);
-    if (current.hasFinalizer(FINALIZER)) {
-      return;
+  private UpdateControl<DelayedTask> deleteAfterTtl(DelayedTask task, Context<DelayedTask> context) {
+    DelayedTask current = context.getPrimaryCache().get(ResourceID.fromResource(task)).orElse(task);
+    LOG.info("ttlSecondsAfterFinished has passed; deleting the task");
+    try {
+      context.getClient().resources(DelayedTask.class).inNamespace(current.getMetadata().getNamespace())
+          .withName(current.getMetadata().getName())
+          .lockResourceVersion(current.getMetadata().getResourceVersion())
+          .delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      LOG.debug("The task changed since the TTL decision; deciding again: {}", ApiErrors.reason(e));
+      return UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(TTL_RETRY);
     }
-    // A copy: the cached object is shared, and the patch is computed from the copy it is given.
-    DelayedTask base = context.getControllerConfiguration().getConfigurationService().getResourceCloner()
-        .clone(current);
-    DelayedTask patched = PrimaryUpdateAndCacheUtils.addFinalizer(context.getClient(), base, FINALIZER);
-    context.eventSourceRetriever().getControllerEventSource().handleRecentResourceUpdate(id, patched, current);
+    return UpdateControl.noUpdate();
+  }
+
+  /** Tasks of earlier versions carry a finalizer: one JSON patch takes it off, so a delete never waits. */
+  private static void removeLegacyFinalizer(DelayedTask task, Context<DelayedTask> context) {
+    if (task.hasFinalizer(LEGACY_FINALIZER)) {
+      PrimaryUpdateAndCacheUtils.removeFinalizer(context.getClient(), task, LEGACY_FINALIZER);
+    }
   }
 
   /**
    * A task being deleted (or gone): its entry is removed, and its claim dropped. While Redis cannot
-   * be reached the finalizer stays, so the task is not gone before its entry is; a task deleted
-   * without one leaves the entry to the resync if Redis is down (a claim of it is dropped as stale).
+   * be reached the entry is left to the resync (a claim of it is dropped as stale when it comes).
+   * A task of an earlier version that still carries the legacy finalizer loses it here.
    */
   private UpdateControl<DelayedTask> whileDeleting(DelayedTask task, Optional<ClaimedEntry> claim,
       Context<DelayedTask> context) {
     try {
       schedule.cancel(ScheduleIds.idOf(task));
     } catch (ScheduleUnavailableException e) {
-      LOG.debug("Redis unavailable, the deleted task's entry is not removed yet: {}", e.getMessage());
-      if (context.isPrimaryResourceDeleted()) {
-        scheduleBehind.run();
-        return UpdateControl.noUpdate();
-      }
-      return UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(REDIS_RETRY);
+      LOG.debug("Redis unavailable, the deleted task's entry is left to the resync: {}", e.getMessage());
+      scheduleBehind.run();
     }
     claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
-    if (!context.isPrimaryResourceDeleted() && task.hasFinalizer(FINALIZER)) {
-      PrimaryUpdateAndCacheUtils.removeFinalizer(context.getClient(), task, FINALIZER);
+    if (!context.isPrimaryResourceDeleted()) {
+      removeLegacyFinalizer(task, context);
     }
     return UpdateControl.noUpdate();
   }
+
 }

@@ -21,9 +21,22 @@ public class FireMetrics {
   /** Prometheus: {@code delayedtask_fire_skipped_total{reason=retry|stale|clock_skew}}. */
   public static final String SKIPPED = "delayedtask.fire.skipped";
 
+  /** Prometheus: {@code delayedtask_deliveries_total{outcome=delivered|retry|failed|dead_lettered}}. */
+  public static final String DELIVERIES = "delayedtask.deliveries";
+
   private final MeterRegistry registry;
   private final Timer lag;
   private final Map<Outcome, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<Delivery, Counter> deliveries = new java.util.EnumMap<>(Delivery.class);
+
+  /** What became of one sink delivery attempt. */
+  public enum Delivery {
+    DELIVERED, RETRY, FAILED, DEAD_LETTERED;
+
+    String tag() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
 
   /** What became of a claimed entry. */
   public enum Outcome {
@@ -71,6 +84,16 @@ public class FireMetrics {
     for (Outcome outcome : Outcome.values()) {
       counters.computeIfAbsent(outcome, this::counter);
     }
+    for (Delivery delivery : Delivery.values()) {
+      deliveries.put(delivery, Counter.builder(DELIVERIES)
+          .description("Sink delivery attempts by outcome: delivered, retry, failed, dead_lettered")
+          .tag("outcome", delivery.tag())
+          .register(registry));
+    }
+  }
+
+  public void delivery(Delivery outcome) {
+    deliveries.get(outcome).increment();
   }
 
   public void lag(Duration duration) {

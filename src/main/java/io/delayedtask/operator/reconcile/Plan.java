@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -21,9 +22,25 @@ import java.util.Optional;
  * @param claim       what becomes of the schedule claim this reconcile was woken by, if any
  * @param requeue     reconcile again after this long (a finished task's TTL)
  * @param deleteTask  the task's TTL has passed: delete it
+ * @param delivery    a sink delivery attempt to send now (without waiting: its outcome comes back
+ *                    through {@link DeliveryOutcomes} and is recorded by a later reconcile)
+ * @param deliveryMetric how the recorded delivery attempt counts on /metrics, if one was recorded
  */
 public record Plan(ScheduleChange schedule, Optional<Job> jobToCreate, DelayedTaskStatus status,
-    List<TaskEvent> events, Optional<ClaimVerdict> claim, Optional<Duration> requeue, boolean deleteTask) {
+    List<TaskEvent> events, Optional<ClaimVerdict> claim, Optional<Duration> requeue, boolean deleteTask,
+    Optional<DeliveryAttempt> delivery, Optional<FireMetrics.Delivery> deliveryMetric) {
+
+  /**
+   * One request to send: to which target, the how-many-th request of this due time it is ({@code
+   * attempt}, across targets), its {@code ce-delayedtaskattempt} ({@code targetAttempt}), its time
+   * limit, and the extra CloudEvent extensions (the dead-letter sink's error headers).
+   */
+  public record DeliveryAttempt(DeliveryOutcome.Target target, int attempt, int targetAttempt, Duration timeout,
+      Map<String, String> extensions) {
+    public DeliveryAttempt {
+      extensions = Map.copyOf(extensions);
+    }
+  }
 
   public Plan {
     Objects.requireNonNull(schedule, "schedule");
@@ -32,6 +49,8 @@ public record Plan(ScheduleChange schedule, Optional<Job> jobToCreate, DelayedTa
     events = List.copyOf(events);
     Objects.requireNonNull(claim, "claim");
     Objects.requireNonNull(requeue, "requeue");
+    Objects.requireNonNull(delivery, "delivery");
+    Objects.requireNonNull(deliveryMetric, "deliveryMetric");
   }
 
   /** The Redis entry of the task. */

@@ -44,9 +44,17 @@ public final class TaskDecider {
   private final SpecValidator validator;
   private final FinishedTtl finishedTtl;
 
+  private final DeliveryDecisions deliveries = new DeliveryDecisions();
+
   public TaskDecider(SpecValidator validator, FinishedTtl finishedTtl) {
     this.validator = validator;
     this.finishedTtl = finishedTtl;
+  }
+
+  /** Requests sent so far for the status's due time (0 for a task that is not a sink's, or not yet sent). */
+  static int attemptsSoFar(DelayedTaskStatus status) {
+    return status == null || status.getDelivery() == null || status.getDelivery().getAttempts() == null ? 0
+        : status.getDelivery().getAttempts();
   }
 
   /** How the API server answered the creation of the task's Job. */
@@ -74,8 +82,19 @@ public final class TaskDecider {
       return invalid(draft, invalid.message());
     }
     Instant due = ((Validation.Valid) validation).due();
+    boolean sink = facts.task().getSpec().getSink() != null;
+    Optional<DeliveryOutcome> outcome = facts.delivery().filter(o -> sink && o.due().equals(due)
+        && Times.format(due).equals(draft.current == null ? null : draft.current.getDueTime())
+        && o.attempt() == attemptsSoFar(draft.current) + 1);
+    if (outcome.isPresent()) {
+      return deliveries.record(draft, outcome.get());
+    }
     if (TaskState.handledFor(draft.current, due)) {
       return afterFiring(draft);
+    }
+    if (sink && TaskState.nextAttempt(draft.current).isPresent()
+        && Times.format(due).equals(draft.current.getDueTime())) {
+      return deliveries.awaitingAttempt(draft, due);
     }
     prepareForDue(draft, due);
     if (facts.task().getSpec().isSuspended()) {
@@ -169,6 +188,9 @@ public final class TaskDecider {
       // The deadline bounds the Job's creation, not the status write: an earlier attempt may have
       // created the Job and lost its status write. A Job that exists is never followed by Missed.
       return existing.isPresent() ? running(draft, existing.get(), due, claim) : missed(draft, due, deadline, claim);
+    }
+    if (task.getSpec().getSink() != null) {
+      return deliveries.sendNext(draft, due, claim);
     }
     if (task.getSpec().getJobTemplate() == null) {
       return recordFired(draft, due, claim);
@@ -326,6 +348,7 @@ public final class TaskDecider {
     if (!dueTime.equals(desired.getDueTime()) || desired.getPhase() == Phase.Invalid) {
       desired.setFiredTime(null);
       desired.setJobName(null);
+      desired.setDelivery(null);
       Conditions.remove(desired, Condition.FIRED);
       Conditions.remove(desired, Condition.COMPLETE);
       Conditions.remove(desired, Condition.FAILED);
@@ -354,14 +377,15 @@ public final class TaskDecider {
       case Fired -> TaskEvent.normal(TaskEvents.FIRED,
           "Fired at " + desired.getFiredTime() + " (due " + desired.getDueTime() + ")");
       case Running -> null;
-      case Succeeded -> TaskEvent.normal(TaskEvents.SUCCEEDED, "Job " + desired.getJobName() + " completed");
+      case Succeeded -> desired.getJobName() == null ? null // a sink's: DeliveryDecisions records Delivered
+          : TaskEvent.normal(TaskEvents.SUCCEEDED, "Job " + desired.getJobName() + " completed");
       case Failed -> TaskEvent.warning(TaskEvents.FAILED, desired.getMessage());
       case Missed -> TaskEvent.warning(TaskEvents.MISSED, "Missed: " + desired.getMessage());
     });
   }
 
   /** A plan being put together: the current status, the desired one, and the rest. */
-  private static final class Draft {
+  static final class Draft {
     final TaskFacts facts;
     final FinishedTtl finishedTtl;
     final DelayedTaskStatus current;
@@ -373,6 +397,8 @@ public final class TaskDecider {
     Optional<ClaimVerdict> claim = Optional.empty();
     Optional<Duration> requeue = Optional.empty();
     boolean deleteTask;
+    Optional<Plan.DeliveryAttempt> delivery = Optional.empty();
+    Optional<FireMetrics.Delivery> deliveryMetric = Optional.empty();
     String readyNote;
     final List<TaskEvent> extraEvents = new ArrayList<>();
 
@@ -411,7 +437,8 @@ public final class TaskDecider {
     }
 
     Plan build() {
-      if (desired.getPhase() != null && desired.getPhase().isFinished() && jobToCreate.isEmpty()) {
+      if (desired.getPhase() != null && desired.getPhase().isFinished() && jobToCreate.isEmpty()
+          && TaskState.nextAttempt(desired).isEmpty()) {
         // Whichever decision finished the task (a firing, a Job's outcome) also starts its TTL:
         // its own status write does not reconcile it again.
         applyTtl(this);
@@ -422,7 +449,7 @@ public final class TaskDecider {
         transition(current, desired).ifPresent(events::add);
       }
       events.addAll(extraEvents);
-      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask);
+      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask, delivery, deliveryMetric);
     }
   }
 }

@@ -38,6 +38,9 @@ public class TaskEvents {
   public static final String MISSED = "Missed";
   public static final String INVALID = "Invalid";
   public static final String FAILED = "Failed";
+  public static final String DELIVERED = "Delivered";
+  public static final String DELIVERY_FAILED = "DeliveryFailed";
+  public static final String DEAD_LETTERED = "DeadLettered";
   /** A finished task's TTL passed, and it was kept because a GitOps tool manages it. */
   public static final String TTL_SKIPPED = "TTLSkipped";
   private static final String COMPONENT = "delayed-task-operator";

@@ -2,6 +2,7 @@ package io.delayedtask.operator.task;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.DeliveryStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,7 @@ public final class Conditions {
     copy.setJobName(status.getJobName());
     copy.setMessage(status.getMessage());
     copy.setObservedGeneration(status.getObservedGeneration());
+    copy.setDelivery(status.getDelivery() == null ? null : new DeliveryStatus(status.getDelivery()));
     List<Condition> conditions = new ArrayList<>();
     for (Condition c : status.getConditions()) {
       conditions.add(new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(),

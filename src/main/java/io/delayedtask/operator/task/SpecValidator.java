@@ -2,8 +2,16 @@ package io.delayedtask.operator.task;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
+import io.delayedtask.operator.api.v1alpha1.Destination;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.api.v1alpha1.ServiceReference;
+import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -21,6 +29,9 @@ import java.util.regex.Pattern;
  * computes its due time. Every refusal names the field and the fix.
  */
 public final class SpecValidator {
+  /** The longest delivery.timeout accepted. */
+  public static final Duration MAX_DELIVERY_TIMEOUT = Duration.ofMinutes(5);
+
   /** RFC 3339 date-time: seconds required, fraction and offset allowed, 'T' and 'Z' in either case. */
   private static final Pattern RFC3339 = Pattern.compile(
       "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})");
@@ -36,7 +47,46 @@ public final class SpecValidator {
   private static final String TIME_ZONE_EXAMPLE = "an IANA time zone such as Europe/Berlin, America/New_York or Etc/UTC";
   private static final String DELAY_EXAMPLE = "a duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M";
 
+  private final SinkConfig sinkConfig;
+
+  /** A validator for an operator without allowed sink URIs (the default). */
+  public SpecValidator() {
+    this(SinkConfig.defaults());
+  }
+
+  /** {@code sinkConfig}: which absolute sink URIs are allowed. */
+  public SpecValidator(SinkConfig sinkConfig) {
+    this.sinkConfig = sinkConfig;
+  }
+
+  /**
+   * The task's due time, or why it has none. While {@code metadata.generation} equals {@code
+   * status.observedGeneration} the recorded {@code status.dueTime} stands: an operator of another
+   * version (another time-zone database, a parser fix) never moves the due time of a task whose spec
+   * did not change, so it never fires a finished task again under a new due time.
+   */
   public Validation validate(DelayedTask task) {
+    Validation computed = validateSpec(task);
+    if (computed instanceof Validation.Valid) {
+      Instant recorded = recordedDue(task);
+      if (recorded != null) {
+        return new Validation.Valid(recorded);
+      }
+    }
+    return computed;
+  }
+
+  private static Instant recordedDue(DelayedTask task) {
+    DelayedTaskStatus status = task.getStatus();
+    Long generation = task.getMetadata() == null ? null : task.getMetadata().getGeneration();
+    if (status == null || generation == null || !generation.equals(status.getObservedGeneration())
+        || status.getPhase() == Phase.Invalid) {
+      return null;
+    }
+    return Times.parseOrNull(status.getDueTime());
+  }
+
+  private Validation validateSpec(DelayedTask task) {
     DelayedTaskSpec spec = task.getSpec();
     if (spec == null) {
       return invalid("spec is missing; set spec.runAt (" + RUN_AT_EXAMPLE + ") or spec.delay (" + DELAY_EXAMPLE + ")");
@@ -77,6 +127,10 @@ public final class SpecValidator {
     Validation payload = checkPayload(spec.getPayload());
     if (payload != null) {
       return payload;
+    }
+    Validation delivery = checkDelivery(spec);
+    if (delivery != null) {
+      return delivery;
     }
     return hasRunAt ? dueFromRunAt(spec.getRunAt(), zone) : dueFromDelay(task, spec.getDelay());
   }
@@ -179,6 +233,105 @@ public final class SpecValidator {
     if (template.getSpec() == null || template.getSpec().getTemplate() == null) {
       return invalid("spec.jobTemplate has no spec.template (the pod to run); add spec.jobTemplate.spec.template, "
           + "or remove spec.jobTemplate to only record the firing in the status");
+    }
+    return null;
+  }
+
+  private Validation checkDelivery(DelayedTaskSpec spec) {
+    if (spec.getJobTemplate() != null && spec.getSink() != null) {
+      return invalid("spec.jobTemplate and spec.sink are both set; keep at most one: a Job to run, or a service to "
+          + "call");
+    }
+    if (spec.getSink() == null) {
+      return spec.getDelivery() == null ? null
+          : invalid("spec.delivery applies only to spec.sink; add spec.sink or remove spec.delivery");
+    }
+    Validation sink = checkDestination("spec.sink", spec.getSink());
+    if (sink != null) {
+      return sink;
+    }
+    DeliverySpec delivery = spec.getDelivery();
+    if (delivery == null) {
+      return null;
+    }
+    if (delivery.getRetry() != null && (delivery.getRetry() < 0 || delivery.getRetry() > DeliverySpec.MAX_RETRY)) {
+      return invalid("spec.delivery.retry is " + delivery.getRetry() + "; use 0 to " + DeliverySpec.MAX_RETRY);
+    }
+    if (delivery.getBackoffPolicy() != null && !delivery.getBackoffPolicy().equals("linear")
+        && !delivery.getBackoffPolicy().equals("exponential")) {
+      return invalid("spec.delivery.backoffPolicy is '" + delivery.getBackoffPolicy() + "'; use linear or exponential");
+    }
+    Validation backoffDelay = checkDuration("spec.delivery.backoffDelay", delivery.getBackoffDelay(), null);
+    if (backoffDelay != null) {
+      return backoffDelay;
+    }
+    Validation timeout = checkDuration("spec.delivery.timeout", delivery.getTimeout(), MAX_DELIVERY_TIMEOUT);
+    if (timeout != null) {
+      return timeout;
+    }
+    if (delivery.getDeadLetterSink() != null) {
+      if (delivery.getDeadLetterSink().getAudience() != null) {
+        return invalid("spec.delivery.deadLetterSink takes no audience; remove it");
+      }
+      return checkDestination("spec.delivery.deadLetterSink", delivery.getDeadLetterSink());
+    }
+    return null;
+  }
+
+  private Validation checkDestination(String field, Destination destination) {
+    ServiceReference ref = destination.getRef();
+    String uri = destination.getUri();
+    if (ref == null && uri == null) {
+      return invalid(field + " names no destination; set " + field + ".ref (a Service in this namespace) or "
+          + field + ".uri (an absolute http:// or https:// URL)");
+    }
+    if (ref != null) {
+      if (!"v1".equals(ref.getApiVersion()) || !"Service".equals(ref.getKind())) {
+        return invalid(field + ".ref is " + ref.getApiVersion() + " " + ref.getKind() + "; it must name a Service: "
+            + "apiVersion: v1, kind: Service");
+      }
+      if (ref.getName() == null || ref.getName().isEmpty()) {
+        return invalid(field + ".ref.name is missing; name a Service in the task's namespace");
+      }
+      if (uri != null && !uri.startsWith("/")) {
+        return invalid(field + ".uri '" + uri + "' must be a path such as /orders/cancel when " + field
+            + ".ref is set");
+      }
+      return null;
+    }
+    URI parsed;
+    try {
+      parsed = new URI(uri);
+    } catch (URISyntaxException e) {
+      return invalid(field + ".uri '" + uri + "' is not a URL (" + e.getReason() + "); use an absolute URL such as "
+          + "https://hooks.example.com/due");
+    }
+    if (!parsed.isAbsolute() || parsed.getHost() == null
+        || !("http".equals(parsed.getScheme()) || "https".equals(parsed.getScheme()))) {
+      return invalid(field + ".uri '" + uri + "' must be an absolute http:// or https:// URL, or a path with "
+          + field + ".ref naming a Service");
+    }
+    if (!sinkConfig.allows(uri)) {
+      return invalid(field + ".uri '" + uri + "' is not allowed: it must start with one of the prefixes in the "
+          + "operator's " + SinkConfig.ALLOWED_URIS + " (" + (sinkConfig.allowedUriPrefixes().isEmpty() ? "none set"
+          : String.join(", ", sinkConfig.allowedUriPrefixes())) + "); name a Service in this namespace with "
+          + field + ".ref instead, or ask the operator's administrators to allow the prefix");
+    }
+    return null;
+  }
+
+  private static Validation checkDuration(String field, String value, Duration max) {
+    if (value == null) {
+      return null;
+    }
+    Duration duration;
+    try {
+      duration = Durations.parse(value);
+    } catch (Durations.BadDuration e) {
+      return invalid(field + " '" + value + "' " + e.getMessage() + "; use " + DELAY_EXAMPLE);
+    }
+    if (max != null && (duration.isZero() || duration.compareTo(max) > 0)) {
+      return invalid(field + " '" + value + "' must be more than 0 and at most 5m");
     }
     return null;
   }

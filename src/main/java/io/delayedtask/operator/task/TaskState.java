@@ -19,7 +19,7 @@ public final class TaskState {
    * dropped when the task is read, and must not make a fired task fire again.
    */
   public static boolean handledFor(DelayedTaskStatus status, Instant due) {
-    if (status == null) {
+    if (status == null || nextAttempt(status).isPresent()) {
       return false;
     }
     Phase phase = status.getPhase();
@@ -28,7 +28,21 @@ public final class TaskState {
     return afterFiring && Times.format(due).equals(status.getDueTime());
   }
 
-  /** The due time the task waits for, or empty when it is invalid, suspended or already handled. */
+  /**
+   * When a sink task's next delivery attempt is due (a retry, or the dead-letter sink's turn), as its
+   * status records it; empty when no attempt waits.
+   */
+  public static Optional<Instant> nextAttempt(DelayedTaskStatus status) {
+    if (status == null || status.getDelivery() == null) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(Times.parseOrNull(status.getDelivery().getNextAttemptTime()));
+  }
+
+  /**
+   * When the task's schedule entry should be due, or empty when it is invalid, suspended or already
+   * handled: its due time, or for a sink task whose retry waits, that retry's time.
+   */
   public static Optional<Instant> waitingDue(DelayedTask task, SpecValidator validator) {
     if (!(validator.validate(task) instanceof Validation.Valid valid)) {
       return Optional.empty();
@@ -36,6 +50,8 @@ public final class TaskState {
     if (task.getSpec().isSuspended() || handledFor(task.getStatus(), valid.due())) {
       return Optional.empty();
     }
-    return Optional.of(valid.due());
+    DelayedTaskStatus status = task.getStatus();
+    boolean sameDue = status != null && Times.format(valid.due()).equals(status.getDueTime());
+    return sameDue ? nextAttempt(status).or(() -> Optional.of(valid.due())) : Optional.of(valid.due());
   }
 }

@@ -79,6 +79,7 @@ class TaskDeciderTest {
   void aNewDueTimeMovesTheEntryAndForgetsThePreviousFiring() {
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
     task.getSpec().setRunAt(LATER.toString());
+    task.getMetadata().setGeneration(4L); // what the API server does on a spec change
 
     Plan plan = decide(task, Optional.empty());
 
@@ -180,6 +181,7 @@ class TaskDeciderTest {
     DelayedTask task = scheduled(task(s -> s.setRunAt(DUE.toString())));
     ClaimedEntry claim = claim(task, DUE);
     task.getSpec().setRunAt(LATER.toString());
+    task.getMetadata().setGeneration(4L);
 
     Plan plan = decide(task, Optional.of(claim));
 
@@ -462,6 +464,183 @@ class TaskDeciderTest {
   }
 
   // --- helpers ------------------------------------------------------------------------------------
+
+  // --- The recorded due time stands (issue 16, item 1) -------------------------------------------
+
+  @Test
+  void aFinishedTaskWhoseDueTimeWouldNowBeComputedDifferentlyDoesNotFireAgain() {
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+    // Another operator version derives another instant from the same spec (a new time-zone
+    // database): simulated by a status that recorded another due time for this generation.
+    task.getStatus().setDueTime(Times.format(DUE.minusSeconds(3600)));
+
+    Plan plan = decide(task, Optional.of(claim(task, NOW)));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Fired);
+    assertThat(plan.status().getDueTime()).isEqualTo(Times.format(DUE.minusSeconds(3600)));
+    assertThat(plan.schedule()).isEqualTo(ScheduleChange.KEEP);
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.stale());
+  }
+
+  // --- Sink delivery ------------------------------------------------------------------------------
+
+  @Test
+  void aDueSinkTaskSendsItsFirstAttemptAndParksItsEntryAtTheSafetyNet() {
+    DelayedTask task = scheduled(sinkTask(null));
+
+    Plan plan = decide(task, Optional.of(claim(task, NOW)));
+
+    assertThat(plan.delivery()).contains(new Plan.DeliveryAttempt(DeliveryOutcome.Target.SINK, 1, 1,
+        Duration.ofSeconds(10), Map.of()));
+    assertThat(plan.status()).as("no status write before the answer").isEqualTo(task.getStatus());
+    assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plusSeconds(10).plus(
+        DeliveryDecisions.SAFETY_MARGIN), Optional.empty()));
+  }
+
+  @Test
+  void aDeliveredAttemptSucceedsWithOneStatusWriteAndRemovesTheEntry() {
+    DelayedTask task = scheduled(sinkTask(null));
+
+    Plan plan = decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(200)));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Succeeded);
+    assertThat(plan.status().getFiredTime()).isEqualTo(Times.format(NOW));
+    assertThat(plan.status().getDelivery().getAttempts()).isEqualTo(1);
+    assertThat(plan.status().getDelivery().getResponseCode()).isEqualTo(200);
+    assertThat(plan.status().getDelivery().getNextAttemptTime()).isNull();
+    assertThat(condition(plan, Condition.COMPLETE)).isEqualTo("True");
+    assertThat(plan.schedule()).isEqualTo(ScheduleChange.REMOVE);
+    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.DELIVERED);
+    assertThat(plan.deliveryMetric()).contains(FireMetrics.Delivery.DELIVERED);
+  }
+
+  @Test
+  void a503WaitsForTheBackoffOnRedisClockThenTheNextClaimSendsAttemptTwo() {
+    DelayedTask task = scheduled(sinkTask(null));
+    Instant redisEnd = NOW.plusSeconds(500); // Redis's clock far from this host's: scores follow Redis
+
+    Plan retry = decideOutcome(task, new DeliveryOutcome("uid-1", DUE, DeliveryOutcome.Target.SINK, 1, URL,
+        redisEnd, answered(503)));
+
+    assertThat(retry.status().getPhase()).isEqualTo(Phase.Running);
+    assertThat(retry.status().getDelivery().getNextAttemptTime()).isEqualTo(Times.format(NOW.plusSeconds(1)));
+    assertThat(retry.schedule()).isEqualTo(new ScheduleChange.Write(redisEnd.plusSeconds(1)));
+    assertThat(retry.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.DELIVERY_FAILED);
+    assertThat(condition(retry, Condition.RECONCILING)).isEqualTo("True");
+
+    task.setStatus(retry.status());
+    Plan early = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
+    assertThat(early.delivery()).as("this clock says the retry is not due yet").isEmpty();
+    assertThat(early.claim()).contains(new ClaimVerdict.HandBack(NOW.plusSeconds(1),
+        Optional.of(Outcome.CLOCK_SKEW)));
+
+    Instant later = NOW.plusSeconds(2);
+    Plan second = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, later)), later));
+    assertThat(second.delivery()).map(Plan.DeliveryAttempt::targetAttempt).contains(2);
+  }
+
+  @Test
+  void aRequestStillInFlightIsNotSentTwice() {
+    DelayedTask task = scheduled(sinkTask(null));
+
+    Plan plan = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW, Optional.empty(), true));
+
+    assertThat(plan.delivery()).isEmpty();
+    assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plusSeconds(10), Optional.empty()));
+  }
+
+  @Test
+  void a400FailsAtOnceWithTheMessageTheContractGives() {
+    DelayedTask task = scheduled(sinkTask(null));
+
+    Plan plan = decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(400)));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(plan.status().getMessage()).isEqualTo("POST " + URL + " answered 400 on attempt 1 of 4");
+    assertThat(plan.schedule()).isEqualTo(ScheduleChange.REMOVE);
+    assertThat(condition(plan, Condition.STALLED)).isEqualTo("True");
+  }
+
+  @Test
+  void theLastRetryFailingHandsTheEventToTheDeadLetterSinkWithTheErrorCode() {
+    DelayedTask task = scheduled(sinkTask(d -> {
+      d.setRetry(1);
+      io.delayedtask.operator.api.v1alpha1.Destination dls = new io.delayedtask.operator.api.v1alpha1.Destination();
+      dls.setRef(new io.delayedtask.operator.api.v1alpha1.ServiceReference("v1", "Service", "dead-letters"));
+      d.setDeadLetterSink(dls);
+    }));
+    task.setStatus(decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(503))).status());
+
+    Plan failed = decideOutcome(task, outcome(2, DeliveryOutcome.Target.SINK, answered(502)));
+    assertThat(failed.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(failed.status().getMessage()).isEqualTo("POST " + URL + " answered 502 on attempt 2 of 2");
+    assertThat(failed.status().getDelivery().getNextAttemptTime()).as("the dead-letter sink's turn").isNotNull();
+    assertThat(failed.requeue()).as("no TTL while the dead-letter sink waits").isEmpty();
+    task.setStatus(failed.status());
+
+    Plan toDeadLetter = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
+    assertThat(toDeadLetter.delivery()).contains(new Plan.DeliveryAttempt(DeliveryOutcome.Target.DEAD_LETTER_SINK,
+        3, 1, Duration.ofSeconds(10), Map.of("delayedtaskerrorcode", "502")));
+
+    Plan taken = decideOutcome(task, outcome(3, DeliveryOutcome.Target.DEAD_LETTER_SINK, answered(202)));
+    assertThat(taken.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(taken.status().getDelivery().getDeadLettered()).isTrue();
+    assertThat(taken.status().getDelivery().getResponseCode()).as("the sink's last answer").isEqualTo(502);
+    assertThat(taken.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.DEAD_LETTERED);
+    assertThat(taken.schedule()).isEqualTo(ScheduleChange.REMOVE);
+  }
+
+  @Test
+  void anOutcomeAlreadyRecordedIsNotCountedTwice() {
+    DelayedTask task = scheduled(sinkTask(null));
+    task.setStatus(decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(503))).status());
+
+    Plan again = decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(503)));
+
+    assertThat(again.status()).isEqualTo(task.getStatus());
+    assertThat(again.events()).isEmpty();
+  }
+
+  @Test
+  void aSinkTaskPastItsStartingDeadlineIsMissedAndSendsNothing() {
+    DelayedTask task = scheduled(sinkTask(null));
+    task.getSpec().setStartingDeadlineSeconds(5L);
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE.plusSeconds(60))));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Missed);
+    assertThat(plan.delivery()).isEmpty();
+  }
+
+  private static final String URL = "http://orders.ns.svc.cluster.local/orders/cancel";
+
+  private static DelayedTask sinkTask(Consumer<io.delayedtask.operator.api.v1alpha1.DeliverySpec> delivery) {
+    return task(s -> {
+      s.setRunAt(DUE.toString());
+      io.delayedtask.operator.api.v1alpha1.Destination sink = new io.delayedtask.operator.api.v1alpha1.Destination();
+      sink.setRef(new io.delayedtask.operator.api.v1alpha1.ServiceReference("v1", "Service", "orders"));
+      sink.setUri("/orders/cancel");
+      s.setSink(sink);
+      if (delivery != null) {
+        io.delayedtask.operator.api.v1alpha1.DeliverySpec spec = new io.delayedtask.operator.api.v1alpha1.DeliverySpec();
+        delivery.accept(spec);
+        s.setDelivery(spec);
+      }
+    });
+  }
+
+  private Plan decideOutcome(DelayedTask task, DeliveryOutcome outcome) {
+    return decider.decide(new TaskFacts(task, jobs, Optional.empty(), NOW, Optional.of(outcome), false));
+  }
+
+  private static DeliveryOutcome outcome(int attempt, DeliveryOutcome.Target target, DeliveryOutcome.Result result) {
+    return new DeliveryOutcome("uid-1", DUE, target, attempt, URL, NOW, result);
+  }
+
+  private static DeliveryOutcome.Result answered(int status) {
+    return new DeliveryOutcome.Result.Sent(new io.delayedtask.operator.sink.DeliveryResult.Answered(NOW,
+        Duration.ofMillis(3), status, Optional.empty()));
+  }
 
   private Plan decide(DelayedTask task, Optional<ClaimedEntry> claim) {
     return decider.decide(facts(task, claim));

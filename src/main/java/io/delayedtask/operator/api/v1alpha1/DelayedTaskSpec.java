@@ -25,6 +25,10 @@ import java.util.Map;
     value = "!has(self.runAt) || has(self.timeZone) || self.runAt.matches(r'" + DelayedTaskSpec.OFFSET_AT_END + "')",
     message = "spec.runAt has no offset; add Z or an offset such as +01:00, or set spec.timeZone to an IANA "
         + "time zone such as Europe/Berlin")
+@ValidationRule(value = "!has(self.jobTemplate) || !has(self.sink)",
+    message = "set at most one of spec.jobTemplate (run a Job) and spec.sink (call a service)")
+@ValidationRule(value = "!has(self.delivery) || has(self.sink)",
+    message = "spec.delivery applies only to spec.sink; add spec.sink or remove spec.delivery")
 public class DelayedTaskSpec {
   /** Longest runAt or delay accepted: far above any real value, and it keeps the CEL cost of the rules small. */
   public static final int MAX_LENGTH = 64;
@@ -101,6 +105,13 @@ public class DelayedTaskSpec {
       + "annotations delayedtask.io/payload.<key>.")
   private Map<String, String> payload;
 
+  @JsonPropertyDescription("Present: firing sends a CloudEvent over HTTP (POST, binary mode, the payload as a "
+      + "JSON body) to this Service or URL, retried as spec.delivery says. At most one of jobTemplate and sink.")
+  private Destination sink;
+
+  @JsonPropertyDescription("How a sink delivery is retried; only with sink.")
+  private DeliverySpec delivery;
+
   /** Fields present but of the wrong type, one sentence each; never serialized. */
   @JsonIgnore
   private List<String> unreadableFields = List.of();
@@ -173,6 +184,22 @@ public class DelayedTaskSpec {
 
   public void setPayload(Map<String, String> payload) {
     this.payload = payload;
+  }
+
+  public Destination getSink() {
+    return sink;
+  }
+
+  public void setSink(Destination sink) {
+    this.sink = sink;
+  }
+
+  public DeliverySpec getDelivery() {
+    return delivery;
+  }
+
+  public void setDelivery(DeliverySpec delivery) {
+    this.delivery = delivery;
   }
 
   /** The fields that were present but could not be read (wrong type), each named with the fix; usually empty. */

@@ -33,6 +33,10 @@ public class DelayedTaskStatus {
   @JsonPropertyDescription("The metadata.generation this status describes.")
   private Long observedGeneration;
 
+  @JsonPropertyDescription("Sink tasks only: the attempts for the current due time, the last answer, the next "
+      + "attempt while a retry waits, and whether the dead-letter sink took the event.")
+  private DeliveryStatus delivery;
+
   @JsonPropertyDescription("Standard conditions: Scheduled, Fired, Complete, Failed, and Ready, Reconciling, "
       + "Stalled as kstatus (Flux, Argo CD) reads them.")
   private List<Condition> conditions = new ArrayList<>();
@@ -89,6 +93,14 @@ public class DelayedTaskStatus {
     this.observedGeneration = observedGeneration;
   }
 
+  public DeliveryStatus getDelivery() {
+    return delivery;
+  }
+
+  public void setDelivery(DeliveryStatus delivery) {
+    this.delivery = delivery;
+  }
+
   public List<Condition> getConditions() {
     return conditions;
   }
@@ -116,11 +128,12 @@ public class DelayedTaskStatus {
     }
     return phase == that.phase && Objects.equals(dueTime, that.dueTime) && Objects.equals(firedTime, that.firedTime)
         && Objects.equals(jobName, that.jobName) && Objects.equals(message, that.message)
-        && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(conditions, that.conditions);
+        && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(delivery, that.delivery)
+        && Objects.equals(conditions, that.conditions);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(phase, dueTime, firedTime, jobName, message, observedGeneration, conditions);
+    return Objects.hash(phase, dueTime, firedTime, jobName, message, observedGeneration, delivery, conditions);
   }
 }

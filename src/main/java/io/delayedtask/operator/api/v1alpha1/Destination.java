@@ -1,0 +1,77 @@
+package io.delayedtask.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/**
+ * Where a task's CloudEvent goes (Knative's Destination): a Service {@code ref} with {@code uri} as
+ * its path, or an absolute {@code uri}. The same shape serves {@code spec.sink} and {@code
+ * spec.delivery.deadLetterSink} (which may not set {@code audience}).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
+@ValidationRule(value = "has(self.ref) || has(self.uri)",
+    message = "set ref (a Service in this namespace) or uri (an absolute http:// or https:// URL)")
+@ValidationRule(value = "!has(self.ref) || !has(self.uri) || self.uri.startsWith('/')",
+    message = "with ref, uri is the path on the Service, such as /orders/cancel")
+@ValidationRule(value = "has(self.ref) || !has(self.uri) || self.uri.startsWith('http://') "
+    + "|| self.uri.startsWith('https://')",
+    message = "without ref, uri must be an absolute http:// or https:// URL")
+public class Destination {
+  public static final int URI_MAX_LENGTH = 2048;
+
+  @JsonPropertyDescription("A v1 Service in the task's namespace. It resolves to "
+      + "http://<name>.<namespace>.svc.<cluster domain>, with the Service's port when that is not 80 (the port "
+      + "named http, else the only port).")
+  private ServiceReference ref;
+
+  @Size(max = URI_MAX_LENGTH)
+  @JsonPropertyDescription("With ref: the path (and query) on the Service, such as /orders/cancel. Without ref: an "
+      + "absolute http:// or https:// URL, accepted only when it starts with a prefix in the operator's "
+      + "DELAYEDTASK_SINK_ALLOWED_URIS.")
+  private String uri;
+
+  @Size(max = 253)
+  @JsonPropertyDescription("Send a ServiceAccount token for exactly this audience as Authorization: Bearer; the "
+      + "token is the namespace's delayedtask-sender ServiceAccount's (create it to opt in). Not for deadLetterSink.")
+  private String audience;
+
+  @Size(max = 65536)
+  @JsonPropertyDescription("PEM certificates trusted for https, besides the operator's default ones.")
+  private String caCerts;
+
+  public ServiceReference getRef() {
+    return ref;
+  }
+
+  public void setRef(ServiceReference ref) {
+    this.ref = ref;
+  }
+
+  public String getUri() {
+    return uri;
+  }
+
+  public void setUri(String uri) {
+    this.uri = uri;
+  }
+
+  public String getAudience() {
+    return audience;
+  }
+
+  public void setAudience(String audience) {
+    this.audience = audience;
+  }
+
+  public String getCaCerts() {
+    return caCerts;
+  }
+
+  public void setCaCerts(String caCerts) {
+    this.caCerts = caCerts;
+  }
+}

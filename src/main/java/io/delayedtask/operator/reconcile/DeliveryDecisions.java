@@ -1,0 +1,211 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.api.v1alpha1.Condition;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.DeliveryStatus;
+import io.delayedtask.operator.api.v1alpha1.Destination;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.reconcile.DeliveryOutcome.Target;
+import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
+import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
+import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.reconcile.TaskDecider.Draft;
+import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.sink.DeliveryResult;
+import io.delayedtask.operator.sink.RetryPolicy;
+import io.delayedtask.operator.task.Conditions;
+import io.delayedtask.operator.task.TaskState;
+import io.delayedtask.operator.task.Times;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The sink half of {@link TaskDecider}: when to send a task's next delivery attempt, and what its
+ * outcome makes of the task (shared/API.md, "Delivering to a service"). Plain functions of the
+ * draft, like the rest of the decider.
+ *
+ * <p>The attempts of one due time are counted across both targets in {@code status.delivery.attempts}:
+ * the sink gets {@code retry + 1}, then (after the final failure) the dead-letter sink as many. An
+ * attempt is sent from a claim; while it is in flight its schedule entry waits at a safety net
+ * ({@link #SAFETY_MARGIN} after the attempt's timeout), so a crash before its answer was recorded
+ * sends the same attempt again, with the same {@code ce-id}. The answer is recorded with one status
+ * write, and the entry moves to the next attempt's time (Redis clock) or goes.
+ */
+final class DeliveryDecisions {
+  /** How long after an attempt's timeout its entry comes due again if no answer was recorded. */
+  static final Duration SAFETY_MARGIN = Duration.ofSeconds(15);
+
+  /** A claim of a sink task: send its next attempt, unless there is none or it is not time yet. */
+  Plan sendNext(Draft draft, Instant due, ClaimedEntry claim) {
+    DeliverySettings settings = DeliverySettings.of(draft.facts.task().getSpec().getDelivery());
+    if (draft.facts.deliveryInFlight()) {
+      // A request of this task is still queued or waiting for its answer: look again after its timeout.
+      return draft.claim(new ClaimVerdict.HandBack(claim.claimedAt().plus(settings.timeout()), Optional.empty()))
+          .build();
+    }
+    Optional<Instant> next = TaskState.nextAttempt(draft.current);
+    if (next.isPresent() && next.get().isAfter(draft.now)) {
+      // Redis's clock says the retry is due, this process's clock not yet: never early by either.
+      Instant retry = claim.claimedAt().plus(Duration.between(draft.now, next.get()));
+      return draft.claim(new ClaimVerdict.HandBack(retry, Optional.of(FireMetrics.Outcome.CLOCK_SKEW))).build();
+    }
+    int attempts = TaskDecider.attemptsSoFar(draft.current);
+    int perTarget = settings.attemptsPerTarget();
+    boolean sinkFailed = draft.currentPhase() == Phase.Failed;
+    Destination deadLetterSink = deadLetterSink(draft);
+    Plan.DeliveryAttempt attempt;
+    if (!sinkFailed && attempts < perTarget) {
+      attempt = new Plan.DeliveryAttempt(Target.SINK, attempts + 1, attempts + 1, settings.timeout(), Map.of());
+    } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current) && attempts < 2 * perTarget) {
+      String code = String.valueOf(Optional.ofNullable(draft.current.getDelivery().getResponseCode()).orElse(0));
+      attempt = new Plan.DeliveryAttempt(Target.DEAD_LETTER_SINK, attempts + 1, attempts + 1 - perTarget,
+          settings.timeout(), Map.of("delayedtaskerrorcode", code));
+    } else {
+      return draft.claim(ClaimVerdict.Settle.stale()).build();
+    }
+    draft.delivery = Optional.of(attempt);
+    Instant safetyNet = claim.claimedAt().plus(settings.timeout()).plus(SAFETY_MARGIN);
+    return draft.schedule(ScheduleChange.KEEP)
+        .claim(new ClaimVerdict.HandBack(safetyNet, Optional.empty()))
+        .build();
+  }
+
+  /**
+   * A retry (or the dead-letter sink's turn) waits and no claim came with this reconcile: keep the
+   * status, except around a suspension: suspended, the entry goes; resumed, it comes back at the
+   * recorded time (or at once when that has passed).
+   */
+  Plan awaitingAttempt(Draft draft, Instant due) {
+    boolean suspend = draft.facts.task().getSpec().isSuspended();
+    Instant next = TaskState.nextAttempt(draft.current).orElse(due);
+    if (suspend) {
+      if (draft.currentPhase() == Phase.Suspended) {
+        return draft.claim(ClaimVerdict.Settle.stale()).build();
+      }
+      draft.desired.setPhase(Phase.Suspended);
+      Conditions.set(draft.desired, Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", draft.now,
+          draft.generation);
+      return draft.schedule(ScheduleChange.REMOVE).claim(ClaimVerdict.Settle.stale()).build();
+    }
+    if (draft.currentPhase() == Phase.Suspended) {
+      boolean sinkDone = TaskDecider.attemptsSoFar(draft.current)
+          >= DeliverySettings.of(draft.facts.task().getSpec().getDelivery()).attemptsPerTarget();
+      draft.desired.setPhase(sinkDone ? Phase.Failed : Phase.Running);
+      return draft.schedule(new ScheduleChange.Write(next.isBefore(draft.now) ? draft.now : next)).build();
+    }
+    Optional<ClaimedEntry> claim = draft.facts.claim();
+    return claim.isPresent() ? sendNext(draft, due, claim.get()) : draft.schedule(ScheduleChange.KEEP).build();
+  }
+
+  /** An attempt's outcome, the one after {@code status.delivery.attempts}: record it and plan the next. */
+  Plan record(Draft draft, DeliveryOutcome outcome) {
+    DeliverySettings settings = DeliverySettings.of(draft.facts.task().getSpec().getDelivery());
+    DelayedTaskStatus desired = draft.desired;
+    int perTarget = settings.attemptsPerTarget();
+    int targetAttempt = outcome.target() == Target.SINK ? outcome.attempt() : outcome.attempt() - perTarget;
+    RetryPolicy.Verdict verdict = verdict(outcome.result());
+    Optional<Integer> code = answerCode(outcome.result());
+
+    DeliveryStatus delivery = new DeliveryStatus(desired.getDelivery());
+    delivery.setAttempts(outcome.attempt());
+    delivery.setLastAttemptTime(Times.format(outcome.result().at()));
+    delivery.setNextAttemptTime(null);
+    if (outcome.target() == Target.SINK) {
+      delivery.setResponseCode(code.orElse(null));
+    }
+    desired.setDelivery(delivery);
+    if (desired.getFiredTime() == null) {
+      desired.setFiredTime(Times.format(outcome.result().at()));
+      Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + desired.getFiredTime(), draft.now,
+          draft.generation);
+      Conditions.set(desired, Condition.FIRED, true, "Delivering", "first delivery attempt at "
+          + desired.getFiredTime(), draft.now, draft.generation);
+    }
+    String what = (outcome.target() == Target.SINK ? "" : "the dead-letter sink: ") + "POST " + outcome.url() + " "
+        + describe(outcome.result()) + " on attempt " + targetAttempt + " of " + perTarget;
+    boolean retriesLeft = targetAttempt < perTarget;
+
+    if (verdict == RetryPolicy.Verdict.DELIVERED) {
+      draft.deliveryMetric = Optional.of(outcome.target() == Target.SINK ? FireMetrics.Delivery.DELIVERED
+          : FireMetrics.Delivery.DEAD_LETTERED);
+      if (outcome.target() == Target.SINK) {
+        desired.setPhase(Phase.Succeeded);
+        desired.setMessage(null);
+        Conditions.set(desired, Condition.COMPLETE, true, "Delivered", what, draft.now, draft.generation);
+        draft.extraEvents.add(TaskEvent.normal(TaskEvents.DELIVERED, "Delivered: " + what));
+      } else {
+        delivery.setDeadLettered(true);
+        draft.extraEvents.add(TaskEvent.normal(TaskEvents.DEAD_LETTERED, "Dead-lettered: " + what));
+      }
+      return draft.schedule(ScheduleChange.REMOVE).build();
+    }
+    if (verdict == RetryPolicy.Verdict.RETRY && retriesLeft) {
+      Duration wait = RetryPolicy.backoff(settings.backoff(), settings.delay(), targetAttempt, retryAfter(outcome.result()));
+      delivery.setNextAttemptTime(Times.format(draft.now.plus(wait)));
+      if (outcome.target() == Target.SINK) {
+        desired.setPhase(Phase.Running);
+        desired.setMessage(null);
+      }
+      draft.deliveryMetric = Optional.of(FireMetrics.Delivery.RETRY);
+      draft.extraEvents.add(TaskEvent.warning(TaskEvents.DELIVERY_FAILED, what + "; retrying in " + wait.toMillis()
+          + " ms"));
+      return draft.schedule(new ScheduleChange.Write(outcome.redisTimeAtEnd().plus(wait))).build();
+    }
+    draft.deliveryMetric = Optional.of(FireMetrics.Delivery.FAILED);
+    draft.extraEvents.add(TaskEvent.warning(TaskEvents.DELIVERY_FAILED, what));
+    if (outcome.target() == Target.DEAD_LETTER_SINK) {
+      return draft.schedule(ScheduleChange.REMOVE).build(); // the task stays Failed with the sink's message
+    }
+    desired.setPhase(Phase.Failed);
+    desired.setMessage(what);
+    Conditions.set(desired, Condition.FAILED, true, "DeliveryFailed", what, draft.now, draft.generation);
+    if (deadLetterSink(draft) != null) {
+      delivery.setNextAttemptTime(Times.format(draft.now));
+      return draft.schedule(new ScheduleChange.Write(outcome.redisTimeAtEnd())).build();
+    }
+    return draft.schedule(ScheduleChange.REMOVE).build();
+  }
+
+  private static RetryPolicy.Verdict verdict(DeliveryOutcome.Result result) {
+    if (result instanceof DeliveryOutcome.Result.Sent sent) {
+      return RetryPolicy.verdict(sent.result());
+    }
+    return ((DeliveryOutcome.Result.NotSent) result).retryable() ? RetryPolicy.Verdict.RETRY : RetryPolicy.Verdict.FAIL;
+  }
+
+  private static Optional<Integer> answerCode(DeliveryOutcome.Result result) {
+    return result instanceof DeliveryOutcome.Result.Sent sent && sent.result() instanceof DeliveryResult.Answered a
+        ? Optional.of(a.status()) : Optional.empty();
+  }
+
+  private static Optional<Duration> retryAfter(DeliveryOutcome.Result result) {
+    return result instanceof DeliveryOutcome.Result.Sent sent && sent.result() instanceof DeliveryResult.Answered a
+        ? a.retryAfter() : Optional.empty();
+  }
+
+  /** "answered 503", "got no answer (timeout)", "was refused: ...", or why it was not sent. */
+  private static String describe(DeliveryOutcome.Result result) {
+    if (result instanceof DeliveryOutcome.Result.NotSent notSent) {
+      return "was not sent (" + notSent.why() + ")";
+    }
+    DeliveryResult sent = ((DeliveryOutcome.Result.Sent) result).result();
+    if (sent instanceof DeliveryResult.Answered answered) {
+      return "answered " + answered.status();
+    }
+    if (sent instanceof DeliveryResult.NoAnswer noAnswer) {
+      return "got no answer (" + noAnswer.why() + ")";
+    }
+    return "was not sent: the address is forbidden (" + ((DeliveryResult.Forbidden) sent).rule() + ")";
+  }
+
+  private static Destination deadLetterSink(Draft draft) {
+    var delivery = draft.facts.task().getSpec().getDelivery();
+    return delivery == null ? null : delivery.getDeadLetterSink();
+  }
+
+  private static boolean deadLettered(DelayedTaskStatus status) {
+    return status != null && status.getDelivery() != null && Boolean.TRUE.equals(status.getDelivery().getDeadLettered());
+  }
+}

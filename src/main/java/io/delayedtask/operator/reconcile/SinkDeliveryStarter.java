@@ -1,0 +1,129 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Destination;
+import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.reconcile.DeliveryOutcome.Target;
+import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.sink.DeliveryRequest;
+import io.delayedtask.operator.sink.Destinations;
+import io.delayedtask.operator.sink.MissingServiceAccountException;
+import io.delayedtask.operator.sink.Sender;
+import io.delayedtask.operator.sink.ServiceAccountTokens;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Sends a sink task's delivery attempt: resolves its destination (a Service ref, or an allowed
+ * URI), gets the ServiceAccount token its {@code audience} asks for, builds the CloudEvent, and
+ * hands the request to the {@link Sender}, which answers later on its own threads. What cannot be
+ * sent (a missing Service, a missing ServiceAccount) is an outcome too, recorded the same way.
+ *
+ * <p>The outcome carries the Redis clock at the attempt's end (the claim's time plus the local
+ * monotonic time since), so the next attempt's score never depends on this host's wall clock.
+ */
+public final class SinkDeliveryStarter implements DeliveryStarter {
+  private final Sender sender;
+  private final Destinations destinations;
+  private final ServiceAccountTokens tokens;
+  private final SinkConfig config;
+  private final DeliveryOutcomes outcomes;
+  private final FireMetrics metrics;
+  private final Clock clock;
+
+  public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
+      DeliveryOutcomes outcomes, FireMetrics metrics, Clock clock) {
+    this.sender = sender;
+    this.destinations = destinations;
+    this.tokens = tokens;
+    this.config = config;
+    this.outcomes = outcomes;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  @Override
+  public void start(DelayedTask task, Instant due, ClaimedEntry claim, Plan.DeliveryAttempt attempt) {
+    long started = System.nanoTime();
+    ResourceID id = ResourceID.fromResource(task);
+    String namespace = task.getMetadata().getNamespace();
+    String uid = task.getMetadata().getUid();
+    if (attempt.attempt() == 1) {
+      metrics.lag(Duration.between(due, claim.claimedAt()));
+    }
+    Destination destination = attempt.target() == Target.SINK ? task.getSpec().getSink()
+        : task.getSpec().getDelivery().getDeadLetterSink();
+    Destinations.Resolution resolution = resolve(namespace, destination);
+    if (resolution instanceof Destinations.Resolution.Unresolvable unresolvable) {
+      outcomes.completed(id, notSent(task, due, attempt, describe(destination), claim, started,
+          unresolvable.message(), unresolvable.retryable()));
+      return;
+    }
+    Destinations.Resolution.Resolved resolved = (Destinations.Resolution.Resolved) resolution;
+    String url = resolved.url().toString();
+    Optional<String> token = Optional.empty();
+    if (destination.getAudience() != null) {
+      try {
+        token = Optional.of(tokens.tokenFor(namespace, destination.getAudience()));
+      } catch (MissingServiceAccountException e) {
+        outcomes.completed(id, notSent(task, due, attempt, url, claim, started, e.getMessage(), false));
+        return;
+      } catch (KubernetesClientException e) {
+        outcomes.completed(id, notSent(task, due, attempt, url, claim, started,
+            "the ServiceAccount token could not be had: " + ApiErrors.reason(e), ApiErrors.isTransient(e)));
+        return;
+      }
+    }
+    Map<String, String> extensions = new HashMap<>(attempt.extensions());
+    if (attempt.target() == Target.DEAD_LETTER_SINK) {
+      extensions.put("delayedtaskerrordest", sinkUrl(task));
+    }
+    DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent(
+        uid + "." + due.toEpochMilli(),
+        "/apis/delayedtask.io/v1alpha1/namespaces/" + namespace + "/delayedtasks/" + task.getMetadata().getName(),
+        due, attempt.targetAttempt(),
+        task.getSpec().getPayload() == null ? Map.of() : task.getSpec().getPayload(),
+        extensions);
+    DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.connectHost(), config.loopbackAllowed(),
+        event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout());
+    outcomes.sending(id);
+    sender.send(request).whenComplete((result, error) -> outcomes.completed(id, new DeliveryOutcome(uid, due,
+        attempt.target(), attempt.attempt(), url, redisTime(claim, started),
+        error == null ? new DeliveryOutcome.Result.Sent(result)
+            : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true))));
+  }
+
+  private Destinations.Resolution resolve(String namespace, Destination destination) {
+    Optional<Destinations.ServiceRef> ref = Optional.ofNullable(destination.getRef())
+        .map(r -> new Destinations.ServiceRef(r.getApiVersion(), r.getKind(), r.getName()));
+    return destinations.resolve(namespace, ref, Optional.ofNullable(destination.getUri()));
+  }
+
+  /** The sink's URL, for the dead-letter sink's ce-delayedtaskerrordest. */
+  private String sinkUrl(DelayedTask task) {
+    Destinations.Resolution sink = resolve(task.getMetadata().getNamespace(), task.getSpec().getSink());
+    return sink instanceof Destinations.Resolution.Resolved resolved ? resolved.url().toString()
+        : describe(task.getSpec().getSink());
+  }
+
+  private static String describe(Destination destination) {
+    return destination.getRef() != null ? "Service " + destination.getRef().getName()
+        + (destination.getUri() == null ? "" : destination.getUri()) : String.valueOf(destination.getUri());
+  }
+
+  private DeliveryOutcome notSent(DelayedTask task, Instant due, Plan.DeliveryAttempt attempt, String url,
+      ClaimedEntry claim, long started, String why, boolean retryable) {
+    return new DeliveryOutcome(task.getMetadata().getUid(), due, attempt.target(), attempt.attempt(), url,
+        redisTime(claim, started), new DeliveryOutcome.Result.NotSent(clock.instant(), why, retryable));
+  }
+
+  private static Instant redisTime(ClaimedEntry claim, long startedNanos) {
+    return claim.claimedAt().plusNanos(System.nanoTime() - startedNanos);
+  }
+}
