@@ -17,6 +17,8 @@ final class ExampleTasks {
   static final String SUSPENDED = "suspended.yaml";
   static final String DEADLINE_TTL = "deadline-ttl.yaml";
   static final String TIMEZONE_RUN_AT = "timezone-runat.yaml";
+  static final String SINK_SERVICE = "sink-service.yaml";
+  static final String SINK_RETRY = "sink-retry.yaml";
 
   private ExampleTasks() {
   }

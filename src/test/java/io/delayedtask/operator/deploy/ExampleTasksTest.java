@@ -30,7 +30,8 @@ class ExampleTasksTest {
   void thereIsOneExampleForEachFeature() {
     assertThat(ExampleTasks.files()).extracting(p -> p.getFileName().toString())
         .containsExactlyInAnyOrder(ExampleTasks.STATUS_ONLY, ExampleTasks.JOB_RUN_AT, ExampleTasks.JOB_DELAY,
-            ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL, ExampleTasks.TIMEZONE_RUN_AT);
+            ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL, ExampleTasks.TIMEZONE_RUN_AT, ExampleTasks.SINK_SERVICE,
+            ExampleTasks.SINK_RETRY);
   }
 
   @Test

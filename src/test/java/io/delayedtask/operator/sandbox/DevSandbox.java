@@ -3,12 +3,15 @@ package io.delayedtask.operator.sandbox;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.ControlPlaneBinaries;
-import io.delayedtask.operator.testing.KwokCluster;
 import io.delayedtask.operator.testing.Kubeconfig;
+import io.delayedtask.operator.testing.KwokCluster;
 import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
@@ -94,17 +97,30 @@ public final class DevSandbox {
     RedisProcess redis = RedisProcess.start();
     running.push(redis);
 
-    // 3. The operator, configured the way the process reads its environment.
+    // 3. A small HTTP receiver on loopback for the sink examples, behind a Service "orders" that
+    //    names it (ExternalName localhost, its port): the path /orders/remind answers 503 once.
+    Receiver receiver = Receiver.start()
+        .answer("/orders/remind", Receiver.Answer.status(503), Receiver.Answer.status(200))
+        .onRequest(request -> OUT.printf("receiver: %s %s ce-id=%s attempt=%s body=%s%n", request.method(),
+            request.path(), request.header("ce-id"), request.header("ce-delayedtaskattempt"), request.body()));
+    running.push(receiver);
+    client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName("orders")
+        .endMetadata().withNewSpec().withType("ExternalName").withExternalName("localhost")
+        .addNewPort().withName("http").withPort(receiver.port()).endPort().endSpec().build()).createOr(s -> s.update());
+
+    // 4. The operator, configured the way the process reads its environment; the receiver's
+    //    loopback address allowed by prefix.
     int httpPort = freePortPreferring(Integer.getInteger("sandbox.httpPort", 8080));
     OperatorConfig config = OperatorConfig.fromEnv(Map.of(
         OperatorConfig.REDIS_URI, redis.uri(),
         OperatorConfig.HTTP_PORT, Integer.toString(httpPort),
         OperatorConfig.LEASE_NAMESPACE, "default",
         OperatorConfig.IDENTITY, "sandbox",
-        OperatorConfig.RESYNC_SECONDS, "60"));
+        OperatorConfig.RESYNC_SECONDS, "60",
+        SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"));
     running.push(DelayedTaskOperator.start(config, client));
 
-    // 4. Watch every task and say what happens to it.
+    // 5. Watch every task and say what happens to it.
     SharedIndexInformer<DelayedTask> informer =
         client.resources(DelayedTask.class).inAnyNamespace().inform(new PhaseReporter(OUT));
     running.push(informer::close);

@@ -1,0 +1,157 @@
+package io.delayedtask.operator.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+
+/**
+ * An HTTP server on 127.0.0.1 that records every request a sink receives (on its own clock) and
+ * answers as scripted per path: a queue of answers, the last one repeated. Loopback only: no test
+ * reaches anything else.
+ */
+public final class Receiver implements AutoCloseable {
+  /** One request as it arrived: headers lower-cased, the body as text. */
+  public record Request(Instant at, String method, String path, Map<String, String> headers, String body) {
+    public String header(String name) {
+      return headers.get(name.toLowerCase(Locale.ROOT));
+    }
+  }
+
+  /** What to answer: a status, headers, and how long to wait first. */
+  public record Answer(int status, Map<String, String> headers, Duration delay) {
+    public static Answer status(int status) {
+      return new Answer(status, Map.of(), Duration.ZERO);
+    }
+
+    public Answer withHeader(String name, String value) {
+      Map<String, String> more = new TreeMap<>(headers);
+      more.put(name, value);
+      return new Answer(status, more, delay);
+    }
+
+    public Answer after(Duration wait) {
+      return new Answer(status, headers, wait);
+    }
+  }
+
+  private final HttpServer server;
+  private final List<Request> requests = new CopyOnWriteArrayList<>();
+  private final Map<String, Deque<Answer>> script = new ConcurrentHashMap<>();
+  private volatile java.util.function.Consumer<Request> listener = request -> { };
+
+  private Receiver(HttpServer server) {
+    this.server = server;
+  }
+
+  public static Receiver start() {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+      Receiver receiver = new Receiver(server);
+      server.createContext("/", receiver::handle);
+      server.setExecutor(Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "receiver");
+        thread.setDaemon(true);
+        return thread;
+      }));
+      server.start();
+      return receiver;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start a receiver on loopback", e);
+    }
+  }
+
+  /** {@code http://127.0.0.1:<port>} */
+  public String base() {
+    return "http://127.0.0.1:" + port();
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** Answers for requests to {@code path}, in order; the last one repeats. Default: 200. */
+  public Receiver answer(String path, Answer... answers) {
+    script.put(path, new ConcurrentLinkedDeque<>(List.of(answers)));
+    return this;
+  }
+
+  /** {@code listener} is told of every request as it arrives (the sandbox prints them). */
+  public Receiver onRequest(java.util.function.Consumer<Request> listener) {
+    this.listener = listener;
+    return this;
+  }
+
+  public List<Request> requests() {
+    return List.copyOf(requests);
+  }
+
+  public List<Request> requestsTo(String path) {
+    List<Request> to = new ArrayList<>();
+    for (Request request : requests) {
+      if (request.path().equals(path)) {
+        to.add(request);
+      }
+    }
+    return to;
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    Instant at = Instant.now();
+    String body;
+    try (InputStream in = exchange.getRequestBody()) {
+      body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    Map<String, String> headers = new TreeMap<>();
+    exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT),
+        String.join(",", values)));
+    String path = exchange.getRequestURI().getRawPath()
+        + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery());
+    Request request = new Request(at, exchange.getRequestMethod(), path, headers, body);
+    requests.add(request);
+    listener.accept(request);
+    Answer answer = next(exchange.getRequestURI().getRawPath());
+    try {
+      if (!answer.delay().isZero()) {
+        Thread.sleep(answer.delay().toMillis()); // the scripted slow receiver, on its own thread
+      }
+      answer.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
+      exchange.sendResponseHeaders(answer.status(), -1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      // the client gave up (its timeout): nothing to answer
+    } finally {
+      exchange.close();
+    }
+  }
+
+  private Answer next(String path) {
+    Deque<Answer> answers = script.get(path);
+    if (answers == null || answers.isEmpty()) {
+      return Answer.status(200);
+    }
+    return answers.size() > 1 ? answers.pollFirst() : answers.peekFirst();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
