@@ -1,13 +1,18 @@
 package io.delayedtask.operator.task;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
+import io.delayedtask.operator.api.v1alpha1.Destination;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.api.v1alpha1.ServiceReference;
+import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpecBuilder;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -15,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static org.assertj.core.api.Assertions.assertThat;
 
 class SpecValidatorTest {
   private static final String CREATED = "2026-12-01T10:00:00Z";
@@ -222,5 +228,126 @@ class SpecValidatorTest {
     setter.accept(spec);
     task.setSpec(spec);
     return task;
+  }
+
+  // --- spec.sink and spec.delivery -------------------------------------------------------------
+
+  static Stream<Arguments> invalidSinks() {
+    return Stream.of(
+        Arguments.of("jobTemplate and sink", spec(s -> {
+          s.setDelay("1m");
+          s.setJobTemplate(template("tasks"));
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+        }), "spec.jobTemplate and spec.sink are both set; keep at most one"),
+        Arguments.of("delivery without sink", spec(s -> {
+          s.setDelay("1m");
+          s.setDelivery(new DeliverySpec());
+        }), "spec.delivery applies only to spec.sink"),
+        Arguments.of("sink without destination", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(new Destination());
+        }), "spec.sink names no destination; set spec.sink.ref"),
+        Arguments.of("ref to a Deployment", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("apps/v1", "Deployment", "orders"));
+          s.setSink(sink);
+        }), "spec.sink.ref is apps/v1 Deployment; it must name a Service"),
+        Arguments.of("absolute uri with ref", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", "orders"));
+          sink.setUri("http://orders/cancel");
+          s.setSink(sink);
+        }), "spec.sink.uri 'http://orders/cancel' must be a path such as /orders/cancel"),
+        Arguments.of("relative uri without ref", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("/orders/cancel"));
+        }), "must be an absolute http:// or https:// URL"),
+        Arguments.of("uri outside the allowed prefixes", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://169.254.169.254/latest/meta-data"));
+        }), "is not allowed: it must start with one of the prefixes in the operator's DELAYEDTASK_SINK_ALLOWED_URIS "
+            + "(http://127.0.0.1:8080/)"),
+        Arguments.of("timeout above 5m", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setTimeout("6m");
+          s.setDelivery(delivery);
+        }), "spec.delivery.timeout '6m' must be more than 0 and at most 5m"),
+        Arguments.of("retry above 100", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setRetry(101);
+          s.setDelivery(delivery);
+        }), "spec.delivery.retry is 101; use 0 to 100"),
+        Arguments.of("bad backoffDelay", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setBackoffDelay("soon");
+          s.setDelivery(delivery);
+        }), "spec.delivery.backoffDelay 'soon'"),
+        Arguments.of("dead-letter sink with audience", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          Destination dead = uri("http://127.0.0.1:8080/dead");
+          dead.setAudience("x");
+          delivery.setDeadLetterSink(dead);
+          s.setDelivery(delivery);
+        }), "spec.delivery.deadLetterSink takes no audience"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidSinks")
+  void refusesABadSinkNamingTheFieldAndTheFix(String name, DelayedTask task, String expected) {
+    SpecValidator allowingOnePrefix = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"),
+        "cluster.local", "delayedtask-sender", 256, 32));
+    assertThat(allowingOnePrefix.validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
+        invalid -> assertThat(invalid.message()).contains(expected));
+  }
+
+  @Test
+  void acceptsAServiceRefWithAPathAndAnAllowedUri() {
+    SpecValidator allowing = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"), "cluster.local",
+        "delayedtask-sender", 256, 32));
+    DelayedTask byRef = spec(s -> {
+      s.setDelay("1m");
+      Destination sink = new Destination();
+      sink.setRef(new ServiceReference("v1", "Service", "orders"));
+      sink.setUri("/orders/cancel?now=1");
+      s.setSink(sink);
+    });
+    DelayedTask byUri = spec(s -> {
+      s.setDelay("1m");
+      s.setSink(uri("http://127.0.0.1:8080/due"));
+    });
+    assertThat(allowing.validate(byRef)).isInstanceOf(Validation.Valid.class);
+    assertThat(allowing.validate(byUri)).isInstanceOf(Validation.Valid.class);
+  }
+
+  @Test
+  void theRecordedDueTimeStandsWhileTheGenerationIsUnchanged() {
+    DelayedTask task = spec(s -> s.setRunAt("2026-12-03T07:00:00Z"));
+    task.getMetadata().setGeneration(2L);
+    DelayedTaskStatus status = new DelayedTaskStatus();
+    status.setPhase(Phase.Succeeded);
+    status.setDueTime("2026-12-03T06:00:00.000Z"); // what an earlier version computed
+    status.setObservedGeneration(2L);
+    task.setStatus(status);
+
+    assertThat(validator.validate(task)).isEqualTo(new Validation.Valid(Instant.parse("2026-12-03T06:00:00Z")));
+
+    task.getMetadata().setGeneration(3L); // the spec changed: computed anew
+    assertThat(validator.validate(task)).isEqualTo(new Validation.Valid(Instant.parse("2026-12-03T07:00:00Z")));
+  }
+
+  private static Destination uri(String uri) {
+    Destination destination = new Destination();
+    destination.setUri(uri);
+    return destination;
   }
 }
