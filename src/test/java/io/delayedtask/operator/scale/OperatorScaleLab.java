@@ -50,7 +50,13 @@ final class OperatorScaleLab implements AutoCloseable {
 
   /** An operator process from {@code jar} (the build under test, or a baseline to compare it with). */
   OperatorProcess startOperator(String name, int httpPort, Path jar) {
+    return startOperator(name, httpPort, jar, Map.of());
+  }
+
+  /** The same with more environment variables (the sink settings, for one). */
+  OperatorProcess startOperator(String name, int httpPort, Path jar, Map<String, String> extraEnv) {
     Map<String, String> env = new HashMap<>(target.operatorEnvironment());
+    env.putAll(extraEnv);
     env.putAll(Map.of(
         "KUBECONFIG", kubeconfig.toString(),
         "DELAYEDTASK_REDIS_URI", redis.uri(),
