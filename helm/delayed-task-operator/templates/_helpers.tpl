@@ -94,7 +94,10 @@ app.kubernetes.io/part-of: delayed-task-operator
        (OwnerReferencesPermissionEnforcement).
      - jobs: create and watch; never delete: the owner reference lets garbage collection do it.
      - events: both APIs, because client libraries record through either; get, to raise the count
-       of the one Event per task and reason. */}}
+       of the one Event per task and reason.
+     - serviceaccounts/token: create, for the sender ServiceAccount's name only (sink.serviceAccount),
+       so a sink.audience token is never one of another ServiceAccount in the namespace.
+     - services: get, to resolve a sink.ref Service's port; never list or watch. */}}
 {{- define "dto.operatorRules" -}}
 - apiGroups: ["delayedtask.io"]
   resources: ["delayedtasks"]
@@ -114,4 +117,11 @@ app.kubernetes.io/part-of: delayed-task-operator
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
+- apiGroups: [""]
+  resources: ["serviceaccounts/token"]
+  resourceNames: [{{ .Values.sink.serviceAccount | quote }}]
+  verbs: ["create"]
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get"]
 {{- end }}

@@ -10,6 +10,7 @@ import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -19,6 +20,8 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -50,6 +53,7 @@ import org.junit.jupiter.api.Test;
 class HelmChartTest {
 
   private static final String REDIS = FULLNAME + "-redis";
+  private static final String POLICY = FULLNAME + "-job-template-needs-job-create";
   private static final Map<String, String> OPERATOR_POD = Map.of(
       "app.kubernetes.io/name", "delayed-task-operator",
       "app.kubernetes.io/instance", RenderedChart.RELEASE,
@@ -84,9 +88,11 @@ class HelmChartTest {
             "PodDisruptionBudget/" + FULLNAME,
             "Service/" + FULLNAME,
             "StatefulSet/" + REDIS,
-            "Service/" + REDIS);
+            "Service/" + REDIS,
+            "ValidatingAdmissionPolicy/" + POLICY,
+            "ValidatingAdmissionPolicyBinding/" + POLICY);
     assertThat(defaults.objects())
-        .filteredOn(o -> !o.getKind().startsWith("Cluster"))
+        .filteredOn(o -> !o.getKind().startsWith("Cluster") && !o.getKind().startsWith("ValidatingAdmissionPolicy"))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).as(o.getKind()).isEqualTo(NAMESPACE));
   }
 
@@ -196,6 +202,87 @@ class HelmChartTest {
     assertBoundToOperatorServiceAccount(binding.getSubjects());
     assertThat(defaults.all(Role.class)).as("no namespaced operator Roles when watching all namespaces")
         .extracting(r -> r.getMetadata().getName()).containsExactly(FULLNAME + "-leader-election");
+  }
+
+  @Test
+  void sinkSettingsReachTheOperatorWithTheCodesDefaults() {
+    Map<String, EnvVar> env = defaults.operatorEnv();
+    SinkConfig code = SinkConfig.defaults();
+    assertThat(env).as("no absolute sink URI allowed by default").doesNotContainKey(SinkConfig.ALLOWED_URIS);
+    assertThat(env.get(SinkConfig.CLUSTER_DOMAIN).getValue()).isEqualTo(code.clusterDomain());
+    assertThat(env.get(SinkConfig.SERVICE_ACCOUNT).getValue()).isEqualTo(code.serviceAccount()).isEqualTo(Rbac.SENDER);
+    assertThat(env.get(SinkConfig.MAX_IN_FLIGHT).getValue()).isEqualTo(Integer.toString(code.maxInFlight()));
+    assertThat(env.get(SinkConfig.MAX_IN_FLIGHT_PER_HOST).getValue()).isEqualTo(Integer.toString(code.maxInFlightPerHost()));
+
+    RenderedChart chart = RenderedChart.render("""
+        sink:
+          allowedUris: [https://hooks.example.com/, http://127.0.0.1:]
+          clusterDomain: corp.internal
+          serviceAccount: orders-sender
+          maxInFlight: 64
+          maxInFlightPerHost: 4
+        """);
+    Map<String, EnvVar> set = chart.operatorEnv();
+    assertThat(set.get(SinkConfig.ALLOWED_URIS).getValue()).isEqualTo("https://hooks.example.com/,http://127.0.0.1:");
+    assertThat(set.get(SinkConfig.CLUSTER_DOMAIN).getValue()).isEqualTo("corp.internal");
+    assertThat(set.get(SinkConfig.SERVICE_ACCOUNT).getValue()).isEqualTo("orders-sender");
+    assertThat(set.get(SinkConfig.MAX_IN_FLIGHT).getValue()).isEqualTo("64");
+    assertThat(set.get(SinkConfig.MAX_IN_FLIGHT_PER_HOST).getValue()).isEqualTo("4");
+  }
+
+  @Test
+  void theOperatorMayRequestTokensOnlyForTheConfiguredSenderServiceAccount() {
+    String values = "sink: {serviceAccount: orders-sender}\n";
+    RenderedChart everywhere = RenderedChart.render(values);
+    assertThat(Rbac.grants(everywhere.named(ClusterRole.class, FULLNAME).getRules()))
+        .containsExactlyInAnyOrderElementsOf(Rbac.operator("orders-sender"));
+    RenderedChart scoped = RenderedChart.render(values + WATCH_TWO_NAMESPACES);
+    assertThat(scoped.all(Role.class)).filteredOn(r -> r.getMetadata().getName().equals(FULLNAME)).hasSize(2)
+        .allSatisfy(r -> assertThat(Rbac.grants(r.getRules()))
+            .containsExactlyInAnyOrderElementsOf(Rbac.operator("orders-sender")));
+    assertThat(everywhere.operatorEnv().get(SinkConfig.SERVICE_ACCOUNT).getValue())
+        .as("the name the operator asks tokens for is the one RBAC allows").isEqualTo("orders-sender");
+  }
+
+  @Test
+  void badSinkValuesFailWithAMessageNamingTheValue() {
+    for (String bad : List.of("allowedUris: [ftp://files.example.com/]", "allowedUris: ['https://a/,https://b/']",
+        "allowedUris: https://hooks.example.com/", "clusterDomain: Corp_Internal", "serviceAccount: ''",
+        "serviceAccount: Orders", "maxInFlight: 0", "maxInFlightPerHost: '8'", "maxInFlight: 2.5",
+        "maxInflight: 10")) {
+      assertThatThrownBy(() -> RenderedChart.template("sink: {" + bad + "}"))
+          .as("sink: {%s}", bad).hasMessageContaining("sink");
+    }
+  }
+
+  @Test
+  void theAdmissionPolicyChecksJobRightsOfWhoeverWritesATaskWithAJobTemplate() {
+    ValidatingAdmissionPolicy policy = defaults.named(ValidatingAdmissionPolicy.class, POLICY);
+    assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+    assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies(rule -> {
+      assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
+      assertThat(rule.getApiVersions()).containsExactly("v1alpha1");
+      assertThat(rule.getResources()).as("not delayedtasks/status: the operator's writes").containsExactly("delayedtasks");
+      assertThat(rule.getOperations()).containsExactlyInAnyOrder("CREATE", "UPDATE");
+    });
+    assertThat(policy.getSpec().getMatchConditions()).singleElement()
+        .satisfies(c -> assertThat(c.getExpression()).contains("object.spec.jobTemplate"));
+    assertThat(policy.getSpec().getValidations()).singleElement().satisfies(v -> {
+      assertThat(v.getExpression()).isEqualTo(
+          "authorizer.group('batch').resource('jobs').namespace(object.metadata.namespace).check('create').allowed()");
+      assertThat(v.getReason()).isEqualTo("Forbidden");
+      assertThat(v.getMessageExpression()).contains("request.userInfo.username", "ask for the create verb on jobs.batch");
+      assertThat(v.getMessage()).as("the fallback message").contains("remove spec.jobTemplate");
+    });
+
+    ValidatingAdmissionPolicyBinding binding = defaults.named(ValidatingAdmissionPolicyBinding.class, POLICY);
+    assertThat(binding.getSpec().getPolicyName()).isEqualTo(POLICY);
+    assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+    assertThat(binding.getSpec().getMatchResources()).as("every namespace").isNull();
+    assertThat(binding.getSpec().getParamRef()).isNull();
+
+    RenderedChart without = RenderedChart.render("admissionPolicy: {enabled: false}");
+    assertThat(without.objects()).noneMatch(o -> o.getKind().startsWith("ValidatingAdmissionPolicy"));
   }
 
   @Test

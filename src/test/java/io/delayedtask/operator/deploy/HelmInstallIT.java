@@ -107,6 +107,11 @@ class HelmInstallIT {
     assertThat(Rbac.grants(lease.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.leaderElection(fullname));
     assertThat(client.rbac().roleBindings().inNamespace(ns).withName(fullname + "-leader-election").get()).isNotNull();
     assertThat(release.operatorEnvironment("pod")).doesNotContainKey(OperatorConfig.NAMESPACES);
+    String policy = fullname + "-job-template-needs-job-create";
+    assertThat(client.admissionRegistration().v1().validatingAdmissionPolicies().withName(policy).get())
+        .as("the admission policy (AdmissionPolicyIT shows what it does)").isNotNull();
+    assertThat(client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(policy).get()
+        .getSpec().getPolicyName()).isEqualTo(policy);
   }
 
   @Test

@@ -18,6 +18,12 @@ import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenReview;
+import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -48,7 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  * API server grants it exactly what the chart's RBAC says: the whole life cycle works (Lease,
  * finalizer, status, Job, Events, TTL deletion), with the ClusterRole of the default values and
  * with the Roles of {@code watchNamespaces}; and that identity cannot read Secrets, write another
- * Lease, or create Jobs outside the listed namespaces.
+ * Lease, create Jobs outside the listed namespaces, or request a token of any ServiceAccount but the
+ * sender one (sink.serviceAccount).
  *
  * <p>A server of its own: the default values watch every namespace, which would fire other test
  * classes' tasks on the shared server; and here OwnerReferencesPermissionEnforcement is on (as on
@@ -170,6 +177,68 @@ class LeastPrivilegeIT {
       assertThat(can(operator, "delete", "batch", "jobs", outsider, null))
           .as("Jobs are collected through their owner reference, never deleted").isFalse();
     }
+  }
+
+  @Test
+  void theServiceAccountRequestsTokensOfTheSenderServiceAccountOnlyAndOnlyWhereItWatches() {
+    for (String ns : List.of(teamA, outsider)) {
+      for (String name : List.of(Rbac.SENDER, "orders")) {
+        admin.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder()
+            .withNewMetadata().withName(name).endMetadata().build()).create();
+      }
+    }
+    for (ChartRelease release : List.of(everywhere, scoped)) {
+      try (KubernetesClient operator = clientOf(release)) {
+        String token = senderToken(operator, teamA, Rbac.SENDER);
+        TokenReview review = admin.authentication().v1().tokenReviews().create(new TokenReviewBuilder()
+            .withNewSpec().withToken(token).withAudiences("orders").endSpec().build());
+        assertThat(review.getStatus().getAuthenticated()).as("%s: a token for the audience asked", release.name()).isTrue();
+        assertThat(review.getStatus().getUser().getUsername())
+            .isEqualTo("system:serviceaccount:" + teamA + ":" + Rbac.SENDER);
+
+        assertForbidden(() -> senderToken(operator, teamA, "orders"));
+        assertForbidden(() -> senderToken(operator, release.namespace(), release.fullname()));
+        assertThat(can(operator, "get", "", "serviceaccounts", teamA, Rbac.SENDER)).isFalse();
+        assertThat(can(operator, "list", "", "serviceaccounts", teamA, null)).isFalse();
+      }
+    }
+    try (KubernetesClient operator = clientOf(everywhere)) {
+      assertThat(senderToken(operator, outsider, Rbac.SENDER)).as("the default values watch every namespace").isNotBlank();
+    }
+    try (KubernetesClient operator = clientOf(scoped)) {
+      assertForbidden(() -> senderToken(operator, outsider, Rbac.SENDER));
+    }
+  }
+
+  @Test
+  void theServiceAccountGetsAServiceByNameButCannotListOrChangeServices() {
+    for (String ns : List.of(teamA, outsider)) {
+      admin.services().inNamespace(ns).resource(new ServiceBuilder()
+          .withNewMetadata().withName("orders").endMetadata()
+          .withNewSpec().addNewPort().withName("http").withPort(8080).endPort().endSpec()
+          .build()).create();
+    }
+    for (ChartRelease release : List.of(everywhere, scoped)) {
+      try (KubernetesClient operator = clientOf(release)) {
+        assertThat(operator.services().inNamespace(teamA).withName("orders").get().getSpec().getPorts())
+            .extracting(p -> p.getPort()).containsExactly(8080);
+        assertForbidden(() -> operator.services().inNamespace(teamA).list());
+        for (String verb : List.of("list", "watch", "update", "patch", "delete", "create")) {
+          assertThat(can(operator, verb, "", "services", teamA, null)).as("%s services", verb).isFalse();
+        }
+      }
+    }
+    try (KubernetesClient operator = clientOf(scoped)) {
+      assertForbidden(() -> operator.services().inNamespace(outsider).withName("orders").get());
+    }
+  }
+
+  /** A token of {@code namespace/serviceAccount} for the audience "orders", requested as a sink.audience is. */
+  private static String senderToken(KubernetesClient identity, String namespace, String serviceAccount) {
+    TokenRequest request = new TokenRequestBuilder().withNewSpec().withAudiences("orders")
+        .withExpirationSeconds(600L).endSpec().build();
+    return identity.serviceAccounts().inNamespace(namespace).withName(serviceAccount).tokenRequest(request)
+        .getStatus().getToken();
   }
 
   /**

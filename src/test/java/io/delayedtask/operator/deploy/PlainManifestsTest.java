@@ -3,12 +3,16 @@ package io.delayedtask.operator.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -57,13 +61,14 @@ class PlainManifestsTest {
     assertThat(FILES.keySet()).allMatch(name -> name.matches("[0-9]{2}-[a-z-]+\\.yaml"));
     assertThat(FILES).hasEntrySatisfying("00-namespace.yaml", kinds("Namespace"))
         .hasEntrySatisfying("10-crd.yaml", kinds("CustomResourceDefinition"))
+        .hasEntrySatisfying("15-admission-policy.yaml", kinds("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
         .hasEntrySatisfying("20-serviceaccount.yaml", kinds("ServiceAccount"))
         .hasEntrySatisfying("30-rbac.yaml", kinds("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ClusterRole", "ClusterRole"))
         .hasEntrySatisfying("40-config.yaml", kinds("ConfigMap"))
         .hasEntrySatisfying("50-redis.yaml", kinds("Service", "StatefulSet", "NetworkPolicy"))
         .hasEntrySatisfying("60-deployment.yaml", kinds("Deployment", "PodDisruptionBudget"))
         .hasEntrySatisfying("70-service.yaml", kinds("Service"));
-    assertThat(FILES).hasSize(8);
+    assertThat(FILES).hasSize(9);
   }
 
   @Test
@@ -77,7 +82,7 @@ class PlainManifestsTest {
   void everythingNamespacedLivesInTheOperatorNamespace() {
     assertThat(Manifests.one(ALL, Namespace.class).getMetadata().getName()).isEqualTo(NAMESPACE);
     assertThat(ALL).filteredOn(o -> !List.of("Namespace", "CustomResourceDefinition", "ClusterRole",
-            "ClusterRoleBinding").contains(o.getKind()))
+            "ClusterRoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding").contains(o.getKind()))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).as(o.getKind()).isEqualTo(NAMESPACE));
     assertThat(Manifests.one(ALL, Namespace.class).getMetadata().getLabels())
         .containsEntry("pod-security.kubernetes.io/enforce", "restricted");
@@ -107,8 +112,10 @@ class PlainManifestsTest {
 
   @Test
   void rbacMatchesTheChartsAndNeverMentionsSecrets() {
+    assertThat(config().get(SinkConfig.SERVICE_ACCOUNT)).isEqualTo(Rbac.SENDER);
     assertThat(Rbac.grants(Manifests.named(ALL, ClusterRole.class, NAME).getRules()))
-        .containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);
+        .as("tokens of the ServiceAccount 40-config names, and only of it")
+        .containsExactlyInAnyOrderElementsOf(Rbac.operator(config().get(SinkConfig.SERVICE_ACCOUNT)));
     assertThat(Rbac.grants(Manifests.named(ALL, ClusterRole.class, NAME + "-edit").getRules()))
         .containsExactlyInAnyOrderElementsOf(Rbac.USER_EDIT);
     assertThat(Manifests.named(ALL, ClusterRole.class, NAME + "-edit").getMetadata().getLabels())
@@ -158,6 +165,32 @@ class PlainManifestsTest {
 
     Service redis = Manifests.named(ALL, Service.class, NAME + "-redis");
     assertThat(parsed.redisUri()).isEqualTo("redis://" + redis.getMetadata().getName() + "." + NAMESPACE + ".svc:6379");
+  }
+
+  @Test
+  void sinkSettingsAreTheChartsDefaults() {
+    Map<String, EnvVar> chart = RenderedChart.render("{}").operatorEnv();
+    for (String variable : List.of(SinkConfig.CLUSTER_DOMAIN, SinkConfig.SERVICE_ACCOUNT, SinkConfig.MAX_IN_FLIGHT,
+        SinkConfig.MAX_IN_FLIGHT_PER_HOST)) {
+      assertThat(config().get(variable)).as(variable).isEqualTo(chart.get(variable).getValue());
+    }
+    assertThat(config().get(SinkConfig.ALLOWED_URIS)).as("no absolute sink URI allowed, as in the chart").isEmpty();
+    assertThat(chart).doesNotContainKey(SinkConfig.ALLOWED_URIS);
+  }
+
+  @Test
+  void admissionPolicyIsTheChartsUnderTheOperatorsName() {
+    RenderedChart chart = RenderedChart.render("{}");
+    ValidatingAdmissionPolicy plain = Manifests.one(ALL, ValidatingAdmissionPolicy.class);
+    ValidatingAdmissionPolicy charted = chart.one(ValidatingAdmissionPolicy.class);
+    assertThat(plain.getMetadata().getName()).isEqualTo(NAME + "-job-template-needs-job-create");
+    assertThat(plain.getSpec()).isEqualTo(charted.getSpec());
+
+    ValidatingAdmissionPolicyBinding binding = Manifests.one(ALL, ValidatingAdmissionPolicyBinding.class);
+    assertThat(binding.getSpec().getPolicyName()).isEqualTo(plain.getMetadata().getName());
+    ValidatingAdmissionPolicyBinding chartBinding = chart.one(ValidatingAdmissionPolicyBinding.class);
+    chartBinding.getSpec().setPolicyName(plain.getMetadata().getName());
+    assertThat(binding.getSpec()).isEqualTo(chartBinding.getSpec());
   }
 
   @Test

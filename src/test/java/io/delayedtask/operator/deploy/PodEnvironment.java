@@ -1,6 +1,7 @@
 package io.delayedtask.operator.deploy;
 
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -17,9 +18,10 @@ final class PodEnvironment {
   private PodEnvironment() {
   }
 
-  /** Every DELAYEDTASK_* variable the operator reads, from OperatorConfig's constants. */
+  /** Every DELAYEDTASK_* variable the operator reads, from OperatorConfig's and SinkConfig's constants. */
   static Set<String> contractVariables() {
-    return Stream.of(OperatorConfig.class.getFields())
+    return Stream.of(OperatorConfig.class, SinkConfig.class)
+        .flatMap(type -> Stream.of(type.getFields()))
         .filter(f -> Modifier.isStatic(f.getModifiers()) && f.getType() == String.class)
         .map(PodEnvironment::constant)
         .filter(v -> v.startsWith("DELAYEDTASK_"))

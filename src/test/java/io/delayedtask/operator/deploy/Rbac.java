@@ -31,14 +31,27 @@ final class Rbac {
         .collect(Collectors.toCollection(TreeSet::new));
   }
 
-  /** What the operator needs on its resources, wherever it watches them. */
-  static final Set<String> OPERATOR = Set.of(
-      "delayedtask.io/delayedtasks: delete,get,list,patch,update,watch",
-      "delayedtask.io/delayedtasks/status: get,patch,update",
-      "delayedtask.io/delayedtasks/finalizers: update",
-      "batch/jobs: create,get,list,watch",
-      "/events: create,get,patch",
-      "events.k8s.io/events: create,patch");
+  /** The sender ServiceAccount's name by default (sink.serviceAccount, DELAYEDTASK_SINK_SERVICE_ACCOUNT). */
+  static final String SENDER = "delayedtask-sender";
+
+  /**
+   * What the operator needs on its resources, wherever it watches them: tokens only of the sender
+   * ServiceAccount named {@code sender} (for a sink.audience), and a Service only by name (sink.ref).
+   */
+  static Set<String> operator(String sender) {
+    return Set.of(
+        "delayedtask.io/delayedtasks: delete,get,list,patch,update,watch",
+        "delayedtask.io/delayedtasks/status: get,patch,update",
+        "delayedtask.io/delayedtasks/finalizers: update",
+        "batch/jobs: create,get,list,watch",
+        "/events: create,get,patch",
+        "events.k8s.io/events: create,patch",
+        "/serviceaccounts/token[" + sender + "]: create",
+        "/services: get");
+  }
+
+  /** {@link #operator} with the default sender ServiceAccount. */
+  static final Set<String> OPERATOR = operator(SENDER);
 
   /**
    * Leader election, in the operator's namespace only. JOSDK checks get/create/update before it

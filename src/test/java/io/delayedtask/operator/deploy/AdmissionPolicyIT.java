@@ -1,0 +1,254 @@
+package io.delayedtask.operator.deploy;
+
+import static io.delayedtask.operator.testing.Tasks.busyboxJob;
+import static io.delayedtask.operator.testing.Tasks.rfc3339;
+import static io.delayedtask.operator.testing.Tasks.statusOnly;
+import static io.delayedtask.operator.testing.Tasks.withJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The chart's ValidatingAdmissionPolicy on a real API server: a DelayedTask with a jobTemplate makes
+ * the operator create a Job with the operator's rights, so only who may create Jobs in the namespace
+ * may write one. Users are impersonated (the admin client may impersonate): one bound to a Role
+ * with every verb on delayedtasks and nothing else, one bound to the built-in {@code edit}
+ * ClusterRole (which the chart's aggregated role extends to DelayedTasks), one that may only write
+ * the status subresource; and the operator's own ServiceAccount token.
+ *
+ * <p>A server of its own: the policy is cluster-wide. Two controllers of any cluster run: role
+ * aggregation, so that {@code edit} holds the chart's DelayedTask rules, and the policy status
+ * controller, which type-checks the policy's expressions against the CRD's schema.
+ */
+@RequiresRealKubernetes
+class AdmissionPolicyIT {
+  private static final Duration ACTIVE = Duration.ofSeconds(60);
+  /** All verbs on delayedtasks, nothing on Jobs. */
+  private static final String TASK_WRITER = "task-writer";
+  /** The built-in edit ClusterRole in the namespace. */
+  private static final String EDITOR = "editor";
+  /** May read tasks and write their status, nothing else: what the policy must never look at. */
+  private static final String STATUS_WRITER = "status-writer";
+  private static final Path PLAIN_POLICY = Manifests.PLAIN.resolve("15-admission-policy.yaml");
+
+  @TempDir
+  static Path dir;
+
+  private static RealKubernetes kube;
+  private static KubernetesClient admin;
+  private static ChartRelease release;
+  private static String ns;
+  private static final Map<String, KubernetesClient> users = new HashMap<>();
+
+  @BeforeAll
+  static void installTheChartAndBindTheUsers() {
+    kube = RealKubernetes.startDedicated();
+    kube.controllerManager("clusterrole-aggregation", "validatingadmissionpolicy-status-controller");
+    admin = kube.client();
+    release = ChartRelease.install(kube, "dto", kube.createNamespace("ops"), "{}");
+    ns = kube.createNamespace("apps");
+
+    bindRole(TASK_WRITER, new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks")
+        .withVerbs("*").build());
+    bindRole(STATUS_WRITER,
+        new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks")
+            .withVerbs("get", "list", "watch").build(),
+        new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks/status")
+            .withVerbs("get", "update", "patch").build());
+    admin.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder()
+        .withNewMetadata().withName(EDITOR).endMetadata()
+        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName("edit").endRoleRef()
+        .addNewSubject().withApiGroup("rbac.authorization.k8s.io").withKind("User").withName(EDITOR).endSubject()
+        .build()).create();
+
+    // The policy and binding become active a moment after they are stored; the edit role holds
+    // the chart's DelayedTask rules once the aggregation controller has seen them.
+    await("the policy refuses a probe").atMost(ACTIVE).untilAsserted(() ->
+        assertRefused(() -> tasks(TASK_WRITER).resource(withJob(ns, "probe", soon())).dryRun().create(), TASK_WRITER));
+    await("edit covers DelayedTasks").atMost(ACTIVE).ignoreExceptions().untilAsserted(() ->
+        tasks(EDITOR).resource(withJob(ns, "probe", soon())).dryRun().create());
+  }
+
+  @AfterAll
+  static void stop() {
+    users.values().forEach(KubernetesClient::close);
+    if (kube != null) {
+      kube.close();
+    }
+  }
+
+  @Test
+  void withoutJobRightsATaskWithAJobTemplateIsRefusedWithAMessageSayingWhatToDo() {
+    assertRefused(() -> tasks(TASK_WRITER).resource(withJob(ns, "refused", soon())).create(), TASK_WRITER);
+    assertThat(admin.resources(DelayedTask.class).inNamespace(ns).withName("refused").get()).isNull();
+  }
+
+  @Test
+  void withoutJobRightsATaskWithoutAJobTemplateIsAdmittedAndCannotGainOneByUpdateOrPatch() {
+    DelayedTask task = tasks(TASK_WRITER).resource(statusOnly(ns, "status-only", soon())).create();
+    assertThat(task.getMetadata().getUid()).isNotNull();
+
+    task.getSpec().setJobTemplate(busyboxJob());
+    assertRefused(() -> tasks(TASK_WRITER).resource(task).update(), TASK_WRITER);
+    String jobTemplate = Manifests.SERIALIZATION.asJson(busyboxJob());
+    assertRefused(() -> tasks(TASK_WRITER).withName("status-only")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"jobTemplate\":" + jobTemplate + "}}"), TASK_WRITER);
+    assertRefused(() -> tasks(TASK_WRITER).withName("status-only")
+        .patch(PatchContext.of(PatchType.JSON), "[{\"op\":\"add\",\"path\":\"/spec/jobTemplate\",\"value\":" + jobTemplate + "}]"),
+        TASK_WRITER);
+    assertThat(admin.resources(DelayedTask.class).inNamespace(ns).withName("status-only").get().getSpec().getJobTemplate())
+        .isNull();
+
+    DelayedTask relabelled = tasks(TASK_WRITER).withName("status-only").edit(t -> {
+      t.getMetadata().setLabels(Map.of("team", "billing"));
+      t.getSpec().setRunAt(rfc3339(Instant.now().plus(Duration.ofHours(2))));
+      return t;
+    });
+    assertThat(relabelled.getMetadata().getLabels()).as("other updates pass").containsEntry("team", "billing");
+  }
+
+  @Test
+  void whoeverMayCreateJobsMayWriteATaskWithAJobTemplate() {
+    DelayedTask task = tasks(EDITOR).resource(withJob(ns, "edited", soon())).create();
+    assertThat(task.getSpec().getJobTemplate()).isNotNull();
+    DelayedTask patched = tasks(EDITOR).withName("edited").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"jobTemplate\":{\"spec\":{\"backoffLimit\":2}}}}");
+    assertThat(patched.getSpec().getJobTemplate().getSpec().getBackoffLimit()).isEqualTo(2);
+    tasks(EDITOR).resource(statusOnly(ns, "edited-status-only", soon())).create();
+    tasks(EDITOR).withName("edited-status-only").edit(t -> {
+      t.getSpec().setJobTemplate(busyboxJob());
+      return t;
+    });
+  }
+
+  @Test
+  void withoutJobRightsATaskWithAJobTemplateCannotBeChangedButMayBeDeleted() {
+    tasks(EDITOR).resource(withJob(ns, "theirs", soon())).create();
+    assertRefused(() -> tasks(TASK_WRITER).withName("theirs").edit(t -> {
+      t.getSpec().setRunAt(rfc3339(Instant.now().plus(Duration.ofMinutes(5))));
+      return t;
+    }), TASK_WRITER);
+    assertThat(tasks(TASK_WRITER).withName("theirs").delete()).as("DELETE is not matched").isNotEmpty();
+  }
+
+  @Test
+  void statusWritesAreNeverRefused() {
+    tasks(EDITOR).resource(withJob(ns, "running", soon())).create();
+    DelayedTask byStatusWriter = tasks(STATUS_WRITER).withName("running").get();
+    byStatusWriter.setStatus(status(Phase.Scheduled, "written by a user without Job rights"));
+    assertThat(tasks(STATUS_WRITER).resource(byStatusWriter).updateStatus().getStatus().getMessage())
+        .isEqualTo("written by a user without Job rights");
+
+    Path kubeconfig = release.serviceAccountKubeconfig(dir.resolve("operator.kubeconfig"));
+    try (KubernetesClient operator = clientOf(kubeconfig)) {
+      var asOperator = operator.resources(DelayedTask.class).inNamespace(ns);
+      DelayedTask read = asOperator.withName("running").get();
+      read.setStatus(status(Phase.Running, "written by the operator"));
+      assertThat(asOperator.resource(read).updateStatus().getStatus().getPhase()).isEqualTo(Phase.Running);
+      DelayedTask patched = asOperator.withName("running").subresource("status")
+          .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"message\":\"patched by the operator\"}}");
+      assertThat(patched.getStatus().getMessage()).isEqualTo("patched by the operator");
+    }
+  }
+
+  @Test
+  void theChartsPolicyIsTypeCheckedCleanAndThePlainManifestIsAcceptedToo() {
+    String name = release.fullname() + "-job-template-needs-job-create";
+    await("the policy's status").atMost(ACTIVE).ignoreExceptions().untilAsserted(() -> {
+      ValidatingAdmissionPolicy stored = admin.admissionRegistration().v1().validatingAdmissionPolicies()
+          .withName(name).get();
+      assertThat(stored.getStatus().getObservedGeneration()).isEqualTo(stored.getMetadata().getGeneration());
+      assertThat(stored.getStatus().getTypeChecking().getExpressionWarnings())
+          .as("the expressions type-check against the DelayedTask schema").isNullOrEmpty();
+    });
+    assertThat(admin.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(name).get()
+        .getSpec().getValidationActions()).containsExactly("Deny");
+
+    RealKubernetes.Kubectl.Result plain = kube.kubectl("apply", "--dry-run=server", "-f", PLAIN_POLICY.toString());
+    assertThat(plain.ok()).as("k8s/ policy: %s", plain.output()).isTrue();
+  }
+
+  private static void assertRefused(Runnable request, String user) {
+    assertThatThrownBy(request::run).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+      assertThat(e.getCode()).as(e.getMessage()).isEqualTo(403);
+      assertThat(e.getStatus().getMessage()).endsWith("a DelayedTask with spec.jobTemplate creates Jobs, and " + user
+          + " may not create Jobs in namespace " + ns + ": ask for the create verb on jobs.batch there, or remove"
+          + " spec.jobTemplate");
+    });
+  }
+
+  /** DelayedTasks of the test namespace, as {@code user}. */
+  private static NonNamespaceOperation<DelayedTask, KubernetesResourceList<DelayedTask>, Resource<DelayedTask>> tasks(
+      String user) {
+    KubernetesClient client = users.computeIfAbsent(user, AdmissionPolicyIT::impersonating);
+    return client.resources(DelayedTask.class).inNamespace(ns);
+  }
+
+  /** The admin's connection, acting as {@code user} (the API server adds system:authenticated). */
+  private static KubernetesClient impersonating(String user) {
+    Config config = Config.fromKubeconfig(kube.kubeconfigYaml());
+    config.setImpersonateUsername(user);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  private static KubernetesClient clientOf(Path kubeconfig) {
+    try {
+      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void bindRole(String user, PolicyRule... rules) {
+    admin.rbac().roles().inNamespace(ns).resource(new RoleBuilder().withNewMetadata().withName(user).endMetadata()
+        .withRules(rules).build()).create();
+    admin.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder()
+        .withNewMetadata().withName(user).endMetadata()
+        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName(user).endRoleRef()
+        .addNewSubject().withApiGroup("rbac.authorization.k8s.io").withKind("User").withName(user).endSubject()
+        .build()).create();
+  }
+
+  private static DelayedTaskStatus status(Phase phase, String message) {
+    DelayedTaskStatus status = new DelayedTaskStatus();
+    status.setPhase(phase);
+    status.setMessage(message);
+    return status;
+  }
+
+  private static Instant soon() {
+    return Instant.now().plus(Duration.ofHours(1));
+  }
+}
