@@ -21,6 +21,7 @@ import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.Destinations;
+import io.delayedtask.operator.sink.NameResolver;
 import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.delayedtask.operator.task.FinishedTtl;
@@ -39,6 +40,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import javax.net.SocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,11 +72,20 @@ public final class DelayedTaskOperator implements AutoCloseable {
    * often Redis is probed, and the clock. Lease timing is configuration
    * ({@code DELAYEDTASK_LEASE_DURATION_SECONDS}), so in-process and jar-level tests set it alike.
    */
-  public record Options(boolean exitOnStopLeading, Duration redisProbeInterval, Clock clock) {
+  /**
+   * How the process runs beyond its configuration.
+   *
+   * @param sinkResolver how sink host names are resolved (tests map names without DNS)
+   * @param sinkSockets  the sockets sink requests use (tests: loopback only, so that a broken guard
+   *                     fails instead of reaching another address)
+   */
+  public record Options(boolean exitOnStopLeading, Duration redisProbeInterval, Clock clock,
+      NameResolver sinkResolver, SocketFactory sinkSockets) {
 
     /** java -jar: losing the lease ends the process so Kubernetes restarts it as a standby. */
     public static Options production() {
-      return new Options(true, Duration.ofSeconds(2), Clock.systemUTC());
+      return new Options(true, Duration.ofSeconds(2), Clock.systemUTC(), NameResolver.SYSTEM,
+          SocketFactory.getDefault());
     }
 
     /** In-process (tests, sandbox): like production, but never calls System.exit. */
@@ -83,16 +94,20 @@ public final class DelayedTaskOperator implements AutoCloseable {
     }
 
     public Options withExitOnStopLeading(boolean exit) {
-      return new Options(exit, redisProbeInterval, clock);
+      return new Options(exit, redisProbeInterval, clock, sinkResolver, sinkSockets);
     }
 
     public Options withRedisProbeInterval(Duration interval) {
-      return new Options(exitOnStopLeading, interval, clock);
+      return new Options(exitOnStopLeading, interval, clock, sinkResolver, sinkSockets);
     }
 
     /** The clock for due checks, firedTime and conditions (a test can set it off true time). */
     public Options withClock(Clock other) {
-      return new Options(exitOnStopLeading, redisProbeInterval, other);
+      return new Options(exitOnStopLeading, redisProbeInterval, other, sinkResolver, sinkSockets);
+    }
+
+    public Options withSinkNetwork(NameResolver resolver, SocketFactory sockets) {
+      return new Options(exitOnStopLeading, redisProbeInterval, clock, resolver, sockets);
     }
   }
 
@@ -196,11 +211,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
       TaskEvents events = new TaskEvents(client, clock);
       FireMetrics fireMetrics = new FireMetrics(registry);
       // Sink deliveries: sent without a reconcile thread waiting, answers back as events.
-      OkHttpSender sender = new OkHttpSender(config.sink(), registry);
+      OkHttpSender sender = new OkHttpSender(config.sink(), registry, options.sinkResolver(), options.sinkSockets(),
+          clock);
       stopInReverse.push(sender);
       DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
       DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender, new Destinations(client, config.sink()),
-          new ServiceAccountTokens(client, config.sink(), clock), config.sink(), deliveryOutcomes, fireMetrics, clock);
+          new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics, clock);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
           keeper::scheduleBehind, deliveryOutcomes, deliveryStarter), c -> {

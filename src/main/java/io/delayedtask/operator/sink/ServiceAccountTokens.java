@@ -8,57 +8,117 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Tokens of the namespace's sender ServiceAccount ({@code DELAYEDTASK_SINK_SERVICE_ACCOUNT}) for
- * exactly a sink's audience, from the TokenRequest API (Knative's token provider): asked for once,
- * reused until 80% of its lifetime has passed. The operator's own token never leaves the process;
- * tokens are never logged.
+ * Tokens for {@code sink.audience}: a TokenRequest for the ServiceAccount named by
+ * DELAYEDTASK_SINK_SERVICE_ACCOUNT in the task's namespace, bound to exactly that audience, kept
+ * and reused until 80% of its lifetime has passed (Knative's {@code pkg/auth/token_provider.go}
+ * does the same). The operator's own token never leaves the process; tokens are never logged.
+ *
+ * <p>{@link #tokenFor} calls the API server when no fresh token is kept: call it where a blocking
+ * call is acceptable.
  */
 public final class ServiceAccountTokens {
-  static final long LIFETIME_SECONDS = 3600;
+  /** What we ask for; the API server may grant less (or more, with --service-account-extend-token-expiration). */
+  static final long REQUESTED_SECONDS = 3600;
+  private static final double REFRESH_AT = 0.8;
 
   private final KubernetesClient client;
-  private final SinkConfig config;
+  private final String serviceAccount;
   private final Clock clock;
-  private final Map<Key, Cached> cache = new ConcurrentHashMap<>();
+  private final Map<Key, Token> tokens = new ConcurrentHashMap<>();
+  private final Map<Key, Object> locks = new ConcurrentHashMap<>();
+
+  public ServiceAccountTokens(KubernetesClient client, SinkConfig config) {
+    this(client, config.serviceAccount(), Clock.systemUTC());
+  }
+
+  public ServiceAccountTokens(KubernetesClient client, String serviceAccount, Clock clock) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.serviceAccount = Objects.requireNonNull(serviceAccount, "serviceAccount");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
 
   private record Key(String namespace, String audience) {}
 
-  private record Cached(String token, Instant refreshAfter) {}
-
-  public ServiceAccountTokens(KubernetesClient client, SinkConfig config, Clock clock) {
-    this.client = client;
-    this.config = config;
-    this.clock = clock;
+  /** A token and when to stop using it. Its toString never shows the token. */
+  private record Token(String value, Instant refreshAfter, Instant expires) {
+    @Override
+    public String toString() {
+      return "Token[refreshAfter=" + refreshAfter + ", expires=" + expires + "]";
+    }
   }
 
-  /** A token for {@code audience}; throws {@link MissingServiceAccountException} when the namespace has no sender. */
+  /**
+   * A token of the ServiceAccount in {@code namespace} for {@code audience}.
+   *
+   * @throws MissingServiceAccountException when the ServiceAccount does not exist there
+   * @throws KubernetesClientException      when the API server refuses or cannot be reached (retry later)
+   */
   public String tokenFor(String namespace, String audience) {
     Key key = new Key(namespace, audience);
-    Cached cached = cache.get(key);
-    Instant now = clock.instant();
-    if (cached != null && now.isBefore(cached.refreshAfter())) {
-      return cached.token();
+    Token kept = tokens.get(key);
+    if (kept != null && clock.instant().isBefore(kept.refreshAfter())) {
+      return kept.value();
     }
-    TokenRequest request = new TokenRequestBuilder().withNewSpec()
-        .withAudiences(audience).withExpirationSeconds(LIFETIME_SECONDS).endSpec().build();
-    TokenRequest answer;
+    // One request per destination at a time; others wait for its token instead of asking again.
+    synchronized (locks.computeIfAbsent(key, k -> new Object())) {
+      kept = tokens.get(key);
+      Instant now = clock.instant();
+      if (kept != null && now.isBefore(kept.refreshAfter())) {
+        return kept.value();
+      }
+      Token fresh = request(key, now);
+      tokens.put(key, fresh);
+      forgetExpired(now);
+      return fresh.value();
+    }
+  }
+
+  private Token request(Key key, Instant now) {
+    TokenRequest asked = new TokenRequestBuilder()
+        .withNewSpec().withAudiences(key.audience()).withExpirationSeconds(REQUESTED_SECONDS).endSpec()
+        .build();
+    TokenRequest granted;
     try {
-      answer = client.serviceAccounts().inNamespace(namespace).withName(config.serviceAccount()).tokenRequest(request);
+      granted = client.serviceAccounts().inNamespace(key.namespace()).withName(serviceAccount).tokenRequest(asked);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
-        throw new MissingServiceAccountException("ServiceAccount " + config.serviceAccount() + " does not exist in "
-            + "namespace " + namespace + ": create it to let tasks there send tokens (sink.audience " + audience + ")");
+        throw new MissingServiceAccountException(serviceAccount, key.namespace(), key.audience());
       }
       throw e;
     }
-    Instant expires = answer.getStatus().getExpirationTimestamp() == null ? now.plusSeconds(LIFETIME_SECONDS)
-        : Instant.parse(answer.getStatus().getExpirationTimestamp());
+    Instant expires = expiry(granted, now);
     Duration lifetime = Duration.between(now, expires);
-    cache.put(key, new Cached(answer.getStatus().getToken(), now.plus(lifetime.multipliedBy(8).dividedBy(10))));
-    return answer.getStatus().getToken();
+    Instant refreshAfter = now.plusMillis((long) (lifetime.toMillis() * REFRESH_AT));
+    return new Token(granted.getStatus().getToken(), refreshAfter, expires);
+  }
+
+  /** The granted expiry; the requested one when the answer lacks it. */
+  private static Instant expiry(TokenRequest granted, Instant now) {
+    String timestamp = granted.getStatus().getExpirationTimestamp();
+    if (timestamp != null) {
+      try {
+        return Instant.parse(timestamp);
+      } catch (DateTimeParseException ignored) {
+        // fall back to what was asked for
+      }
+    }
+    return now.plusSeconds(REQUESTED_SECONDS);
+  }
+
+  /** Tokens of namespaces or audiences no longer used must not pile up. */
+  private void forgetExpired(Instant now) {
+    tokens.entrySet().removeIf(entry -> {
+      boolean expired = !now.isBefore(entry.getValue().expires());
+      if (expired) {
+        locks.remove(entry.getKey());
+      }
+      return expired;
+    });
   }
 }

@@ -26,10 +26,20 @@ public final class OperatorFixture {
     return env;
   }
 
-  /** Redis probed often; never System.exit. The short lease comes from {@link #env}. */
+  /**
+   * Sockets of every in-process operator's sink requests: loopback only, so a broken SSRF guard
+   * fails to connect instead of sending a packet off this machine; what it refused is recorded.
+   */
+  public static final LoopbackOnlySockets SINK_SOCKETS = new LoopbackOnlySockets();
+
+  /**
+   * Redis probed often; never System.exit; sink names resolved by {@link TestResolver} and
+   * connected through {@link #SINK_SOCKETS}. The short lease comes from {@link #env}.
+   */
   public static DelayedTaskOperator.Options testOptions() {
     return DelayedTaskOperator.Options.inProcess()
-        .withRedisProbeInterval(Duration.ofMillis(250));
+        .withRedisProbeInterval(Duration.ofMillis(250))
+        .withSinkNetwork(new TestResolver(), SINK_SOCKETS);
   }
 
   public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {
