@@ -125,15 +125,28 @@ public final class OkHttpSender implements Sender {
           if (rule.isPresent()) {
             attempt.forbidden(rule.get());
           } else {
-            attempt.noAnswer(whyNoAnswer(e, request.timeout()));
+            attempt.noAnswer(whyNoAnswer(e, call.isCanceled(), request.timeout()));
           }
         }
       });
     } catch (RuntimeException e) {
-      // The dispatcher's executor refuses work once the sender is closed.
       attempt.noAnswer("the sender is closed");
     }
     return result;
+  }
+
+  /**
+   * What is wrong with a task's {@code sink.caCerts}, if anything: no PEM certificate in it, or one
+   * that does not parse. For validating a task before any attempt; {@link #send} reports the same
+   * problem as {@code Forbidden}, since sending again cannot help.
+   */
+  public static Optional<String> caCertsProblem(String pem) {
+    try {
+      new TrustedCerts().forPem(pem);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
   }
 
   private static Request httpRequest(HttpUrl url, DeliveryRequest request) {
@@ -190,10 +203,15 @@ public final class OkHttpSender implements Sender {
   }
 
   /** One short phrase for a failure without an answer; exception messages can hold anything, so few are shown. */
-  static String whyNoAnswer(IOException e, Duration timeout) {
-    // OkHttp's call timeout: InterruptedIOException("timeout"); a socket's: SocketTimeoutException, its subclass.
-    if (causedBy(e, InterruptedIOException.class)) {
+  static String whyNoAnswer(IOException e, boolean canceled, Duration timeout) {
+    // OkHttp's call timeout: InterruptedIOException("timeout"); a socket's: SocketTimeoutException.
+    if (causedBy(e, java.net.SocketTimeoutException.class)
+        || e instanceof InterruptedIOException && "timeout".equals(e.getMessage())) {
       return "no answer within " + human(timeout);
+    }
+    // Canceled (the sender closed), or refused by a closed sender's executor ("executor rejected").
+    if (canceled || e instanceof InterruptedIOException) {
+      return "canceled";
     }
     if (causedBy(e, SSLPeerUnverifiedException.class) || causedBy(e, CertificateException.class)) {
       return "TLS certificate not trusted";
@@ -213,9 +231,6 @@ public final class OkHttpSender implements Sender {
     }
     if (causedBy(e, EOFException.class) || message.contains("unexpected end of stream")) {
       return "connection closed before an answer";
-    }
-    if (message.equals("canceled")) {
-      return "canceled";
     }
     return "connection failed";
   }

@@ -307,6 +307,20 @@ class OkHttpSenderTest {
   }
 
   @Test
+  void closingCompletesWhatIsInFlightAndRefusesMore() throws Exception {
+    receiver.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    CompletableFuture<DeliveryResult> inFlight = sender.send(request(url("receiver.test", "/"), true)).toCompletableFuture();
+    receiver.takeRequest(5, TimeUnit.SECONDS);
+
+    sender.close();
+
+    assertThat(result(inFlight)).isInstanceOfSatisfying(DeliveryResult.NoAnswer.class,
+        noAnswer -> assertThat(noAnswer.why()).isEqualTo("canceled"));
+    assertThat(result(sender.send(request(url("receiver.test", "/"), true))))
+        .isInstanceOf(DeliveryResult.NoAnswer.class);
+  }
+
+  @Test
   void recordsHowLongRequestsTook() throws Exception {
     receiver.enqueue(new MockResponse.Builder().code(200).build());
     receiver.enqueue(new MockResponse.Builder().code(503).build());
