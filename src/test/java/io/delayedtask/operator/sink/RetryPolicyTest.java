@@ -68,6 +68,7 @@ class RetryPolicyTest {
         Arguments.of(Backoff.LINEAR, second, 1, Optional.of(Duration.ofSeconds(-4)), Duration.ofSeconds(1)),
         // No overflow: 1s x 2^99 and a huge linear product saturate.
         Arguments.of(Backoff.EXPONENTIAL, second, 100, none, RetryPolicy.LONGEST),
+        Arguments.of(Backoff.EXPONENTIAL, second, 65, none, RetryPolicy.LONGEST), // a bare 1L << 64 is 1
         Arguments.of(Backoff.EXPONENTIAL, Duration.ofDays(1), 64, none, RetryPolicy.LONGEST),
         Arguments.of(Backoff.LINEAR, Duration.ofSeconds(Long.MAX_VALUE / 2), 100, none, RetryPolicy.LONGEST),
         Arguments.of(Backoff.EXPONENTIAL, Duration.ZERO, 100, none, Duration.ZERO));
