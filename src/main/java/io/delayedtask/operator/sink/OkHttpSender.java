@@ -15,7 +15,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.EnumMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -49,7 +51,7 @@ public final class OkHttpSender implements Sender {
   private final OkHttpClient client;
   private final NameResolver resolver;
   private final Clock clock;
-  private final MeterRegistry registry;
+  private final Map<RetryPolicy.Verdict, Timer> durations = new EnumMap<>(RetryPolicy.Verdict.class);
   private final TrustedCerts trustedCerts = new TrustedCerts();
 
   public OkHttpSender(SinkConfig config, MeterRegistry registry) {
@@ -62,7 +64,14 @@ public final class OkHttpSender implements Sender {
    */
   public OkHttpSender(SinkConfig config, MeterRegistry registry, NameResolver resolver, SocketFactory sockets,
       Clock clock) {
-    this.registry = Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(registry, "registry");
+    for (RetryPolicy.Verdict verdict : RetryPolicy.Verdict.values()) {
+      durations.put(verdict, Timer.builder(DURATION)
+          .description("How long delivery requests took, until their answer or failure")
+          .tag("outcome", outcomeTag(verdict))
+          .publishPercentileHistogram()
+          .register(registry));
+    }
     this.resolver = Objects.requireNonNull(resolver, "resolver");
     this.clock = Objects.requireNonNull(clock, "clock");
     Dispatcher dispatcher = new Dispatcher();
@@ -79,6 +88,15 @@ public final class OkHttpSender implements Sender {
         .readTimeout(0, TimeUnit.MILLISECONDS)
         .writeTimeout(0, TimeUnit.MILLISECONDS)
         .build();
+  }
+
+  /** The values of delayedtask_deliveries_total's outcome, so the two metrics join. */
+  private static String outcomeTag(RetryPolicy.Verdict verdict) {
+    return switch (verdict) {
+      case DELIVERED -> "delivered";
+      case RETRY -> "retry";
+      case FAIL -> "failed";
+    };
   }
 
   @Override
@@ -283,22 +301,8 @@ public final class OkHttpSender implements Sender {
 
     private void complete(DeliveryResult outcome) {
       if (result.complete(outcome)) {
-        Timer.builder(DURATION)
-            .description("How long delivery requests took, until their answer or failure")
-            .tag("outcome", outcomeTag(RetryPolicy.verdict(outcome)))
-            .publishPercentileHistogram()
-            .register(registry)
-            .record(outcome.took());
+        durations.get(RetryPolicy.verdict(outcome)).record(outcome.took());
       }
-    }
-
-    /** The values of delayedtask_deliveries_total's outcome, so the two metrics join. */
-    private static String outcomeTag(RetryPolicy.Verdict verdict) {
-      return switch (verdict) {
-        case DELIVERED -> "delivered";
-        case RETRY -> "retry";
-        case FAIL -> "failed";
-      };
     }
 
     private Duration took() {
