@@ -127,29 +127,26 @@ public final class OkHttpSender implements Sender {
       attempt.forbidden(e.getMessage());
       return result;
     }
-    try {
-      call.enqueue(new Callback() {
-        @Override
-        public void onResponse(Call call, Response response) {
-          // Status and Retry-After only: the body is closed unread, never kept or logged.
-          try (response) {
-            attempt.answered(response.code(), retryAfter(response));
-          }
+    // A closed sender's dispatcher refuses the call through onFailure ("executor rejected"), not by throwing.
+    call.enqueue(new Callback() {
+      @Override
+      public void onResponse(Call call, Response response) {
+        // Status and Retry-After only: the body is closed unread, never kept or logged.
+        try (response) {
+          attempt.answered(response.code(), retryAfter(response));
         }
+      }
 
-        @Override
-        public void onFailure(Call call, IOException e) {
-          Optional<String> rule = connectCheck.brokenRule().or(() -> forbiddenRule(e));
-          if (rule.isPresent()) {
-            attempt.forbidden(rule.get());
-          } else {
-            attempt.noAnswer(whyNoAnswer(e, call.isCanceled(), request.timeout()));
-          }
+      @Override
+      public void onFailure(Call call, IOException e) {
+        Optional<String> rule = connectCheck.brokenRule().or(() -> forbiddenRule(e));
+        if (rule.isPresent()) {
+          attempt.forbidden(rule.get());
+        } else {
+          attempt.noAnswer(whyNoAnswer(e, call.isCanceled(), request.timeout()));
         }
-      });
-    } catch (RuntimeException e) {
-      attempt.noAnswer("the sender is closed");
-    }
+      }
+    });
     return result;
   }
 
