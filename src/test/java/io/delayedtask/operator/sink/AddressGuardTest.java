@@ -1,0 +1,65 @@
+package io.delayedtask.operator.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Only parses IP literals: no lookup, no packet. */
+class AddressGuardTest {
+
+  @ParameterizedTest(name = "{0} (loopback allowed: {1}) -> {2}")
+  @CsvSource(delimiter = '|', nullValues = "ALLOWED", value = {
+      // link-local and cloud metadata
+      "169.254.169.254              | true  | 169.254.169.254 is link-local (cloud metadata)",
+      "169.254.0.1                  | true  | 169.254.0.1 is link-local",
+      "169.254.255.255              | true  | 169.254.255.255 is link-local",
+      "fe80::1                      | true  | fe80::1 is link-local",
+      "febf:ffff::1                 | true  | febf:ffff::1 is link-local",
+      "fd00:ec2::254                | true  | fd00:ec2::254 is a cloud metadata endpoint",
+      "100.100.100.200              | true  | 100.100.100.200 is a cloud metadata endpoint",
+      // unspecified
+      "0.0.0.0                      | true  | 0.0.0.0 is unspecified",
+      "0.1.2.3                      | true  | 0.1.2.3 is unspecified",
+      "::                           | true  | :: is unspecified",
+      // IPv4 inside IPv6: judged as the IPv4 address, shown as written
+      "::a9fe:a9fe                  | true  | ::a9fe:a9fe is link-local (cloud metadata)",
+      "::ffff:0:0                   | true  | 0.0.0.0 is unspecified",
+      "::6464:64c8                  | true  | ::6464:64c8 is a cloud metadata endpoint",
+      "::7f00:1                     | false | ::7f00:1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      // loopback only when allowed
+      "127.0.0.1                    | false | 127.0.0.1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      "127.255.0.9                  | false | 127.255.0.9 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      "::1                          | false | ::1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      "127.0.0.1                    | true  | ALLOWED",
+      "::1                          | true  | ALLOWED",
+      // ordinary addresses
+      "10.96.0.10                   | false | ALLOWED",
+      "192.168.1.20                 | false | ALLOWED",
+      "169.253.255.255              | false | ALLOWED",
+      "169.255.0.1                  | false | ALLOWED",
+      "100.100.100.201              | false | ALLOWED",
+      "fec0::1                      | false | ALLOWED",
+      "fd00:ec2::253                | false | ALLOWED",
+      "2001:db8::1                  | false | ALLOWED",
+      "::2                          | false | ALLOWED"})
+  void judgesAddresses(String literal, boolean loopbackAllowed, String rule) throws Exception {
+    InetAddress address = InetAddress.getByName(literal); // a literal: parsed, never looked up
+    assertThat(AddressGuard.forbidden(address, loopbackAllowed).orElse(null)).isEqualTo(rule);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"::ffff:169.254.169.254", "::ffff:127.0.0.1", "::ffff:0.0.0.0"})
+  void ipv4MappedLiteralsAreJudgedAsTheirIpv4Address(String literal) throws Exception {
+    // Java already turns ::ffff:a.b.c.d into the IPv4 address; whatever the form, it is refused.
+    assertThat(AddressGuard.forbidden(InetAddress.getByName(literal), false)).isPresent();
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource({"fe80:0:0:0:0:0:0:1, fe80::1", "2001:db8:0:0:1:0:0:1, 2001:db8::1:0:0:1", "0:0:0:0:0:0:0:0, ::",
+      "2001:db8:0:1:1:1:1:1, 2001:db8:0:1:1:1:1:1"})
+  void showsIpv6AsPeopleWriteIt(String literal, String shown) throws Exception {
+    assertThat(AddressGuard.text(InetAddress.getByName(literal))).isEqualTo(shown);
+  }
+}
