@@ -1,9 +1,7 @@
 package io.delayedtask.operator.sink;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.testing.LoopbackOnlySockets;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -32,6 +30,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The sender against receivers on 127.0.0.1 (mockwebserver3). Names resolve through a fake resolver

@@ -1,8 +1,7 @@
 package io.delayedtask.operator.sink;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.testing.LoopbackOnlySockets;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code sink.caCerts}: an https receiver on 127.0.0.1 whose self-signed certificate (made by the
