@@ -1,0 +1,69 @@
+package io.delayedtask.operator.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.testing.DelayedTaskCrd;
+import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
+import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code kubectl explain} is where Kubernetes users look first. Against a real API server (which
+ * publishes the CRD's schema as OpenAPI v3), it prints for each of these fields the description
+ * the Java model gave it, not an empty one.
+ */
+@RequiresRealKubernetes
+class KubectlExplainIT {
+  private static RealKubernetes kube;
+
+  @BeforeAll
+  static void start() {
+    kube = RealKubernetes.shared();
+    kube.applyCrd(DelayedTaskCrd.FILE);
+  }
+
+  @ParameterizedTest(name = "kubectl explain dt.{0}")
+  @ValueSource(strings = {"spec", "status", "spec.jobTemplate", "status.conditions"}) // add "spec.sink" here
+  void printsTheFieldsDescriptionFromTheCrd(String field) {
+    AtomicReference<Kubectl.Result> explained = new AtomicReference<>();
+    // The API server publishes a CRD's OpenAPI a moment after it is established.
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      explained.set(kube.kubectl("explain", "dt." + field));
+      return explained.get().ok();
+    });
+
+    String description = descriptionBlock(explained.get().stdout());
+
+    assertThat(description).as(explained.get().stdout()).isNotBlank().isNotEqualTo("<empty>");
+    assertThat(description).isEqualTo(normalized(schemaOf(field).getDescription()));
+  }
+
+  /** The text under DESCRIPTION:, up to the next blank line, on one line. */
+  private static String descriptionBlock(String explainOutput) {
+    int start = explainOutput.indexOf("DESCRIPTION:");
+    assertThat(start).as("kubectl explain prints a DESCRIPTION:%n%s", explainOutput).isNotNegative();
+    String rest = explainOutput.substring(start + "DESCRIPTION:".length()).stripLeading();
+    int end = rest.indexOf("\n\n");
+    return normalized(end < 0 ? rest : rest.substring(0, end));
+  }
+
+  private static JSONSchemaProps schemaOf(String field) {
+    JSONSchemaProps schema = DelayedTaskCrd.load().getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema();
+    for (String name : field.split("\\.")) {
+      schema = schema.getProperties().get(name);
+      assertThat(schema).as("%s in the CRD", field).isNotNull();
+    }
+    return schema;
+  }
+
+  private static String normalized(String text) {
+    return text == null ? "" : text.trim().replaceAll("\\s+", " ");
+  }
+}
