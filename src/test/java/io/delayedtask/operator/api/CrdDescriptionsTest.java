@@ -13,9 +13,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code kubectl explain} prints a field's schema description: every field of the generated CRD,
- * spec and status included, must have one (they come from {@code @JsonPropertyDescription} on the
- * Java model, spec and status from the getters DelayedTask overrides for them).
+ * {@code kubectl explain} prints a field's schema description: the resource and every field of the
+ * generated CRD, spec and status included, must have one (they come from {@code @JsonPropertyDescription}
+ * on the Java model, spec and status from the getters DelayedTask overrides for them, the resource's
+ * from its {@code @JsonClassDescription} through PrinterColumnOrder).
  */
 class CrdDescriptionsTest {
   private static final Path GENERATED =
@@ -33,6 +34,7 @@ class CrdDescriptionsTest {
     assertThat(fields).as("the walk reaches spec, status and nested fields")
         .contains("spec", "status", "spec.jobTemplate.metadata.labels", "status.conditions[].type");
     assertThat(undescribed).as("fields kubectl explain would print with an empty DESCRIPTION").isEmpty();
+    assertThat(root.getDescription()).as("kubectl explain dt").isNotBlank();
   }
 
   private static void walk(JSONSchemaProps schema, String path, List<String> fields, List<String> undescribed) {

@@ -1,5 +1,6 @@
 package io.delayedtask.operator.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
@@ -26,6 +27,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Job", jsonPath = ".status.jobName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 @JsonIgnoreProperties(ignoreUnknown = true)
+@JsonClassDescription("A task that fires once, at a time: at spec.runAt, or spec.delay after its creation. "
+    + "Firing creates a Job from spec.jobTemplate, or without one only records it in the status. The operator "
+    + "reports the phase, the due time it computed and the outcome in status.")
 public class DelayedTask extends CustomResource<DelayedTaskSpec, DelayedTaskStatus> implements Namespaced {
   public static final String GROUP = "delayedtask.io";
   public static final String VERSION = "v1alpha1";
