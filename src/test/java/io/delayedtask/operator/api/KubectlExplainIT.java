@@ -9,6 +9,7 @@ import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,13 +46,13 @@ class KubectlExplainIT {
     assertThat(description).isEqualTo(normalized(schemaOf(field).getDescription()));
   }
 
-  /** The text under DESCRIPTION:, up to the next blank line, on one line. */
+  /** The text under DESCRIPTION:, up to the next blank line (kubectl indents it), on one line. */
   private static String descriptionBlock(String explainOutput) {
-    int start = explainOutput.indexOf("DESCRIPTION:");
+    List<String> lines = explainOutput.lines().toList();
+    int start = lines.indexOf("DESCRIPTION:");
     assertThat(start).as("kubectl explain prints a DESCRIPTION:%n%s", explainOutput).isNotNegative();
-    String rest = explainOutput.substring(start + "DESCRIPTION:".length()).stripLeading();
-    int end = rest.indexOf("\n\n");
-    return normalized(end < 0 ? rest : rest.substring(0, end));
+    return normalized(String.join(" ", lines.subList(start + 1, lines.size()).stream()
+        .takeWhile(line -> !line.isBlank()).toList()));
   }
 
   /** The schema of {@code dt.a.b}: the root's for {@code dt}. */
