@@ -1,4 +1,4 @@
--- Argo CD health of a DelayedTask, from status.phase (README, GitOps).
+-- Argo CD health of a DelayedTask, from status.phase (docs/gitops.md).
 -- A status written for an older generation describes a spec that is gone: Progressing until the
 -- operator has seen the current one, as kstatus reads it.
 local hs = {}

@@ -40,6 +40,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.OptionalInt;
 import javax.net.SocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,6 +113,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
   }
 
   public static void main(String[] args) {
+    // --help and --version print and exit before anything starts.
+    OptionalInt exitAfterArguments = CommandLine.handle(args, BuildInfo.ofThisBuild(), System.out, System.err);
+    if (exitAfterArguments.isPresent()) {
+      System.exit(exitAfterArguments.getAsInt());
+      return;
+    }
     // 0. Before anything loads CompletableFuture: see poolAsyncSteps().
     poolAsyncSteps();
     // 1. Configuration: a bad value stops the process here, naming the variable.

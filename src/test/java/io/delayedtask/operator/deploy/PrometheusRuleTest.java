@@ -48,7 +48,7 @@ class PrometheusRuleTest {
     assertThat(rules).extracting(r -> r.get("alert")).containsExactly(
         "DelayedTaskNoReplicaFiring", "DelayedTaskOverdue", "DelayedTaskFireLagHigh",
         "DelayedTaskRedisUnreachable", "DelayedTaskFiringsFailing", "DelayedTaskScheduleDrift");
-    List<String> runbookLines = Files.readAllLines(Path.of("README.md")).stream()
+    List<String> runbookLines = Files.readAllLines(Path.of("docs", "operations.md")).stream()
         .filter(line -> line.startsWith("| `DelayedTask")).toList();
     for (Map<String, Object> rule : rules) {
       @SuppressWarnings("unchecked")
@@ -57,7 +57,7 @@ class PrometheusRuleTest {
       Map<String, Object> annotations = (Map<String, Object>) rule.get("annotations");
       assertThat(labels.get("severity")).as("%s severity", rule.get("alert")).isIn("warning", "critical");
       assertThat(annotations).as("%s annotations", rule.get("alert")).containsKeys("summary", "description", "runbook");
-      assertThat(runbookLines).as("README runbook line for %s", rule.get("alert"))
+      assertThat(runbookLines).as("docs/operations.md runbook line for %s", rule.get("alert"))
           .anyMatch(line -> line.startsWith("| `" + rule.get("alert") + "` |"));
     }
   }

@@ -10,7 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The argocd-cm snippet the README tells users to apply carries exactly the scripts in argocd/. */
+/** The argocd-cm snippet docs/gitops.md tells users to apply carries exactly the scripts in argocd/. */
 class ArgoCdReadmeTest {
 
   private static final Pattern YAML_BLOCK = Pattern.compile("(?s)```yaml\n(.*?)```");
@@ -34,12 +34,12 @@ class ArgoCdReadmeTest {
   }
 
   private static Map<String, Object> argocdCm() {
-    Matcher blocks = YAML_BLOCK.matcher(ArgoCdLua.read(Path.of("README.md")));
+    Matcher blocks = YAML_BLOCK.matcher(ArgoCdLua.read(Path.of("docs", "gitops.md")));
     while (blocks.find()) {
       if (blocks.group(1).contains("name: argocd-cm")) {
         return ArgoCdLua.yaml(blocks.group(1));
       }
     }
-    throw new AssertionError("README.md has no ```yaml block with the argocd-cm ConfigMap");
+    throw new AssertionError("docs/gitops.md has no ```yaml block with the argocd-cm ConfigMap");
   }
 }
