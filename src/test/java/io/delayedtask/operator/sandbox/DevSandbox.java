@@ -101,8 +101,9 @@ public final class DevSandbox {
     //    names it (ExternalName localhost, its port): the path /orders/remind answers 503 once.
     Receiver receiver = Receiver.start()
         .answer("/orders/remind", Receiver.Answer.status(503), Receiver.Answer.status(200))
-        .onRequest(request -> OUT.printf("receiver: %s %s ce-id=%s attempt=%s body=%s%n", request.method(),
-            request.path(), request.header("ce-id"), request.header("ce-delayedtaskattempt"), request.body()));
+        .onRequest((request, answer) -> OUT.printf("%s  receiver: %s %s  ce-id %s  attempt %s  body %s  -> %d%n",
+            PhaseReporter.CLOCK.format(request.at()), request.method(), request.path(), request.header("ce-id"),
+            request.header("ce-delayedtaskattempt"), request.body(), answer.status()));
     running.push(receiver);
     client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName("orders")
         .endMetadata().withNewSpec().withType("ExternalName").withExternalName("localhost")

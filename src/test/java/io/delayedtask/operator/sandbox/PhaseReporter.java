@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * the mock API server cannot serve.
  */
 final class PhaseReporter implements ResourceEventHandler<DelayedTask> {
-  private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+  /** The time of day, UTC, to the millisecond: every line the sandbox prints starts with it. */
+  static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private final PrintStream out;
   private final Map<String, String> lastPhase = new ConcurrentHashMap<>();

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.function.BiConsumer;
 
 /**
  * An HTTP server on 127.0.0.1 that records every request a sink receives (on its own clock) and
@@ -54,7 +55,7 @@ public final class Receiver implements AutoCloseable {
   private final HttpServer server;
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final Map<String, Deque<Answer>> script = new ConcurrentHashMap<>();
-  private volatile java.util.function.Consumer<Request> listener = request -> { };
+  private volatile BiConsumer<Request, Answer> listener = (request, answer) -> { };
 
   private Receiver(HttpServer server) {
     this.server = server;
@@ -92,8 +93,8 @@ public final class Receiver implements AutoCloseable {
     return this;
   }
 
-  /** {@code listener} is told of every request as it arrives (the sandbox prints them). */
-  public Receiver onRequest(java.util.function.Consumer<Request> listener) {
+  /** {@code listener} is told of every request as it arrives, with the answer it gets (the sandbox prints them). */
+  public Receiver onRequest(BiConsumer<Request, Answer> listener) {
     this.listener = listener;
     return this;
   }
@@ -125,8 +126,8 @@ public final class Receiver implements AutoCloseable {
         + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery());
     Request request = new Request(at, exchange.getRequestMethod(), path, headers, body);
     requests.add(request);
-    listener.accept(request);
     Answer answer = next(exchange.getRequestURI().getRawPath());
+    listener.accept(request, answer);
     try {
       if (!answer.delay().isZero()) {
         Thread.sleep(answer.delay().toMillis()); // the scripted slow receiver, on its own thread
