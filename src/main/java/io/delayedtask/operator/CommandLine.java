@@ -116,9 +116,9 @@ final class CommandLine {
         new Variable(SinkConfig.MAX_IN_FLIGHT_PER_HOST, Integer.toString(sink.maxInFlightPerHost()),
             "open delivery requests to one host at once"),
         // Read by logback.xml, not by OperatorConfig.
-        new Variable("DELAYEDTASK_LOG_FORMAT", "text",
+        new Variable(OperatorConfig.LOG_FORMAT, "text",
             "json: one JSON object per line (with the task's namespace/name) for log pipelines"),
-        new Variable("DELAYEDTASK_LOG_LEVEL", "INFO",
+        new Variable(OperatorConfig.LOG_LEVEL, "INFO",
             "the operator's own log level"));
   }
 }

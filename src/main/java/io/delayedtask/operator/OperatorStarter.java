@@ -59,7 +59,8 @@ final class OperatorStarter implements AutoCloseable {
         return;
       } catch (RuntimeException e) {
         if (!reported) {
-          LOG.warn("The API server is unreachable, not ready; retrying with backoff: {}", e.toString());
+          LOG.warn("The API server {} is unreachable, not ready; retrying with backoff: {}",
+              client.getMasterUrl(), rootCause(e));
           reported = true;
         }
       }
@@ -70,6 +71,15 @@ final class OperatorStarter implements AutoCloseable {
       }
       wait = wait.multipliedBy(2).compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait.multipliedBy(2);
     }
+  }
+
+  /** The innermost cause, which names what failed (connection refused, unknown host), in one line. */
+  private static String rootCause(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause == e ? e.toString() : e.getMessage() + " (" + cause + ")";
   }
 
   @Override

@@ -50,6 +50,11 @@ public record OperatorConfig(
   public static final String LEASE_DURATION_SECONDS = "DELAYEDTASK_LEASE_DURATION_SECONDS";
   public static final String CLAIM_LEASE_SECONDS = "DELAYEDTASK_CLAIM_LEASE_SECONDS";
   public static final String FINISHED_TTL_SECONDS = "DELAYEDTASK_FINISHED_TTL_SECONDS";
+  /** Read by logback.xml itself; checked here so a bad value stops the process instead of silencing it. */
+  public static final String LOG_FORMAT = "DELAYEDTASK_LOG_FORMAT";
+  public static final String LOG_LEVEL = "DELAYEDTASK_LOG_LEVEL";
+  private static final Set<String> LOG_FORMATS = Set.of("text", "json");
+  private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
 
   /** Where a pod learns its namespace (downward API is not needed: the service account mount has it). */
   static final String POD_NAMESPACE = "POD_NAMESPACE";
@@ -106,6 +111,7 @@ public record OperatorConfig(
    * @throws ConfigException naming the first bad variable
    */
   public static OperatorConfig fromEnv(Map<String, String> env) {
+    checkLogSettings(env);
     boolean cluster = bool(env, REDIS_CLUSTER, false);
     String redisUri = redisUri(env, cluster);
     // One shard keeps every entry in one slot, so on Redis Cluster on one master: more shards
@@ -214,6 +220,19 @@ public record OperatorConfig(
       case "false" -> false;
       default -> throw new ConfigException(name + "='" + value + "' is not a boolean; use true or false");
     };
+  }
+
+  /** logback.xml reads both variables; a value it cannot use would silence the log, so it stops the process. */
+  private static void checkLogSettings(Map<String, String> env) {
+    String format = blankToNull(env.get(LOG_FORMAT));
+    if (format != null && !LOG_FORMATS.contains(format)) {
+      throw new ConfigException(LOG_FORMAT + "='" + format + "' is not valid; use text (the default) or json");
+    }
+    String level = blankToNull(env.get(LOG_LEVEL));
+    if (level != null && !LOG_LEVELS.contains(level.toUpperCase(java.util.Locale.ROOT))) {
+      throw new ConfigException(LOG_LEVEL + "='" + level + "' is not valid; use TRACE, DEBUG, INFO (the default), WARN, "
+          + "ERROR or OFF");
+    }
   }
 
   private static int integer(Map<String, String> env, String name, int fallback, int min, int max) {

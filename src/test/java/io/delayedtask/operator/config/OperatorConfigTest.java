@@ -149,7 +149,11 @@ class OperatorConfigTest {
         Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "0"),
         Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "-60"),
         Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "86401"),
-        Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "1m"));
+        Arguments.of("DELAYEDTASK_CLAIM_LEASE_SECONDS", "1m"),
+        Arguments.of("DELAYEDTASK_LOG_FORMAT", "yaml"),
+        Arguments.of("DELAYEDTASK_LOG_LEVEL", "LOUD"),
+        Arguments.of("DELAYEDTASK_SINK_ALLOWED_URIS", "ftp://files/"),
+        Arguments.of("DELAYEDTASK_SINK_MAX_IN_FLIGHT", "0"));
   }
 
   @ParameterizedTest(name = "{0}={1}")
