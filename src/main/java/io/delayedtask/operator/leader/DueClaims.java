@@ -82,6 +82,10 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
       return known.isPresent() && !ref.uid().equals(known.get().getMetadata().getUid())
           ? stale(entry) : handOver(entry, ref);
     }
+    if (lookups.isShutdown()) {
+      // JOSDK has stopped this source (the operator stops): the next leader fires it at its due time.
+      return CompletableFuture.completedFuture(Disposition.retryAt(entry.due()));
+    }
     return CompletableFuture.supplyAsync(() -> existsOnApiServer(ref), lookups)
         .thenCompose(exists -> exists ? handOver(entry, ref) : stale(entry));
   }
