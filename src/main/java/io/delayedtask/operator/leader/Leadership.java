@@ -52,6 +52,11 @@ public class Leadership implements AutoCloseable, MeterBinder {
       thread.setDaemon(true);
       thread.start();
     });
+    poller.whenComplete((started, error) -> {
+      if (error != null) {
+        LOG.error("Could not start the poller: due tasks are not claimed", error);
+      }
+    });
     keeper.activate();
   }
 
