@@ -78,7 +78,8 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
     ScheduleIds.TaskRef ref = parsed.get();
     Optional<DelayedTask> known = tasks.get(ref.namespace(), ref.name());
     if (known.isPresent() || !tasks.synced()) {
-      // Not synced yet: the reconcile follows once the cache has the task.
+      // A task the cache holds (stale if re-created), or a cache still filling: then the reconcile
+      // follows once the cache has the task.
       return known.isPresent() && !ref.uid().equals(known.get().getMetadata().getUid())
           ? stale(entry) : handOver(entry, ref);
     }
