@@ -1,4 +1,5 @@
--- requeue: return claims whose lease ran out (by the Redis clock) to the due set, or all claims.
+-- requeue: return every claim, lease or not, to the due set (a new leader taking over the claims
+-- of one that died with them; claims whose lease ran out are requeued by claim.lua itself).
 --
 -- KEYS[1]  <prefix>:{<shard>}:due       ZSET
 -- KEYS[2]  <prefix>:{<shard>}:inflight  ZSET
@@ -6,8 +7,6 @@
 -- KEYS[4]  <prefix>:{<shard>}:tokens    HASH (the requeued claims' tokens are dropped: their
 --          holders can no longer acknowledge or release them)
 -- ARGV[1]  max entries to requeue in this call
--- ARGV[2]  'expired': only claims whose lease ran out; 'all': every claim, lease or not (a new
---          leader taking over the claims of one that died with them)
 --
 -- Each goes back at the due time it was claimed for (ZADD NX: a newer schedule wins).
 --
@@ -16,19 +15,15 @@
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local upTo = now
-if ARGV[2] == 'all' then
-  upTo = '+inf'
-end
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', upTo, 'LIMIT', 0, tonumber(ARGV[1]))
-if #expired == 0 then
+local claims = redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1)
+if #claims == 0 then
   return 0
 end
-for _, id in ipairs(expired) do
+for _, id in ipairs(claims) do
   local due = redis.call('HGET', KEYS[3], id) or now
   redis.call('ZADD', KEYS[1], 'NX', due, id)
 end
-redis.call('ZREM', KEYS[2], unpack(expired))
-redis.call('HDEL', KEYS[3], unpack(expired))
-redis.call('HDEL', KEYS[4], unpack(expired))
-return #expired
+redis.call('ZREM', KEYS[2], unpack(claims))
+redis.call('HDEL', KEYS[3], unpack(claims))
+redis.call('HDEL', KEYS[4], unpack(claims))
+return #claims

@@ -4,8 +4,7 @@ import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.leader.DueClaims;
-import io.delayedtask.operator.leader.DueTimes;
-import io.delayedtask.operator.leader.EarliestDueFirstExecutor;
+import io.delayedtask.operator.leader.ClaimsFirstExecutor;
 import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.leader.ScheduleKeeper;
@@ -186,7 +185,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),
           options.redisProbeInterval(), clock, registry);
       stopInReverse.push(keeper);
-      DueClaims dueClaims = new DueClaims(taskCache, client, clock);
+      DueClaims dueClaims = new DueClaims(taskCache, client);
       leadership = new Leadership(keeper, dueClaims,
           () -> ScheduleWiring.startPoller(schedule, dueClaims, config.claimLease()));
       leadership.bindTo(registry);
@@ -194,9 +193,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
       // 4. The operator: the reconciler on DelayedTasks, their Jobs and the claims, leader-elected.
       //    It is the one writer of every task's status, and fires the tasks the leader claims: its
-      //    threads take the reconciles of due tasks first, then by due time.
-      EarliestDueFirstExecutor reconcileThreads = new EarliestDueFirstExecutor(RECONCILE_THREADS,
-          new DueTimes(dueClaims, taskCache, validator));
+      //    threads take the reconciles of claimed tasks first, the rest in arrival order.
+      ClaimsFirstExecutor reconcileThreads = new ClaimsFirstExecutor(RECONCILE_THREADS, dueClaims::holdsClaim);
       dueClaims.onClaim(reconcileThreads::promote);
       Operator operator = new Operator(o -> {
         o.withKubernetesClient(client)
@@ -251,10 +249,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
           c.settingNamespaces(config.namespaces());
         }
       });
-      // Once JOSDK has started, its informers have listed the tasks: the resync may read the cache.
-      // Without leader election this instance fires from then on (with it, from becoming leader).
+      // Once JOSDK has started, the resync may read the cache as soon as its informers have listed the
+      // tasks (their own hasSynced, see InformerTaskCache). Without leader election this instance
+      // fires from then on (with it, from becoming leader).
       OperatorStarter starter = new OperatorStarter(operator, client, () -> {
-        taskCache.markSynced();
+        taskCache.startedWith(operator.getRuntimeInfo());
         if (config.leaderElection()) {
           keeper.requestResync();
         } else {

@@ -29,7 +29,7 @@ final class ScheduleWiring {
    */
   static AutoCloseable startPoller(TaskSchedule schedule, AsyncDueEntryHandler handler, Duration claimLease) {
     takeOverClaims(schedule);
-    SchedulePoller poller = SchedulePoller.handingOff(schedule, handler,
+    SchedulePoller poller = new SchedulePoller(schedule, handler,
         SchedulePoller.Settings.defaults().withLease(claimLease));
     poller.start();
     return poller;

@@ -52,15 +52,14 @@ class ScheduleWiringTest {
       throw new UnsupportedOperationException();
     }
     @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
-    @Override public void acknowledge(ClaimedEntry entry) { throw new UnsupportedOperationException(); }
+    @Override public void acknowledgeAll(java.util.Collection<ClaimedEntry> entries) {
+      throw new UnsupportedOperationException();
+    }
     @Override public void release(ClaimedEntry entry, Instant retryAt) { throw new UnsupportedOperationException(); }
-    @Override public int requeueExpiredClaims() { throw new UnsupportedOperationException(); }
-    @Override public Optional<Instant> earliestDue() { throw new UnsupportedOperationException(); }
     @Override public ScheduleCounts counts() { throw new UnsupportedOperationException(); }
     @Override public Map<String, Instant> waitingEntries() { throw new UnsupportedOperationException(); }
     @Override public List<String> inFlightIds() { throw new UnsupportedOperationException(); }
     @Override public String serverIdentity() { throw new UnsupportedOperationException(); }
-    @Override public Instant serverTime() { throw new UnsupportedOperationException(); }
     @Override public void close() {}
   }
 }

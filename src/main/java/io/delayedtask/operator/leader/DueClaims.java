@@ -6,14 +6,11 @@ import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.Disposition;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.ResourceEventAware;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,55 +33,92 @@ import org.slf4j.LoggerFactory;
  * the same task, and needs no lock of its own.
  *
  * <p>A claim whose task this process does not know is checked once against the API server (a task
- * just created elsewhere, or an entry left by a deleted one); one whose task was re-created (another
- * uid) is stale at once. When the reconcile is not there to settle a claim (leadership ends, the
- * task is deleted), the claim is handed back or dropped here.
+ * just created elsewhere, or an entry left by a deleted one), on a thread of its own, never the
+ * poller's: stale entries after downtime do not hold up the claims behind them. A task the API
+ * server will not show (403: a namespace this operator does not watch) has its entry dropped. One
+ * whose task was re-created (another uid) is stale at once. When the reconcile is not there to
+ * settle a claim (leadership ends, the task is deleted), the claim is handed back or dropped here.
+ *
+ * <p>A claim that failed goes back with the schedule's one backoff ({@link #retryLater}): the
+ * poller times it from the claim's Redis clock and counts the attempts.
  */
 public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTask>
     implements AsyncDueEntryHandler, ResourceEventAware<DelayedTask> {
   private static final Logger LOG = LoggerFactory.getLogger(DueClaims.class);
-  private static final Duration FIRST_RETRY = Duration.ofMillis(500);
-  private static final Duration MAX_RETRY = Duration.ofSeconds(30);
-  private static final int MAX_TRACKED_RETRIES = 10_000;
 
   private final TaskCache tasks;
   private final KubernetesClient client;
-  private final Clock clock;
+  /** Where a claim of a task the cache lacks is looked up: one thread, apart from the poller's. */
+  private final ExecutorService lookups = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "claim-lookups");
+    thread.setDaemon(true);
+    return thread;
+  });
   private final Map<ResourceID, Pending> pending = new ConcurrentHashMap<>();
   /** Told of each task a claim is handed to, before its reconcile is asked for (a queue may let it jump). */
   private volatile Consumer<ResourceID> onClaim = task -> { };
-  /** Consecutive transient failures per entry id, for the backoff; forgotten when the entry is acknowledged. */
-  private final Map<String, Integer> attempts = java.util.Collections.synchronizedMap(
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
-          return size() > MAX_TRACKED_RETRIES;
-        }
-      });
 
   /** A claim handed to the reconciler and not yet settled. */
   private record Pending(ClaimedEntry entry, String uid, CompletableFuture<Disposition> settled) {}
 
-  public DueClaims(TaskCache tasks, KubernetesClient client, Clock clock) {
+  public DueClaims(TaskCache tasks, KubernetesClient client) {
     super(ClaimedEntry.class, "due-claims");
     this.tasks = tasks;
     this.client = client;
-    this.clock = clock;
   }
 
+  /** Called on the poller's thread: no network call here. */
   @Override
   public CompletionStage<Disposition> handle(ClaimedEntry entry) {
-    Optional<ScheduleIds.TaskRef> ref = ScheduleIds.parse(entry.id());
-    if (ref.isEmpty()) {
+    Optional<ScheduleIds.TaskRef> parsed = ScheduleIds.parse(entry.id());
+    if (parsed.isEmpty()) {
       LOG.warn("Schedule entry '{}' is not a task id (namespace/name/uid); dropping it", entry.id());
       return CompletableFuture.completedFuture(Disposition.acknowledge());
     }
-    if (!stillThere(ref.get())) {
-      LOG.debug("Entry {} is stale: its task is gone or was re-created", entry.id());
-      return CompletableFuture.completedFuture(Disposition.acknowledge());
+    ScheduleIds.TaskRef ref = parsed.get();
+    Optional<DelayedTask> known = tasks.get(ref.namespace(), ref.name());
+    if (known.isPresent() || !tasks.synced()) {
+      // A task the cache holds (stale if re-created), or a cache still filling: then the reconcile
+      // follows once the cache has the task.
+      return known.isPresent() && !ref.uid().equals(known.get().getMetadata().getUid())
+          ? stale(entry) : handOver(entry, ref);
     }
-    ResourceID task = new ResourceID(ref.get().name(), ref.get().namespace());
-    Pending claim = new Pending(entry, ref.get().uid(), new CompletableFuture<>());
+    if (lookups.isShutdown()) {
+      // JOSDK has stopped this source (the operator stops): the next leader fires it at its due time.
+      return CompletableFuture.completedFuture(Disposition.retryAt(entry.due()));
+    }
+    return CompletableFuture.supplyAsync(() -> existsOnApiServer(ref), lookups)
+        .thenCompose(exists -> exists ? handOver(entry, ref) : stale(entry));
+  }
+
+  private static CompletionStage<Disposition> stale(ClaimedEntry entry) {
+    LOG.debug("Entry {} is stale: its task is gone or was re-created", entry.id());
+    return CompletableFuture.completedFuture(Disposition.acknowledge());
+  }
+
+  /**
+   * Whether the task of a claim the cache lacks is on the API server: the rare case of an entry
+   * left by a task deleted while no operator ran, or of a task created moments ago and not yet
+   * seen by this process's watch. A 403 means a namespace this operator may not read (no longer
+   * watched): its entry is dropped, with one line in the log.
+   */
+  private boolean existsOnApiServer(ScheduleIds.TaskRef ref) {
+    try {
+      DelayedTask live = client.resources(DelayedTask.class).inNamespace(ref.namespace()).withName(ref.name()).get();
+      return live != null && ref.uid().equals(live.getMetadata().getUid());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 403) {
+        LOG.warn("Dropping the schedule entry of {}/{}: its namespace is not one this operator may read (403)",
+            ref.namespace(), ref.name());
+        return false;
+      }
+      throw e; // the poller backs the claim off
+    }
+  }
+
+  private CompletionStage<Disposition> handOver(ClaimedEntry entry, ScheduleIds.TaskRef ref) {
+    ResourceID task = new ResourceID(ref.name(), ref.namespace());
+    Pending claim = new Pending(entry, ref.uid(), new CompletableFuture<>());
     Pending replaced = pending.put(task, claim);
     if (replaced != null) {
       // The older claim's lease ran out and the entry was claimed again: its token is dead.
@@ -94,23 +130,6 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
       getEventHandler().handleEvent(new Event(task));
     }
     return claim.settled();
-  }
-
-  /**
-   * True unless the task is known to be gone or re-created. A task the cache does not hold is asked
-   * of the API server once: that is the rare case of an entry left by a task deleted while no
-   * operator ran, or of a task created moments ago and not yet seen by this process's watch.
-   */
-  private boolean stillThere(ScheduleIds.TaskRef ref) {
-    Optional<DelayedTask> known = tasks.get(ref.namespace(), ref.name());
-    if (known.isPresent()) {
-      return ref.uid().equals(known.get().getMetadata().getUid());
-    }
-    if (!tasks.synced()) {
-      return true; // the reconcile follows once the cache has it
-    }
-    DelayedTask live = client.resources(DelayedTask.class).inNamespace(ref.namespace()).withName(ref.name()).get();
-    return live != null && ref.uid().equals(live.getMetadata().getUid());
   }
 
   /** Whether this claim is still waiting to be settled. */
@@ -140,29 +159,18 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
 
   /** The reconcile is done with this claim: acknowledge it, or put it back to wait. */
   public void settle(ClaimedEntry entry, Disposition disposition) {
-    if (disposition instanceof Disposition.Acknowledge) {
-      attempts.remove(entry.id());
-    }
     ScheduleIds.parse(entry.id())
         .map(ref -> pending.get(new ResourceID(ref.name(), ref.namespace())))
         .filter(claim -> claim.entry().equals(entry))
         .ifPresent(claim -> claim.settled().complete(disposition));
   }
 
-  /** Puts the claim back with exponential backoff: a transient failure, tried again later. */
-  public Instant retryLater(ClaimedEntry entry, String why) {
-    int attempt = attempts.merge(entry.id(), 1, Integer::sum);
-    Duration delay = backoff(attempt);
-    LOG.warn("Will retry in {} ms (attempt {}): {}", delay.toMillis(), attempt, why);
-    Instant at = clock.instant().plus(delay);
-    settle(entry, Disposition.retryAt(at));
-    return at;
-  }
-
-  static Duration backoff(int attempt) {
-    int shift = Math.min(attempt - 1, 16);
-    Duration delay = FIRST_RETRY.multipliedBy(1L << shift);
-    return delay.compareTo(MAX_RETRY) > 0 ? MAX_RETRY : delay;
+  /**
+   * A transient failure: the claim goes back with the schedule's backoff, timed from when it was
+   * claimed by Redis's clock (SchedulePoller), so this host's clock plays no part.
+   */
+  public void retryLater(ClaimedEntry entry, String why) {
+    settle(entry, Disposition.backoff(why));
   }
 
   /**
@@ -182,6 +190,12 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
     if (claim != null && Objects.equals(claim.uid(), task.getMetadata().getUid())) {
       claim.settled().complete(Disposition.acknowledge());
     }
+  }
+
+  @Override
+  public void stop() {
+    lookups.shutdownNow();
+    super.stop();
   }
 
   /** Claims waiting for their reconcile (for tests and the stop path). */

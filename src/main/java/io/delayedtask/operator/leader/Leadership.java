@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +23,8 @@ public class Leadership implements AutoCloseable, MeterBinder {
   private final ScheduleKeeper keeper;
   private final DueClaims claims;
   private final Supplier<AutoCloseable> pollerStarter;
-  private AutoCloseable poller;
+  /** The running poller (once started), or null when not leading. */
+  private CompletableFuture<AutoCloseable> poller;
   /** Cleared first thing when leadership ends, before the poller drains its claims. */
   private volatile boolean active;
 
@@ -33,14 +35,29 @@ public class Leadership implements AutoCloseable, MeterBinder {
     this.pollerStarter = pollerStarter;
   }
 
+  /**
+   * Returns at once, since JOSDK handles no event until the leader-election callback that calls
+   * this returns (LeaderElectionManager): the poller starts on a thread of its own (taking over the
+   * claims in Redis and subscribing to wake-ups cost round trips, seconds on a cold connection),
+   * the resync runs on the keeper's thread.
+   */
   public synchronized void start() {
     if (poller != null) {
       return;
     }
     LOG.info("Starting to fire due tasks");
     active = true;
+    poller = CompletableFuture.supplyAsync(pollerStarter, runnable -> {
+      Thread thread = new Thread(runnable, "poller-start");
+      thread.setDaemon(true);
+      thread.start();
+    });
+    poller.whenComplete((started, error) -> {
+      if (error != null) {
+        LOG.error("Could not start the poller: due tasks are not claimed", error);
+      }
+    });
     keeper.activate();
-    poller = pollerStarter.get();
   }
 
   public void stop() {
@@ -55,7 +72,7 @@ public class Leadership implements AutoCloseable, MeterBinder {
     }
     LOG.info("Stopping firing");
     try {
-      poller.close();
+      poller.join().close();
     } catch (Exception e) {
       LOG.warn("Stopping the poller failed: {}", e.toString());
     }

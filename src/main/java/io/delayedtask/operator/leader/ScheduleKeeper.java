@@ -76,15 +76,16 @@ public class ScheduleKeeper implements AutoCloseable {
   }
 
   /**
-   * Leader only: resync now, in the caller's thread, and from now on. Becoming leader calls it
-   * before the poller claims and before JOSDK reconciles, so the rebuild of the schedule does not
-   * compete with them. A resync that cannot run yet (Redis down, the task cache not synced) stays
-   * wanted and runs on a later beat.
+   * Leader only: resync at once, on the keeper's own thread, and from now on. Not in the caller's
+   * thread: becoming leader calls it from the leader-election callback, and JOSDK starts handling
+   * events only once that callback returns (LeaderElectionManager), so a resync there (cold
+   * connections, GETs of unknown entries) held up every reconcile and firing of a new leader for
+   * seconds. A resync that cannot run yet (Redis down, the task cache not synced) stays wanted and
+   * runs on a later beat.
    */
   public void activate() {
     active = true;
-    resyncWanted = true;
-    beat();
+    requestResync();
   }
 
   public void deactivate() {

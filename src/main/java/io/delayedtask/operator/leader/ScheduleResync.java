@@ -6,6 +6,7 @@ import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.TaskState;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
@@ -155,6 +156,24 @@ public class ScheduleResync {
   }
 
   /**
+   * The task as the API server has it, or null. A 403 (a namespace this operator may not read, no
+   * longer among those it watches) counts as gone: the entry is removed, once, with a log line,
+   * rather than failing every resync.
+   */
+  private DelayedTask live(ScheduleIds.TaskRef ref) {
+    try {
+      return client.resources(DelayedTask.class).inNamespace(ref.namespace()).withName(ref.name()).get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 403) {
+        throw e;
+      }
+      LOG.warn("Removing the schedule entry of {}/{}: its namespace is not one this operator may read (403)",
+          ref.namespace(), ref.name());
+      return null;
+    }
+  }
+
+  /**
    * Checked again one by one before an entry is removed: the cache may have moved on since it was
    * listed, and a task it does not hold at all is asked of the API server (created moments ago by
    * someone whose watch is ahead of ours, or really gone).
@@ -164,9 +183,7 @@ public class ScheduleResync {
     if (ref.isEmpty()) {
       return false;
     }
-    DelayedTask task = tasks.get(ref.get().namespace(), ref.get().name())
-        .orElseGet(() -> client.resources(DelayedTask.class).inNamespace(ref.get().namespace())
-            .withName(ref.get().name()).get());
+    DelayedTask task = tasks.get(ref.get().namespace(), ref.get().name()).orElseGet(() -> live(ref.get()));
     return task != null && ref.get().uid().equals(task.getMetadata().getUid())
         && task.getMetadata().getDeletionTimestamp() == null
         && TaskState.waitingDue(task, validator).isPresent();

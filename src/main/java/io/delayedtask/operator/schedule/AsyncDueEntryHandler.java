@@ -7,9 +7,9 @@ import java.util.concurrent.CompletionStage;
  * completes with what to do with the claim. The operator hands each claim to the reconcile of its
  * task this way, so that one serialised path per task decides and writes (leader.DueClaims).
  *
- * <p>A stage that completes exceptionally is retried with backoff, like a {@link DueEntryHandler}
- * that throws; one that does not complete within the claim lease is given up by the poller, and the
- * entry returns to the due set when its lease runs out.
+ * <p>A stage that completes exceptionally, or with {@link Disposition#backoff}, is retried with the
+ * poller's one backoff; one that does not complete within the claim lease is given up by the
+ * poller, and the entry returns to the due set when its lease runs out.
  */
 @FunctionalInterface
 public interface AsyncDueEntryHandler {

@@ -221,12 +221,7 @@ public final class RedisSchedule implements TaskSchedule {
     return new ClaimBatch(List.copyOf(entries), serverTime, Optional.ofNullable(nextDue));
   }
 
-  @Override
-  public void acknowledge(ClaimedEntry entry) {
-    acknowledgeAll(List.of(entry));
-  }
-
-  /** Acknowledges many claims with one script call per shard (and per 1000 ids). */
+  /** Acknowledges many claims with one script call per shard (and per {@link #ACK_CHUNK} ids). */
   @Override
   public void acknowledgeAll(Collection<ClaimedEntry> entries) {
     // id, token pairs: ack.lua removes a claim only if it is still the one that token names.
@@ -265,46 +260,18 @@ public final class RedisSchedule implements TaskSchedule {
   }
 
   @Override
-  public int requeueExpiredClaims() {
-    return requeue("expired");
-  }
-
-  @Override
   public int requeueAllClaims() {
-    return requeue("all");
-  }
-
-  private int requeue(String which) {
     int requeued = 0;
     for (int shard = 0; shard < keys.shards(); shard++) {
       long moved;
       do {
         moved = connections.<Long>await(run(LuaScript.REQUEUE, ScriptOutputType.INTEGER,
             new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
-            Integer.toString(MAX_CLAIM), which), "requeue " + which + " claims");
+            Integer.toString(MAX_CLAIM)), "requeue claims");
         requeued += (int) moved;
       } while (moved == MAX_CLAIM);
     }
     return requeued;
-  }
-
-  @Override
-  public Optional<Instant> earliestDue() {
-    RedisClusterAsyncCommands<String, String> commands = connections.commands();
-    List<CompletableFuture<List<ScoredValue<String>>>> replies = new ArrayList<>();
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      replies.add(commands.zrangeWithScores(keys.due(shard), 0, 0).toCompletableFuture());
-    }
-    Optional<Instant> earliest = Optional.empty();
-    for (CompletableFuture<List<ScoredValue<String>>> reply : replies) {
-      for (ScoredValue<String> first : connections.await(reply, "ZRANGE due")) {
-        Instant due = Instant.ofEpochMilli((long) first.getScore());
-        if (earliest.isEmpty() || due.isBefore(earliest.get())) {
-          earliest = Optional.of(due);
-        }
-      }
-    }
-    return earliest;
   }
 
   @Override
@@ -365,12 +332,6 @@ public final class RedisSchedule implements TaskSchedule {
   @Override
   public String serverIdentity() {
     return connections.serverIdentity();
-  }
-
-  @Override
-  public Instant serverTime() {
-    List<String> time = connections.await(connections.commands().time(), "TIME");
-    return time(time.get(0), time.get(1));
   }
 
   /**

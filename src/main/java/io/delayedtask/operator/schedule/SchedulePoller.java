@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims due entries and hands them to a handler: a {@link DueEntryHandler} runs on worker threads,
- * an {@link AsyncDueEntryHandler} ({@link #handingOff}) settles each claim when it is done.
+ * Claims due entries and hands each to an {@link AsyncDueEntryHandler}, which settles the claim
+ * when it is done (the operator's: the reconcile of the entry's task, leader.DueClaims).
  *
  * <p>One loop thread: claim (one round trip), dispatch the entries, and then either claim again at
  * once (the cap left due entries behind) or sleep until the next due time, translated from the
@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * of state, and keeps going. At most {@code 2 × batchSize} claims are handled or queued at once,
  * so a slow handler does not pile up claims whose leases run out.
  *
+ * <p>Retries have one policy, here: a claim settled with {@link Disposition.Backoff} or failed
+ * goes back at {@code claimedAt + backoff(attempt)}, the attempt counted per entry id until the
+ * entry is acknowledged ({@link #backoff}). {@code claimedAt} is the Redis clock at the claim, so a
+ * local clock that lags Redis's cannot make a retry due at once.
+ *
  * <p>Every time used here is the Redis clock (from the claims) or the monotonic {@link
  * System#nanoTime()} for local waits; the local wall clock is never consulted.
  */
@@ -56,19 +61,15 @@ public final class SchedulePoller implements AutoCloseable {
    * @param batchSize    entries per claim (capped at {@link RedisSchedule#MAX_CLAIM})
    * @param lease        how long a claim is ours before it returns to the due set
    * @param maxIdleSleep the longest sleep without a claim: the safety net for lost wake-ups
-   * @param workers      handler threads
-   * @param retryBase    first backoff after a handler threw; doubles per attempt
+   * @param retryBase    first backoff of a claim that failed; doubles per attempt
    * @param retryMax     longest backoff
    * @param stopTimeout  how long {@link #stop()} waits for handlers in progress
    */
-  public record Settings(int batchSize, Duration lease, Duration maxIdleSleep, int workers, Duration retryBase,
+  public record Settings(int batchSize, Duration lease, Duration maxIdleSleep, Duration retryBase,
       Duration retryMax, Duration stopTimeout) {
     public Settings {
       if (batchSize < 1 || batchSize > RedisSchedule.MAX_CLAIM) {
         throw new IllegalArgumentException("batchSize must be from 1 to " + RedisSchedule.MAX_CLAIM + ", got " + batchSize);
-      }
-      if (workers < 1) {
-        throw new IllegalArgumentException("workers must be at least 1, got " + workers);
       }
       requirePositive("lease", lease);
       requirePositive("maxIdleSleep", maxIdleSleep);
@@ -78,36 +79,33 @@ public final class SchedulePoller implements AutoCloseable {
     }
 
     /**
-     * 100 per claim, 60 s lease (the operator sets DELAYEDTASK_CLAIM_LEASE_SECONDS), 5 s idle cap, 8
-     * workers, retries from 1 s to 5 min, 30 s to stop.
+     * 100 per claim, 60 s lease (the operator sets DELAYEDTASK_CLAIM_LEASE_SECONDS), 5 s idle cap,
+     * retries from 0.5 s to 30 s (a task is late by at most about 30 s after its failure's cause
+     * went away), 30 s to stop.
      */
     public static Settings defaults() {
-      return new Settings(100, Duration.ofSeconds(60), Duration.ofSeconds(5), 8, Duration.ofSeconds(1),
-          Duration.ofMinutes(5), Duration.ofSeconds(30));
+      return new Settings(100, Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofMillis(500),
+          Duration.ofSeconds(30), Duration.ofSeconds(30));
     }
 
     public Settings withBatchSize(int value) {
-      return new Settings(value, lease, maxIdleSleep, workers, retryBase, retryMax, stopTimeout);
+      return new Settings(value, lease, maxIdleSleep, retryBase, retryMax, stopTimeout);
     }
 
     public Settings withLease(Duration value) {
-      return new Settings(batchSize, value, maxIdleSleep, workers, retryBase, retryMax, stopTimeout);
+      return new Settings(batchSize, value, maxIdleSleep, retryBase, retryMax, stopTimeout);
     }
 
     public Settings withMaxIdleSleep(Duration value) {
-      return new Settings(batchSize, lease, value, workers, retryBase, retryMax, stopTimeout);
-    }
-
-    public Settings withWorkers(int value) {
-      return new Settings(batchSize, lease, maxIdleSleep, value, retryBase, retryMax, stopTimeout);
+      return new Settings(batchSize, lease, value, retryBase, retryMax, stopTimeout);
     }
 
     public Settings withRetry(Duration base, Duration max) {
-      return new Settings(batchSize, lease, maxIdleSleep, workers, base, max, stopTimeout);
+      return new Settings(batchSize, lease, maxIdleSleep, base, max, stopTimeout);
     }
 
     public Settings withStopTimeout(Duration value) {
-      return new Settings(batchSize, lease, maxIdleSleep, workers, retryBase, retryMax, value);
+      return new Settings(batchSize, lease, maxIdleSleep, retryBase, retryMax, value);
     }
 
     private static void requirePositive(String name, Duration value) {
@@ -121,7 +119,6 @@ public final class SchedulePoller implements AutoCloseable {
   public record Stats(long claims, long claimed, long acknowledged, long released, long handlerFailures) {}
 
   private final TaskSchedule schedule;
-  /** The handler as the loop sees it; a blocking one is wrapped to run on the worker threads. */
   private final AsyncDueEntryHandler handler;
   private final Settings settings;
 
@@ -133,6 +130,7 @@ public final class SchedulePoller implements AutoCloseable {
 
   private final Queue<ClaimedEntry> pendingAcks = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean ackFlushScheduled = new AtomicBoolean();
+  /** Failed attempts per entry id, for the backoff; forgotten when the entry is acknowledged. */
   private final Map<String, Integer> attempts = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
@@ -147,38 +145,19 @@ public final class SchedulePoller implements AutoCloseable {
 
   private volatile boolean running;
   private Thread loop;
-  private ExecutorService workers;
   private ExecutorService ackFlusher;
   private Semaphore capacity;
   private AutoCloseable wakeupSubscription;
-
-  /** A poller whose handler blocks: each claim is handled on one of {@code settings.workers()} threads. */
-  public SchedulePoller(TaskSchedule schedule, DueEntryHandler handler, Settings settings) {
-    Objects.requireNonNull(handler);
-    this.schedule = Objects.requireNonNull(schedule);
-    this.settings = Objects.requireNonNull(settings);
-    this.handler = entry -> CompletableFuture.supplyAsync(() -> {
-      try {
-        return Objects.requireNonNull(handler.handle(entry), "the handler returned no Disposition");
-      } catch (Exception e) {
-        throw new CompletionException(e);
-      }
-    }, workers);
-  }
-
-  private SchedulePoller(TaskSchedule schedule, AsyncDueEntryHandler handler, Settings settings) {
-    this.schedule = Objects.requireNonNull(schedule);
-    this.handler = Objects.requireNonNull(handler);
-    this.settings = Objects.requireNonNull(settings);
-  }
 
   /**
    * A poller that hands each claim over and is told later what to do with it. Claims handed over
    * and not yet settled count against the {@code 2 × batchSize} the poller holds at once; one not
    * settled within the claim lease is given up here and returns to the due set with its lease.
    */
-  public static SchedulePoller handingOff(TaskSchedule schedule, AsyncDueEntryHandler handler, Settings settings) {
-    return new SchedulePoller(schedule, handler, settings);
+  public SchedulePoller(TaskSchedule schedule, AsyncDueEntryHandler handler, Settings settings) {
+    this.schedule = Objects.requireNonNull(schedule);
+    this.handler = Objects.requireNonNull(handler);
+    this.settings = Objects.requireNonNull(settings);
   }
 
   /** Starts the loop; no-op if running. May be called again after {@link #stop()}. */
@@ -188,7 +167,6 @@ public final class SchedulePoller implements AutoCloseable {
     }
     running = true;
     capacity = new Semaphore(settings.batchSize() * 2);
-    workers = Executors.newFixedThreadPool(settings.workers(), threads("schedule-handler"));
     ackFlusher = Executors.newSingleThreadExecutor(threads("schedule-ack"));
     wakeupSubscription = schedule.onWakeup(this::wake);
     loop = threads("schedule-poller").newThread(this::runLoop);
@@ -209,7 +187,6 @@ public final class SchedulePoller implements AutoCloseable {
     closeQuietly(wakeupSubscription);
     try {
       loop.join();
-      workers.shutdown();
       // Every claim handed over holds one permit until it is settled.
       int all = settings.batchSize() * 2;
       if (capacity.tryAcquire(all, settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -217,7 +194,6 @@ public final class SchedulePoller implements AutoCloseable {
       } else {
         LOG.warn("{} claims still unsettled after {}; they return to the schedule when their lease runs out",
             all - capacity.availablePermits(), settings.stopTimeout());
-        workers.shutdownNow();
       }
       ackFlusher.shutdown();
       ackFlusher.awaitTermination(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -366,6 +342,8 @@ public final class SchedulePoller implements AutoCloseable {
     try {
       if (error == null && disposition instanceof Disposition.RetryAt retry) {
         release(entry, retry.when());
+      } else if (error == null && disposition instanceof Disposition.Backoff failed) {
+        retryWithBackoff(entry, failed.why(), null);
       } else if (error == null) {
         attempts.remove(entry.id());
         pendingAcks.add(entry);
@@ -375,10 +353,7 @@ public final class SchedulePoller implements AutoCloseable {
             entry.id(), settings.lease());
       } else {
         handlerFailures.incrementAndGet();
-        int attempt = attempts.merge(entry.id(), 1, Integer::sum);
-        Duration backoff = backoff(attempt);
-        LOG.warn("Handling {} failed (attempt {}), retrying in {}", entry.id(), attempt, backoff, unwrap(error));
-        release(entry, entry.claimedAt().plus(backoff));
+        retryWithBackoff(entry, "the handler failed", unwrap(error));
       }
     } finally {
       capacity.release();
@@ -389,6 +364,15 @@ public final class SchedulePoller implements AutoCloseable {
     return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
   }
 
+  /** The one retry policy for a claim: counted per entry, timed from the claim's Redis clock. */
+  private void retryWithBackoff(ClaimedEntry entry, String why, Throwable error) {
+    int attempt = attempts.merge(entry.id(), 1, Integer::sum);
+    Duration backoff = backoff(attempt);
+    LOG.warn("{} failed (attempt {}), retrying {} after its claim: {}", entry.id(), attempt, backoff, why, error);
+    release(entry, entry.claimedAt().plus(backoff));
+  }
+
+  /** {@code retryBase × 2^(attempt-1)}, at most {@code retryMax}. */
   Duration backoff(int attempt) {
     Duration backoff = settings.retryBase();
     for (int i = 1; i < attempt && backoff.compareTo(settings.retryMax()) < 0; i++) {

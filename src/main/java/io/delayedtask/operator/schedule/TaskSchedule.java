@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -23,15 +22,11 @@ public interface TaskSchedule extends AutoCloseable {
   void schedule(String id, Instant due);
 
   /**
-   * The resync's write: adds the entry if it is neither waiting nor claimed, or moves it to {@code
-   * due} if it waits scored earlier; leaves it alone otherwise, since a claim or a later (retry)
-   * score appeared after the caller looked. Returns whether it wrote.
+   * The resync's write, for many entries in few round trips: adds each entry that is neither
+   * waiting nor claimed, or moves it to its due time if it waits scored earlier; leaves it alone
+   * otherwise, since a claim or a later (retry) score appeared after the caller looked. Returns
+   * the ids it wrote.
    */
-  default boolean repair(String id, Instant due) {
-    return repairAll(Map.of(id, due)).contains(id);
-  }
-
-  /** {@link #repair} for many entries in few round trips; returns the ids it wrote. */
   Set<String> repairAll(Map<String, Instant> dueById);
 
   /** Removes the entry, whether waiting or claimed. Idempotent. */
@@ -44,19 +39,11 @@ public interface TaskSchedule extends AutoCloseable {
    */
   ClaimBatch claimDue(int max, Duration lease);
 
-  /** Removes a claimed entry for good: its effect is durable. */
-  void acknowledge(ClaimedEntry entry);
+  /** Removes claimed entries for good (their effect is durable), in few commands. */
+  void acknowledgeAll(Collection<ClaimedEntry> entries);
 
-  /** Acknowledges many claims at once (an implementation may batch them into few commands). */
-  default void acknowledgeAll(Collection<ClaimedEntry> entries) {
-    entries.forEach(this::acknowledge);
-  }
-
-  /** Puts a claimed entry back to wait until {@code retryAt} (retry with backoff). */
+  /** Puts a claimed entry back to wait until {@code retryAt}, a Redis-clock instant (retry with backoff). */
   void release(ClaimedEntry entry, Instant retryAt);
-
-  /** Returns claims whose lease ran out to the due set; returns how many. */
-  int requeueExpiredClaims();
 
   /**
    * Returns every claim to the due set at the due time it was claimed for, lease or not. For a
@@ -65,9 +52,6 @@ public interface TaskSchedule extends AutoCloseable {
    * that is still alive (paused) and finishes a firing later does no harm: firing is idempotent.
    */
   int requeueAllClaims();
-
-  /** The earliest due time of any waiting entry. */
-  Optional<Instant> earliestDue();
 
   /** Waiting and in-flight counts and the age of the oldest overdue entry. */
   ScheduleCounts counts();
@@ -84,9 +68,6 @@ public interface TaskSchedule extends AutoCloseable {
    * rebuilt from the DelayedTasks.
    */
   String serverIdentity();
-
-  /** The Redis server's clock. */
-  Instant serverTime();
 
   /**
    * Calls {@code listener} with the due time of an entry that may be earlier than any known so

@@ -29,11 +29,11 @@ final class ProjectScheduleSubject implements DelayQueueUnderTest {
 
   @Override
   public void start(DeliverySink sink) {
-    poller = new SchedulePoller(schedule, entry -> {
+    poller = new SchedulePoller(schedule, io.delayedtask.operator.schedule.DueEntryHandler.blocking(entry -> {
       sink.delivered(entry.id());
       sink.claimedByServerClock(entry.id(), entry.claimedAt());
       return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults());
+    }), SchedulePoller.Settings.defaults());
     poller.start();
   }
 

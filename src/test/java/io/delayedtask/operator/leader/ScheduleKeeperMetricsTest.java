@@ -66,7 +66,7 @@ class ScheduleKeeperMetricsTest {
 
   @Test
   void leaderIsOneOnlyWhileThisInstanceFires() {
-    Leadership firing = new Leadership(keeper, new DueClaims(FixedTaskCache.of(), null, clock), () -> () -> { });
+    Leadership firing = new Leadership(keeper, new DueClaims(FixedTaskCache.of(), null), () -> () -> { });
     firing.bindTo(registry);
     assertThat(gauge("delayedtask.leader")).isZero();
     firing.start();

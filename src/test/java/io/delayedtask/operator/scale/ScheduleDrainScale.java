@@ -36,7 +36,7 @@ public final class ScheduleDrainScale {
               RedisConnections.standalone(redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT),
               "scale", RedisSchedule.DEFAULT_SHARDS)) {
         RedisCommands<String, String> redisCommands = connection.sync();
-        long instant = schedule.serverTime().toEpochMilli();
+        long instant = io.delayedtask.operator.schedule.ScheduleProbe.serverTime(schedule).toEpochMilli();
         // Loaded straight into the due set (the same ZADD schedule.lua does), 1000 per command.
         long loadStart = System.nanoTime();
         String dueKey = schedule.keys().due(0);
@@ -56,10 +56,10 @@ public final class ScheduleDrainScale {
         redisCommands.slowlogReset();
         AtomicLong acknowledged = new AtomicLong();
         long drainStart = System.nanoTime();
-        try (SchedulePoller poller = new SchedulePoller(schedule, entry -> {
+        try (SchedulePoller poller = new SchedulePoller(schedule, io.delayedtask.operator.schedule.DueEntryHandler.blocking(entry -> {
           acknowledged.incrementAndGet();
           return Disposition.acknowledge();
-        }, SchedulePoller.Settings.defaults())) {
+        }), SchedulePoller.Settings.defaults())) {
           poller.start();
           while (schedule.counts().waiting() + schedule.counts().inFlight() > 0) {
             Thread.sleep(20); // a measuring loop, not a test: polling is the point

@@ -68,11 +68,11 @@ abstract class AbstractRedisScheduleIT {
 
   /** The Redis clock in whole ms, as scores keep it (due times in the API are ms-precise). */
   protected Instant redisNow() {
-    return schedule.serverTime().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    return ScheduleProbe.serverTime(schedule).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
   }
 
   private SchedulePoller newPoller(DueEntryHandler handler, SchedulePoller.Settings settings) {
-    SchedulePoller poller = new SchedulePoller(schedule, handler, settings);
+    SchedulePoller poller = new SchedulePoller(schedule, DueEntryHandler.blocking(handler), settings);
     closeables.add(poller);
     return poller;
   }
@@ -102,15 +102,15 @@ abstract class AbstractRedisScheduleIT {
     assertThat(again.entries()).extracting(ClaimedEntry::id).containsExactly("ns/a/1");
     assertThat(again.entries().get(0).due()).isEqualTo(retryAt);
 
-    schedule.acknowledge(again.entries().get(0));
+    ScheduleProbe.acknowledge(schedule, again.entries().get(0));
     assertThat(schedule.inFlightIds()).isEmpty();
     assertThat(schedule.waitingEntries()).containsExactly(Map.entry("ns/b/2", later));
-    assertThat(schedule.earliestDue()).contains(later);
+    assertThat(ScheduleProbe.earliestDue(schedule)).contains(later);
 
     schedule.cancel("ns/b/2");
     schedule.cancel("ns/b/2");
     assertThat(schedule.waitingEntries()).isEmpty();
-    assertThat(schedule.earliestDue()).isEmpty();
+    assertThat(ScheduleProbe.earliestDue(schedule)).isEmpty();
     assertThat(schedule.counts()).isEqualTo(new ScheduleCounts(0, 0, Duration.ZERO));
   }
 
@@ -145,18 +145,18 @@ abstract class AbstractRedisScheduleIT {
     Instant due = redisNow().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
     Instant retry = due.plusSeconds(30);
 
-    assertThat(schedule.repair("missing", due)).isTrue();
+    assertThat(ScheduleProbe.repair(schedule, "missing", due)).isTrue();
     schedule.schedule("early", due.minusSeconds(60));
-    assertThat(schedule.repair("early", due)).isTrue();
+    assertThat(ScheduleProbe.repair(schedule, "early", due)).isTrue();
     schedule.schedule("retrying", retry);
-    assertThat(schedule.repair("retrying", due)).isFalse();
+    assertThat(ScheduleProbe.repair(schedule, "retrying", due)).isFalse();
     assertThat(schedule.waitingEntries()).containsOnly(
         Map.entry("missing", due), Map.entry("early", due), Map.entry("retrying", retry));
 
     // Claimed since the caller looked: the claim decides, the repair keeps out.
     schedule.schedule("claimed", redisNow().minusSeconds(1));
     ClaimedEntry claimed = schedule.claimDue(10, LONG_LEASE).entries().get(0);
-    assertThat(schedule.repair("claimed", due)).isFalse();
+    assertThat(ScheduleProbe.repair(schedule, "claimed", due)).isFalse();
     assertThat(schedule.waitingEntries()).doesNotContainKey("claimed");
     assertThat(schedule.inFlightIds()).containsExactly(claimed.id());
   }
@@ -252,7 +252,7 @@ abstract class AbstractRedisScheduleIT {
     assertThat(claimedByB.token()).isNotEqualTo(claimedByA.token());
 
     // A wakes and reports what it was doing.
-    leaderA.acknowledge(claimedByA);
+    ScheduleProbe.acknowledge(leaderA, claimedByA);
     assertThat(schedule.inFlightIds()).as("A's ack left B's claim in flight").containsExactly("ns/x/1");
     leaderA.release(claimedByA, redisNow().minusMillis(1));
     assertThat(schedule.inFlightIds()).as("A's release left B's claim in flight").containsExactly("ns/x/1");
@@ -260,7 +260,7 @@ abstract class AbstractRedisScheduleIT {
     assertThat(schedule.claimDue(10, LONG_LEASE).entries()).as("nobody else can claim it while B holds it").isEmpty();
 
     // B's claim works as usual.
-    leaderB.acknowledge(claimedByB);
+    ScheduleProbe.acknowledge(leaderB, claimedByB);
     assertThat(schedule.inFlightIds()).isEmpty();
     assertThat(schedule.counts()).isEqualTo(new ScheduleCounts(0, 0, Duration.ZERO));
   }
@@ -289,21 +289,6 @@ abstract class AbstractRedisScheduleIT {
     first.forEach(entry -> tokens.add(entry.token()));
     again.forEach(entry -> tokens.add(entry.token()));
     assertThat(tokens).as("no two claims share a token").doesNotHaveDuplicates();
-  }
-
-  @Test
-  void requeueExpiredClaimsCountsWhatItReturned() {
-    Instant due = redisNow().minusSeconds(1);
-    for (int i = 0; i < 5; i++) {
-      schedule.schedule("requeue/" + i, due);
-    }
-    assertThat(claimAll(Duration.ofMillis(100))).hasSize(5);
-    assertThat(schedule.requeueExpiredClaims()).isZero();
-    AtomicInteger requeued = new AtomicInteger();
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-        .until(() -> requeued.addAndGet(schedule.requeueExpiredClaims()) == 5);
-    assertThat(schedule.waitingEntries()).hasSize(5).allSatisfy((id, at) -> assertThat(at).isEqualTo(due));
-    assertThat(schedule.inFlightIds()).isEmpty();
   }
 
   /** Claims until nothing more is due (a sharded schedule may need several calls). */
@@ -432,7 +417,7 @@ abstract class AbstractRedisScheduleIT {
         throw new AssertionError("handled twice: " + a.id());
       });
       return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults().withBatchSize(50).withWorkers(4));
+    }, SchedulePoller.Settings.defaults().withBatchSize(50));
     poller.start();
     await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == total);
     await().atMost(Duration.ofSeconds(5)).until(() -> schedule.counts().inFlight() == 0);
@@ -554,7 +539,7 @@ abstract class AbstractRedisScheduleIT {
   void serverIdentityIsStableWhileRedisRuns() {
     String identity = schedule.serverIdentity();
     assertThat(identity).isNotBlank().isEqualTo(newSchedule().serverIdentity());
-    Optional<Instant> none = schedule.earliestDue();
+    Optional<Instant> none = ScheduleProbe.earliestDue(schedule);
     assertThat(none).isEmpty();
   }
 }

@@ -36,7 +36,7 @@ class RedisScheduleFailureIT {
       redis.restart();
       await().atMost(Duration.ofSeconds(10)).ignoreException(ScheduleUnavailableException.class)
           .until(() -> {
-            schedule.schedule("after", schedule.serverTime().minusSeconds(1));
+            schedule.schedule("after", ScheduleProbe.serverTime(schedule).minusSeconds(1));
             return true;
           });
       assertThat(schedule.serverIdentity()).as("a restarted Redis has a new run_id").isNotEqualTo(identityBefore);
@@ -51,11 +51,11 @@ class RedisScheduleFailureIT {
     try (RedisProcess redis = RedisProcess.start()) {
       redis.kill();
       try (RedisSchedule schedule = new RedisSchedule(connect(redis.uri(), Optional.empty()), "late", 1)) {
-        assertThatThrownBy(schedule::serverTime)
+        assertThatThrownBy(() -> ScheduleProbe.serverTime(schedule))
             .isInstanceOf(ScheduleUnavailableException.class)
             .hasMessageContaining("Redis at " + redis.uri() + " is unavailable (connect)");
         redis.restart();
-        assertThat(schedule.serverTime()).isNotNull();
+        assertThat(ScheduleProbe.serverTime(schedule)).isNotNull();
       }
     }
   }
@@ -65,12 +65,12 @@ class RedisScheduleFailureIT {
     try (RedisProcess redis = RedisProcess.start();
         RedisSchedule schedule = new RedisSchedule(connect(redis.uri(), Optional.empty()), "outage", 1)) {
       List<String> handled = new CopyOnWriteArrayList<>();
-      try (SchedulePoller poller = new SchedulePoller(schedule, entry -> {
+      try (SchedulePoller poller = new SchedulePoller(schedule, DueEntryHandler.blocking(entry -> {
         handled.add(entry.id());
         return Disposition.acknowledge();
-      }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMillis(500)))) {
+      }), SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMillis(500)))) {
         poller.start();
-        schedule.schedule("first", schedule.serverTime().minusMillis(1));
+        schedule.schedule("first", ScheduleProbe.serverTime(schedule).minusMillis(1));
         await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("first"));
 
         redis.kill();
@@ -78,7 +78,7 @@ class RedisScheduleFailureIT {
         redis.restart();
         await().atMost(Duration.ofSeconds(10)).ignoreException(ScheduleUnavailableException.class)
             .until(() -> {
-              schedule.schedule("second", schedule.serverTime().plusMillis(50));
+              schedule.schedule("second", ScheduleProbe.serverTime(schedule).plusMillis(50));
               return true;
             });
         await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains("second"));
@@ -94,10 +94,10 @@ class RedisScheduleFailureIT {
         RedisSchedule schedule = new RedisSchedule(connect(redis.uri(), Optional.empty()), "resub", 1);
         RedisSchedule otherProcess = new RedisSchedule(connect(redis.uri(), Optional.empty()), "resub", 1)) {
       List<String> handled = new CopyOnWriteArrayList<>();
-      try (SchedulePoller poller = new SchedulePoller(schedule, entry -> {
+      try (SchedulePoller poller = new SchedulePoller(schedule, DueEntryHandler.blocking(entry -> {
         handled.add(entry.id());
         return Disposition.acknowledge();
-      }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)))) {
+      }), SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)))) {
         poller.start();
         await().atMost(Duration.ofSeconds(5)).until(() -> poller.stats().claims() >= 1);
         redis.restart();
@@ -105,7 +105,7 @@ class RedisScheduleFailureIT {
         Instant[] due = new Instant[1];
         await().atMost(Duration.ofSeconds(10)).ignoreException(ScheduleUnavailableException.class)
             .until(() -> {
-              due[0] = otherProcess.serverTime().plusMillis(300);
+              due[0] = ScheduleProbe.serverTime(otherProcess).plusMillis(300);
               otherProcess.schedule("after-restart", due[0]);
               return true;
             });
@@ -119,7 +119,7 @@ class RedisScheduleFailureIT {
   void aFrozenRedisTimesOutWithAClearErrorAndAnswersAgainWhenItResumes() {
     try (RedisProcess redis = RedisProcess.start();
         RedisSchedule schedule = new RedisSchedule(connect(redis.uri(), Optional.empty()), "frozen", 1)) {
-      schedule.schedule("x", schedule.serverTime().plusSeconds(60));
+      schedule.schedule("x", ScheduleProbe.serverTime(schedule).plusSeconds(60));
       redis.signal("STOP");
       try {
         assertThatThrownBy(() -> schedule.claimDue(10, Duration.ofMinutes(1)))
@@ -142,7 +142,7 @@ class RedisScheduleFailureIT {
           OperatorConfig.REDIS_PASSWORD, "s3cret-pass",
           OperatorConfig.KEY_PREFIX, "auth"));
       try (RedisSchedule schedule = RedisSchedule.open(config)) {
-        Instant due = schedule.serverTime().truncatedTo(ChronoUnit.MILLIS).plusSeconds(60);
+        Instant due = ScheduleProbe.serverTime(schedule).truncatedTo(ChronoUnit.MILLIS).plusSeconds(60);
         schedule.schedule("secured", due);
         assertThat(schedule.waitingEntries()).containsExactly(Map.entry("secured", due));
       }

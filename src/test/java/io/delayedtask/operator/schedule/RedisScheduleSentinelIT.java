@@ -40,7 +40,7 @@ class RedisScheduleSentinelIT {
             OperatorConfig.REDIS_PASSWORD, "sentinel-pass",
             OperatorConfig.KEY_PREFIX, "sentinel"));
         try (RedisSchedule schedule = RedisSchedule.open(config)) {
-          Instant due = schedule.serverTime().truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
+          Instant due = ScheduleProbe.serverTime(schedule).truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
           schedule.schedule("via-sentinel", due);
           assertThat(schedule.claimDue(10, Duration.ofMinutes(1)).entries()).extracting(ClaimedEntry::id)
               .containsExactly("via-sentinel");

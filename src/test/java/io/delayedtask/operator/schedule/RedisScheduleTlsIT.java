@@ -45,13 +45,13 @@ class RedisScheduleTlsIT {
       // Verification is on by default: a self-signed certificate is refused.
       try (RedisSchedule verifying = new RedisSchedule(
           RedisConnections.standalone(uri, Optional.of("tls-pass"), Duration.ofSeconds(3)), "tls", 1)) {
-        assertThatThrownBy(verifying::serverTime)
+        assertThatThrownBy(() -> ScheduleProbe.serverTime(verifying))
             .isInstanceOf(ScheduleUnavailableException.class)
             .hasMessageContaining("Redis at " + uri + " is unavailable (connect)");
       }
       try (RedisSchedule schedule = new RedisSchedule(RedisConnections.standalone(uri + "?verifyPeer=NONE",
           Optional.of("tls-pass"), Duration.ofSeconds(3)), "tls", 1)) {
-        Instant due = schedule.serverTime().truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
+        Instant due = ScheduleProbe.serverTime(schedule).truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
         schedule.schedule("secure", due);
         assertThat(schedule.waitingEntries()).containsExactly(Map.entry("secure", due));
         assertThat(schedule.claimDue(10, Duration.ofMinutes(1)).entries()).extracting(ClaimedEntry::id)

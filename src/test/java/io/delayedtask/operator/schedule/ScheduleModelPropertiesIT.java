@@ -309,7 +309,7 @@ class ScheduleModelPropertiesIT {
     }
 
     private void ack(Held claim) {
-      schedule.acknowledge(claim.entry());
+      ScheduleProbe.acknowledge(schedule, claim.entry());
       held.remove(claim);
       String id = claim.entry().id();
       // ack.lua removes the claim only if it is still this one, by its token (not a newer claim).
@@ -333,7 +333,7 @@ class ScheduleModelPropertiesIT {
       if (isCurrent(claim)) {
         ack(claim);
       } else {
-        schedule.acknowledge(claim.entry());
+        ScheduleProbe.acknowledge(schedule, claim.entry());
       }
     }
 
@@ -358,7 +358,7 @@ class ScheduleModelPropertiesIT {
       held.clear(); // a poller that waits out its own leases has given them up
       long latest = inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0);
       waitForRedisClock(latest + 1);
-      int requeued = schedule.requeueExpiredClaims();
+      int requeued = schedule.requeueAllClaims(); // every lease has run out by now
       assertThat(requeued).as(where("requeued")).isEqualTo(inFlight.size());
       inFlight.forEach((id, claim) -> waiting.putIfAbsent(id, new Waiting(claim.score(), claim.forDue())));
       inFlight.clear();
@@ -442,7 +442,7 @@ class ScheduleModelPropertiesIT {
           waiting.values().stream().mapToLong(Waiting::score).max().orElse(0),
           inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0));
       waitForRedisClock(latest + 1);
-      schedule.requeueExpiredClaims();
+      schedule.requeueAllClaims(); // every lease has run out by now
       inFlight.forEach((id, claim) -> waiting.putIfAbsent(id, new Waiting(claim.score(), claim.forDue())));
       inFlight.clear();
       Map<String, Long> claimedFor = new TreeMap<>();
@@ -464,7 +464,7 @@ class ScheduleModelPropertiesIT {
     }
 
     private long now() {
-      return schedule.serverTime().toEpochMilli();
+      return ScheduleProbe.serverTime(schedule).toEpochMilli();
     }
 
     private void waitForRedisClock(long target) {

@@ -6,9 +6,9 @@ import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -20,16 +20,13 @@ public class UnusedSchedule implements TaskSchedule {
   @Override public Set<String> repairAll(Map<String, Instant> dueById) { throw unused(); }
   @Override public void cancel(String id) { throw unused(); }
   @Override public ClaimBatch claimDue(int max, Duration lease) { throw unused(); }
-  @Override public void acknowledge(ClaimedEntry entry) { throw unused(); }
+  @Override public void acknowledgeAll(Collection<ClaimedEntry> entries) { throw unused(); }
   @Override public void release(ClaimedEntry entry, Instant retryAt) { throw unused(); }
-  @Override public int requeueExpiredClaims() { throw unused(); }
   @Override public int requeueAllClaims() { throw unused(); }
-  @Override public Optional<Instant> earliestDue() { throw unused(); }
   @Override public ScheduleCounts counts() { throw unused(); }
   @Override public Map<String, Instant> waitingEntries() { throw unused(); }
   @Override public List<String> inFlightIds() { throw unused(); }
   @Override public String serverIdentity() { throw unused(); }
-  @Override public Instant serverTime() { throw unused(); }
   @Override public void close() {}
 
   private static UnsupportedOperationException unused() {

@@ -1,0 +1,291 @@
+package io.delayedtask.operator.leader;
+
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.util.AbstractQueue;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * JOSDK's reconcile threads, with two lanes: the reconcile of a task whose schedule entry the
+ * leader has claimed (its due time has come) goes first; every other reconcile waits in arrival
+ * order. So a flood of other work (thousands of tasks created at once, an operator starting on a
+ * cluster full of them) does not make a due task wait behind it, and the rest is not starved
+ * either: after {@link #CLAIMS_IN_A_ROW} claimed reconciles in a row, one waiting in the other
+ * lane goes next.
+ *
+ * <p>Which task a reconcile is for is read from JOSDK's logging context: JOSDK puts the resource's
+ * name and namespace into the MDC ({@code resource.name}, {@code resource.namespace}, documented
+ * and on by default, {@code JAVA_OPERATOR_SDK_USE_MDC}) while it submits the reconcile, on the
+ * submitting thread. A reconcile submitted without it (MDC turned off) waits in arrival order,
+ * said once in the log. A reconcile already waiting when its task's claim arrives moves to the
+ * claimed lane ({@link #promote}). Deciding the lane is a map lookup: JOSDK submits while holding
+ * its event processor's lock.
+ */
+public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
+  private static final Logger LOG = LoggerFactory.getLogger(ClaimsFirstExecutor.class);
+  /** JOSDK's MDC keys (MDCUtils) for the resource a reconcile is submitted for. */
+  static final String MDC_NAME = "resource.name";
+  static final String MDC_NAMESPACE = "resource.namespace";
+  /** Claimed reconciles that may go in a row while others wait. */
+  static final int CLAIMS_IN_A_ROW = 4;
+
+  private final Predicate<ResourceID> holdsClaim;
+  private final Map<ResourceID, Queued> waiting = new ConcurrentHashMap<>();
+  private final AtomicBoolean unknownReported = new AtomicBoolean();
+
+  /** A reconcile waiting for a thread, the task it is for (null: unknown), and whether that task holds a claim. */
+  private static final class Queued implements Runnable {
+    final Runnable reconcile;
+    final ResourceID task;
+    final boolean claimed;
+
+    Queued(Runnable reconcile, ResourceID task, boolean claimed) {
+      this.reconcile = reconcile;
+      this.task = task;
+      this.claimed = claimed;
+    }
+
+    @Override
+    public void run() {
+      reconcile.run();
+    }
+  }
+
+  /** {@code holdsClaim}: whether a claim of that task waits for its reconcile. */
+  public ClaimsFirstExecutor(int threads, Predicate<ResourceID> holdsClaim) {
+    super(threads, threads, 0, TimeUnit.MILLISECONDS, new TwoLanes(), threadsNamed());
+    this.holdsClaim = holdsClaim;
+  }
+
+  @Override
+  public void execute(Runnable reconcile) {
+    ResourceID task = submittedFor();
+    Queued queued = new Queued(reconcile, task, task != null && holdsClaim.test(task));
+    if (task != null) {
+      waiting.put(task, queued);
+    } else if (unknownReported.compareAndSet(false, true)) {
+      LOG.warn("JOSDK submitted a reconcile without naming its resource in the MDC ({} turned off?): reconciles "
+          + "run in arrival order, and a due task may wait behind others", "JAVA_OPERATOR_SDK_USE_MDC");
+    }
+    super.execute(queued);
+  }
+
+  @Override
+  protected void beforeExecute(Thread thread, Runnable runnable) {
+    Queued started = (Queued) runnable;
+    if (started.task != null) {
+      waiting.remove(started.task, started);
+    }
+    super.beforeExecute(thread, runnable);
+  }
+
+  /** The task's claim arrived: if its reconcile waits for a thread, it moves to the claimed lane. */
+  public void promote(ResourceID task) {
+    Queued queued = waiting.get(task);
+    if (queued != null) {
+      lanes().promote(queued);
+    }
+  }
+
+  private TwoLanes lanes() {
+    return (TwoLanes) getQueue();
+  }
+
+  private static ResourceID submittedFor() {
+    String name = MDC.get(MDC_NAME);
+    return name == null ? null : new ResourceID(name, MDC.get(MDC_NAMESPACE));
+  }
+
+  private static ThreadFactory threadsNamed() {
+    AtomicInteger counter = new AtomicInteger();
+    return runnable -> new Thread(runnable, "reconciler-" + counter.incrementAndGet());
+  }
+
+  /**
+   * The work queue: claimed reconciles first, at most {@link #CLAIMS_IN_A_ROW} in a row while
+   * others wait, each lane in arrival order. Insertion-ordered sets, so promoting one is O(1).
+   */
+  static final class TwoLanes extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final LinkedHashSet<Runnable> claimed = new LinkedHashSet<>();
+    private final LinkedHashSet<Runnable> others = new LinkedHashSet<>();
+    private int claimedInARow;
+
+    void promote(Runnable runnable) {
+      lock.lock();
+      try {
+        if (others.remove(runnable)) {
+          claimed.add(runnable);
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public boolean offer(Runnable runnable) {
+      boolean isClaimed = runnable instanceof Queued queued && queued.claimed;
+      lock.lock();
+      try {
+        (isClaimed ? claimed : others).add(runnable);
+        notEmpty.signal();
+        return true;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public Runnable poll() {
+      lock.lock();
+      try {
+        return next();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Under the lock. */
+    private Runnable next() {
+      boolean claimedTurn = !claimed.isEmpty() && (others.isEmpty() || claimedInARow < CLAIMS_IN_A_ROW);
+      LinkedHashSet<Runnable> lane = claimedTurn ? claimed : others;
+      if (lane.isEmpty()) {
+        return null;
+      }
+      claimedInARow = claimedTurn ? claimedInARow + 1 : 0;
+      Iterator<Runnable> first = lane.iterator();
+      Runnable next = first.next();
+      first.remove();
+      return next;
+    }
+
+    @Override
+    public Runnable take() throws InterruptedException {
+      lock.lockInterruptibly();
+      try {
+        Runnable next;
+        while ((next = next()) == null) {
+          notEmpty.await();
+        }
+        return next;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public Runnable poll(long timeout, TimeUnit unit) throws InterruptedException {
+      long nanos = unit.toNanos(timeout);
+      lock.lockInterruptibly();
+      try {
+        Runnable next;
+        while ((next = next()) == null) {
+          if (nanos <= 0) {
+            return null;
+          }
+          nanos = notEmpty.awaitNanos(nanos);
+        }
+        return next;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public Runnable peek() {
+      lock.lock();
+      try {
+        return !claimed.isEmpty() ? claimed.iterator().next() : others.isEmpty() ? null : others.iterator().next();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public boolean remove(Object runnable) {
+      lock.lock();
+      try {
+        return claimed.remove(runnable) || others.remove(runnable);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public void put(Runnable runnable) {
+      offer(runnable);
+    }
+
+    @Override
+    public boolean offer(Runnable runnable, long timeout, TimeUnit unit) {
+      return offer(runnable);
+    }
+
+    @Override
+    public int remainingCapacity() {
+      return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public int drainTo(Collection<? super Runnable> sink) {
+      return drainTo(sink, Integer.MAX_VALUE);
+    }
+
+    @Override
+    public int drainTo(Collection<? super Runnable> sink, int max) {
+      lock.lock();
+      try {
+        int drained = 0;
+        Runnable next;
+        while (drained < max && (next = next()) != null) {
+          sink.add(next);
+          drained++;
+        }
+        return drained;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** A snapshot, claimed lane first. */
+    @Override
+    public Iterator<Runnable> iterator() {
+      lock.lock();
+      try {
+        List<Runnable> all = new ArrayList<>(claimed);
+        all.addAll(others);
+        return all.iterator();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public int size() {
+      lock.lock();
+      try {
+        return claimed.size() + others.size();
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.delayedtask.operator.leader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.testing.Tasks;
+import io.javaoperatorsdk.operator.processing.MDCUtils;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The order in which waiting reconciles get a thread: claimed tasks first, the rest in arrival
+ * order, and never more than a few claimed ones in a row while others wait. Reconciles are
+ * submitted the way JOSDK does: with the task in the MDC, put there by JOSDK's own MDCUtils.
+ */
+class ClaimsFirstExecutorTest {
+  private final Set<ResourceID> claimed = ConcurrentHashMap.newKeySet();
+  private final List<String> ran = new CopyOnWriteArrayList<>();
+  private final ClaimsFirstExecutor executor = new ClaimsFirstExecutor(1, claimed::contains);
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    executor.shutdownNow();
+    executor.awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void claimedTasksGoFirstThenTheRestAsTheyCame() throws InterruptedException {
+    CountDownLatch busy = blockTheOnlyThread();
+    submit("created-1");
+    submit("created-2");
+    claim("due");
+    submit("due");
+    submit("created-3");
+
+    busy.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 4);
+    assertThat(ran).containsExactly("due", "created-1", "created-2", "created-3");
+  }
+
+  @Test
+  void aWaitingReconcileWhoseClaimArrivesMovesToTheFront() throws InterruptedException {
+    CountDownLatch busy = blockTheOnlyThread();
+    submit("created-1");
+    submit("falls-due");
+    submit("created-2");
+
+    claim("falls-due");
+    executor.promote(new ResourceID("falls-due", "ns"));
+    busy.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 3);
+    assertThat(ran).containsExactly("falls-due", "created-1", "created-2");
+  }
+
+  @Test
+  void aStreamOfClaimsDoesNotStarveTheOtherReconciles() throws InterruptedException {
+    CountDownLatch busy = blockTheOnlyThread();
+    submit("job-finished");
+    for (int i = 1; i <= 10; i++) {
+      claim("due-" + i);
+      submit("due-" + i);
+    }
+
+    busy.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 11);
+    assertThat(ran.indexOf("job-finished")).isEqualTo(ClaimsFirstExecutor.CLAIMS_IN_A_ROW);
+  }
+
+  @Test
+  void aReconcileSubmittedWithoutItsTaskInTheMdcWaitsInArrivalOrder() throws InterruptedException {
+    CountDownLatch busy = blockTheOnlyThread();
+    submit("created");
+    claim("unnamed");
+    executor.execute(() -> ran.add("unnamed"));
+
+    busy.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 2);
+    assertThat(ran).containsExactly("created", "unnamed");
+  }
+
+  private void claim(String name) {
+    claimed.add(new ResourceID(name, "ns"));
+  }
+
+  /** As JOSDK's EventProcessor submits: MDCUtils.addResourceInfo, execute, removeResourceInfo. */
+  private void submit(String name) {
+    DelayedTask task = Tasks.statusOnly("ns", name, Instant.parse("2026-12-03T07:00:00Z"));
+    MDCUtils.addResourceInfo(task);
+    try {
+      executor.execute(() -> ran.add(name));
+    } finally {
+      MDCUtils.removeResourceInfo();
+    }
+  }
+
+  /** Occupies the executor's one thread until the latch is released. */
+  private CountDownLatch blockTheOnlyThread() throws InterruptedException {
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    executor.execute(() -> {
+      started.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+    return release;
+  }
+}
