@@ -147,13 +147,18 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     try {
       return reconcileAsLeader(task, claim, context);
     } catch (RuntimeException e) {
-      // JOSDK retries the reconcile; a claim not settled yet goes back with backoff, so the firing
-      // is retried too.
-      claim.filter(claims::isWaiting).ifPresent(entry -> {
-        metrics.outcome(FireMetrics.Outcome.RETRY);
-        claims.retryLater(entry, "reconciling failed: " + ApiErrors.reason(e));
-      });
-      throw e;
+      // One retry policy for a firing: a claim not settled yet goes back with the schedule's
+      // backoff (Redis clock), and its next claim reconciles the task again; JOSDK's own retry
+      // would be a second one on top. Without a claim (a spec change, a Job's outcome, a delivery's
+      // answer) JOSDK retries the reconcile.
+      Optional<ClaimedEntry> waiting = claim.filter(claims::isWaiting);
+      if (waiting.isEmpty()) {
+        throw e;
+      }
+      metrics.outcome(FireMetrics.Outcome.RETRY);
+      LOG.warn("Firing failed; the claim goes back with backoff: {}", ApiErrors.reason(e));
+      claims.retryLater(waiting.get(), "reconciling failed: " + ApiErrors.reason(e));
+      return UpdateControl.noUpdate();
     }
   }
 
