@@ -82,6 +82,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private final DeliveryOutcomes deliveries;
   private final DeliveryStarter deliveryStarter;
   private final StatusWriter statusWriter = new StatusWriter();
+  private final DeletedJobs deletedJobs = new DeletedJobs();
   private volatile InformerEventSource<Job, DelayedTask> jobs;
 
   /**
@@ -119,7 +120,15 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     if (context.getControllerConfiguration().getInformerConfig().getItemStore() instanceof LeanItemStore) {
       config.withItemStore(new LeanItemStore<>());
     }
-    jobs = new InformerEventSource<>(config.build(), context);
+    jobs = new InformerEventSource<>(config.build(), context) {
+      @Override
+      public void onDelete(Job job, boolean deletedFinalStateUnknown) {
+        if (!deletedFinalStateUnknown) {
+          deletedJobs.remember(job); // its outcome, should the task's reconcile come after this
+        }
+        super.onDelete(job, deletedFinalStateUnknown);
+      }
+    };
     return List.of(jobs, claims, deliveries);
   }
 
@@ -189,6 +198,10 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
       facts.delivery().ifPresent(outcome -> deliveries.recorded(cached, outcome));
+      if (plan.status().getJobName() != null && plan.status().getPhase() != null
+          && plan.status().getPhase().isFinished()) {
+        deletedJobs.forget(task.getMetadata().getNamespace(), plan.status().getJobName());
+      }
       plan.deliveryMetric().ifPresent(metrics::delivery);
       for (TaskEvent event : plan.events()) {
         record(task, event);
@@ -209,10 +222,11 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
 
   /**
    * The facts a decision reads, all from JOSDK's caches. One exception: a Running task's Job that
-   * the Job cache does not hold. The two watches (tasks, Jobs) are separate, and right after a
-   * start the task's can be ahead of the Jobs', so a miss is confirmed with a GET by the Job's
-   * name before the decision says the Job is gone. Jobs this process creates go into the cache at
-   * once, so the firing path never meets such a miss.
+   * the Job cache does not hold. If its delete notification came, its last state there gives the
+   * outcome (a Job the TTL controller deleted right after it completed). Otherwise it is confirmed
+   * with a GET by the Job's name before the decision says the Job is gone: the two watches (tasks,
+   * Jobs) are separate, and right after a start the task's can be ahead of the Jobs'. Jobs this
+   * process creates go into the cache at once, so the firing path never meets such a miss.
    */
   private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     Map<String, Job> owned = new HashMap<>();
@@ -224,8 +238,10 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     DelayedTaskStatus status = task.getStatus();
     if (status != null && status.getPhase() == Phase.Running && status.getJobName() != null
         && !owned.containsKey(status.getJobName())) {
-      Job live = context.getClient().batch().v1().jobs().inNamespace(task.getMetadata().getNamespace())
-          .withName(status.getJobName()).get();
+      String namespace = task.getMetadata().getNamespace();
+      Job live = deletedJobs.lastState(namespace, status.getJobName())
+          .orElseGet(() -> context.getClient().batch().v1().jobs().inNamespace(namespace)
+              .withName(status.getJobName()).get());
       if (live != null && JobFactory.isControlledBy(live, task)) {
         owned.put(live.getMetadata().getName(), live);
       }

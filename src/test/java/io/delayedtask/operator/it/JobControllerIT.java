@@ -112,6 +112,31 @@ class JobControllerIT {
         .isEqualTo("Job " + job.getMetadata().getName() + " failed: " + failed.getMessage());
   }
 
+  @Test
+  void jobsTheTtlControllerDeletesAsSoonAsTheyCompleteStillMakeTheirTasksSucceeded() {
+    // ttlSecondsAfterFinished: 0 deletes each Job right after it completes. A burst of them keeps
+    // the operator busy, so the reconcile of a completion can come after the deletion: the outcome
+    // then comes from the Job's last state, as its delete notification carried it (issue 16, 3).
+    List<String> names = new java.util.ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      String name = "ttl-zero-" + i;
+      create(client, task(ns, name, s -> {
+        s.setDelay("1s");
+        JobTemplateSpec template = jobTemplate(Map.of());
+        template.getSpec().setTtlSecondsAfterFinished(0);
+        s.setJobTemplate(template);
+      }));
+      names.add(name);
+    }
+
+    await().atMost(TIMEOUT).until(() -> names.stream().map(n -> phase(client, ns, n).orElse(null))
+        .allMatch(p -> p == Phase.Succeeded || p == Phase.Failed));
+    assertThat(names).allSatisfy(n -> assertThat(get(client, ns, n).getStatus().getMessage()).as(n).isNull());
+    assertThat(names).allSatisfy(n -> assertThat(phase(client, ns, n)).as(n).contains(Phase.Succeeded));
+    await("the TTL controller deleted the Jobs").atMost(TIMEOUT).until(() ->
+        names.stream().allMatch(n -> job(get(client, ns, n).getStatus().getJobName()) == null));
+  }
+
   /** One container, backoffLimit 0; {@code podLabels} go on the pod (kwok's stages read them). */
   private static JobTemplateSpec jobTemplate(Map<String, String> podLabels) {
     return new JobTemplateSpecBuilder()

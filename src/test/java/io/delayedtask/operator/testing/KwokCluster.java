@@ -52,8 +52,9 @@ public final class KwokCluster implements AutoCloseable {
   private KwokCluster(RealKubernetes kube, List<Path> stages) {
     ControlPlaneBinaries binaries = kube.binaries();
     String kubeconfig = "--kubeconfig=" + kube.kubeconfig();
-    // The Job controller, and the garbage collector so a deleted Job takes its pods with it.
-    kube.controllerManager("job", "garbagecollector", "namespace", "serviceaccount-token");
+    // The Job controller, the garbage collector so a deleted Job takes its pods with it, and the
+    // TTL controller that deletes finished Jobs with ttlSecondsAfterFinished.
+    kube.controllerManager("job", "garbagecollector", "namespace", "serviceaccount-token", "ttl-after-finished");
     processes.add(kube.startHelper("kube-scheduler", binaries.binary("kube-scheduler").toString(),
         kubeconfig, "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0"));
     List<String> kwok = new ArrayList<>(List.of(binaries.binary("kwok").toString(), kubeconfig,
