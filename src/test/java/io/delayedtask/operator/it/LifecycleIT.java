@@ -19,6 +19,7 @@ import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Events;
+import io.delayedtask.operator.testing.FinishedTtl;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.OperatorHttp;
@@ -210,7 +211,7 @@ class LifecycleIT {
             .isEqualTo("Failed=True/JobGone"));
     await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("job-gone")).contains("Failed"));
     // A finished phase: the TTL runs from it, and the task goes.
-    assertDeletedWhenTtlRunsOut("job-gone", "Failed", Duration.ofSeconds(5));
+    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", Duration.ofSeconds(5));
   }
 
   @Test
@@ -354,7 +355,7 @@ class LifecycleIT {
       s.setTtlSecondsAfterFinished(5L);
     }));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "short-lived").orElse(null) == Phase.Fired);
-    assertDeletedWhenTtlRunsOut("short-lived", "Fired", Duration.ofSeconds(5));
+    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "short-lived", "Fired", Duration.ofSeconds(5));
   }
 
   @Test
@@ -554,31 +555,5 @@ class LifecycleIT {
   private static Condition condition(DelayedTask task, String type) {
     return task.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst()
         .orElseThrow(() -> new AssertionError("no " + type + " condition in " + task.getStatus().getConditions()));
-  }
-
-  /**
-   * The task is deleted {@code ttl} after its {@code finishedType} condition turned True: never
-   * seen gone before then, seen gone within a few seconds after. The condition's time has whole
-   * seconds (the real transition is up to 1 s later), hence a second of slack; a read that is slow
-   * under load may leave the last sighting up to another second before the deadline.
-   */
-  private void assertDeletedWhenTtlRunsOut(String name, String finishedType, Duration ttl) {
-    Condition finished = condition(get(client, ns, name), finishedType);
-    assertThat(finished.getStatus()).isEqualTo("True");
-    Instant deadline = Instant.parse(finished.getLastTransitionTime()).plus(ttl);
-    Instant[] lastSeenPresent = {Instant.MIN};
-    await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(100)).until(() -> {
-      Instant asked = Instant.now();
-      boolean gone = get(client, ns, name) == null;
-      if (!gone) {
-        lastSeenPresent[0] = asked;
-      }
-      return gone;
-    });
-    Instant seenGone = Instant.now();
-    assertThat(seenGone).as("seen deleted; the TTL ran out at %s", deadline).isAfterOrEqualTo(deadline)
-        .isBefore(deadline.plusSeconds(1 + 5));
-    assertThat(lastSeenPresent[0]).as("last seen present; the TTL ran out at %s", deadline)
-        .isAfterOrEqualTo(deadline.minusSeconds(2));
   }
 }
