@@ -135,7 +135,7 @@ class LifecycleIT {
     assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems())
         .noneMatch(j -> j.getMetadata().getName().startsWith("status-only-"));
     await().atMost(TIMEOUT).untilAsserted(() ->
-        assertThat(reasons("status-only")).contains("Scheduled", "Fired"));
+        assertThat(Events.reasons(client, ns, "status-only")).contains("Scheduled", "Fired"));
   }
 
   @Test
@@ -174,7 +174,7 @@ class LifecycleIT {
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "report").orElse(null) == Phase.Succeeded);
     assertThat(get(client, ns, "report").getStatus().getConditions())
         .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus()).isEqualTo("Complete=True"));
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("report")).contains("Scheduled", "JobCreated"));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, ns, "report")).contains("Scheduled", "JobCreated"));
   }
 
   @Test
@@ -209,7 +209,7 @@ class LifecycleIT {
     assertThat(task.getStatus().getConditions())
         .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus() + "/" + c.getReason())
             .isEqualTo("Failed=True/JobGone"));
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("job-gone")).contains("Failed"));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, ns, "job-gone")).contains("Failed"));
     // A finished phase: the TTL runs from it, and the task goes.
     FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", Duration.ofSeconds(5));
   }
@@ -345,7 +345,7 @@ class LifecycleIT {
     assertThat(task.getStatus().getJobName()).isNull();
     assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems())
         .noneMatch(j -> j.getMetadata().getName().startsWith("late-"));
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("late")).contains("Missed"));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, ns, "late")).contains("Missed"));
   }
 
   @Test
@@ -378,7 +378,7 @@ class LifecycleIT {
       });
       assertThat(entry(read)).isEmpty();
     });
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("bad-namespace")).contains("Invalid"));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, ns, "bad-namespace")).contains("Invalid"));
 
     create(client, task(ns, "good-after-bad", s -> s.setDelay("500ms")));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "good-after-bad").orElse(null) == Phase.Fired);
@@ -542,10 +542,6 @@ class LifecycleIT {
   private List<Job> jobsOf(DelayedTask task) {
     return client.batch().v1().jobs().inNamespace(ns).withLabel("delayedtask.io/task-uid", task.getMetadata().getUid())
         .list().getItems();
-  }
-
-  private List<String> reasons(String taskName) {
-    return Events.reasons(client, ns, taskName);
   }
 
   private static String scrape(String path) {

@@ -7,6 +7,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.ControlPlaneBinaries;
 import io.delayedtask.operator.testing.RequiredTool;
+import io.delayedtask.operator.testing.Tasks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,8 +82,7 @@ class DevSandboxOnMockIT {
   }
 
   private static Phase phaseOf(String name) {
-    DelayedTask task = sandbox.client().resources(DelayedTask.class).inNamespace("default").withName(name).get();
-    return task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
+    return Tasks.phase(sandbox.client(), "default", name).orElse(null);
   }
 
   private static DelayedTask task(String name, String delay) {
