@@ -2,6 +2,8 @@
 # Installs the Debian packages the tests need beyond JDK and Maven, and stops any service they start.
 #   prometheus: promtool (PrometheusRuleTest: check and unit-test the chart's alerts) and the
 #               prometheus server (MonitoringIT: evaluate every rule and dashboard expression).
+#   redis-server: Debian's Redis 7, built with TLS (RedisScheduleTlsIT: the schedule over rediss://;
+#               the Redis 6.2 that embedded-redis ships has no TLS).
 #
 # Idempotent and quick: when every command is already there it does nothing (no apt-get update).
 # Tests that need a missing tool skip with one loud line, and fail when CI=true (testing/RequiredTool).
@@ -13,7 +15,10 @@ set -euo pipefail
 declare -A PACKAGE_OF=(
   [promtool]=prometheus
   [prometheus]=prometheus
+  [redis-server]=redis-server
 )
+# the services those packages would start: the tests start their own processes on free ports
+SERVICES=(prometheus redis-server)
 
 missing=()
 for command in "${!PACKAGE_OF[@]}"; do
@@ -43,6 +48,12 @@ trap '[ "$created_policy" = true ] && $SUDO rm -f "$policy"' EXIT
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $packages >/dev/null
+# Where policy-rc.d was already there but allows starts (or systemd ignores it), stop what started.
+for service in "${SERVICES[@]}"; do
+  if [ -x "/etc/init.d/$service" ] && $SUDO service "$service" status >/dev/null 2>&1; then
+    $SUDO service "$service" stop >/dev/null 2>&1 || true
+  fi
+done
 for command in "${!PACKAGE_OF[@]}"; do
   command -v "$command" >/dev/null || { echo "install-test-packages: $command still missing" >&2; exit 1; }
 done

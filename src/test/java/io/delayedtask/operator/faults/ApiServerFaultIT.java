@@ -25,16 +25,13 @@ class ApiServerFaultIT {
   void statusConvergesAndEachJobIsCreatedOnceThrough409And429And500(FaultLab lab) {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
-    // A burst of each on Job creation and on status writes (both verbs), from before the tasks
-    // exist: the reconciler's Scheduled status meets them too. Then the store answers again.
+    // A burst of each on Job creation and on status writes (a PUT of the status subresource, the
+    // one verb the operator writes it with: DESIGN.md), from before the tasks exist: the
+    // reconciler's Scheduled status meets them too. Then the store answers again.
     List<ApiFault> faults = new ArrayList<>();
-    faults.add(lab.api.inject(ApiFault.of("POST", JOBS, 409, 4)));
-    faults.add(lab.api.inject(ApiFault.of("POST", JOBS, 429, 4)));
-    faults.add(lab.api.inject(ApiFault.of("POST", JOBS, 500, 4)));
-    for (String verb : List.of("PUT", "PATCH")) {
-      faults.add(lab.api.inject(ApiFault.of(verb, STATUS, 409, 3)));
-      faults.add(lab.api.inject(ApiFault.of(verb, STATUS, 429, 3)));
-      faults.add(lab.api.inject(ApiFault.of(verb, STATUS, 500, 3)));
+    for (int code : List.of(409, 429, 500)) {
+      faults.add(lab.api.inject(ApiFault.of("POST", JOBS, code, 4)));
+      faults.add(lab.api.inject(ApiFault.of("PUT", STATUS, code, 3)));
     }
     Instant due = Instant.now().plusSeconds(10);
     List<String> jobTasks = lab.createTasks("flaky-job", 15, i -> due.plusMillis(100L * i), true);
@@ -47,9 +44,8 @@ class ApiServerFaultIT {
       assertThat(jobTasks).allSatisfy(name -> assertThat(lab.phaseOf(name)).isEqualTo(Phase.Running));
       assertThat(statusTasks).allSatisfy(name -> assertThat(lab.phaseOf(name)).isEqualTo(Phase.Fired));
     });
-    // The faults were met, not dodged: every burst on Job creation was used up.
-    assertThat(faults.subList(0, 3)).allSatisfy(fault -> assertThat(fault.usedUp()).isTrue());
-    assertThat(faults.stream().mapToInt(ApiFault::hits).sum()).isGreaterThan(12);
+    // The faults were met, not dodged: every injected response was served.
+    assertThat(faults).allSatisfy(fault -> assertThat(fault.usedUp()).as("%s hits of a burst", fault.hits()).isTrue());
   }
 
   @Test

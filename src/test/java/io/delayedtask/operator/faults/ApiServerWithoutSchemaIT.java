@@ -12,10 +12,11 @@ import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.testing.ApiFault;
+import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RedisProcess;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -77,22 +78,28 @@ class ApiServerWithoutSchemaIT {
     }));
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "lost-write").orElse(null) == Phase.Scheduled);
     // From now on the status writes fail for a while: the Job gets created, the first attempts to
-    // record Running do not, and the retries come after startingDeadlineSeconds.
-    kube.server().expect().put().withPath("/apis/delayedtask.io/v1alpha1/namespaces/" + NS + "/delayedtasks/lost-write/status")
-        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict")
-            .withMessage("Operation cannot be fulfilled: please apply your changes to the latest version").build())
-        .times(3);
+    // record Running do not, and (each refusal taking a second) the write that lands comes after
+    // startingDeadlineSeconds.
+    String statusPath = "/apis/delayedtask.io/v1alpha1/namespaces/" + NS + "/delayedtasks/lost-write/status";
+    ApiFault conflicts = kube.inject(ApiFault.of("PUT", statusPath, 409, 3).withStatusReason("Conflict")
+        .delayed(Duration.ofSeconds(1)));
 
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "lost-write").filter(p -> p != Phase.Scheduled).isPresent());
     DelayedTask task = get(client, NS, "lost-write");
     assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Running);
+    assertThat(conflicts.usedUp()).as("all three 409s were served").isTrue();
+    Instant deadline = Instant.parse(task.getStatus().getDueTime()).plusSeconds(1);
+    assertThat(kube.calls(call -> call.isStatusWrite() && call.path().startsWith(statusPath) && call.succeeded()))
+        .as("the status write that recorded Running").last()
+        .satisfies(write -> assertThat(write.at()).isAfter(deadline));
     List<Job> jobs = jobsOf(task);
     assertThat(jobs).singleElement().satisfies(job -> {
       assertThat(job.getMetadata().getName()).isEqualTo(task.getStatus().getJobName());
       assertThat(job.getMetadata().getAnnotations()).containsEntry("delayedtask.io/fired-time",
           task.getStatus().getFiredTime());
     });
-    assertThat(reasons("lost-write")).doesNotContain("Missed").containsOnlyOnce("JobCreated");
+    assertThat(Events.reasons(client, NS, "lost-write")).doesNotContain("Missed");
+    assertThat(Events.count(client, NS, "lost-write", "JobCreated")).isEqualTo(1);
   }
 
   @Test
@@ -122,7 +129,7 @@ class ApiServerWithoutSchemaIT {
       assertThat(read.getStatus().getPhase()).isEqualTo(Phase.Invalid);
       assertThat(read.getStatus().getMessage()).contains(message);
     }));
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(reasons("unreadable-suspend")).contains("Invalid"));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, NS, "unreadable-suspend")).contains("Invalid"));
 
     create(client, task(NS, "good-after-unreadable", s -> s.setDelay("500ms")));
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "good-after-unreadable").orElse(null) == Phase.Fired);
@@ -168,10 +175,4 @@ class ApiServerWithoutSchemaIT {
         .list().getItems();
   }
 
-  private static List<String> reasons(String taskName) {
-    return client.v1().events().inNamespace(NS).list().getItems().stream()
-        .filter(e -> taskName.equals(e.getInvolvedObject().getName()))
-        .map(Event::getReason)
-        .toList();
-  }
 }

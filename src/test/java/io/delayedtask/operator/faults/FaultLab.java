@@ -11,13 +11,13 @@ import io.delayedtask.operator.testing.FiringLedger;
 import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.Tasks;
 import io.delayedtask.operator.testing.TcpProxy;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -121,7 +121,7 @@ final class FaultLab implements AutoCloseable {
     env.put("DELAYEDTASK_RESYNC_SECONDS", "5");
     env.put("DELAYEDTASK_LEASE_DURATION_SECONDS", Long.toString(LEASE_DURATION.toSeconds()));
     env.put("DELAYEDTASK_CLAIM_LEASE_SECONDS", Long.toString(CLAIM_LEASE.toSeconds()));
-    env.put("DELAYEDTASK_HTTP_PORT", Integer.toString(freePort()));
+    env.put("DELAYEDTASK_HTTP_PORT", Integer.toString(Ports.freePort()));
     env.putAll(extra);
     return env;
   }
@@ -189,8 +189,7 @@ final class FaultLab implements AutoCloseable {
   }
 
   Phase phaseOf(String name) {
-    DelayedTask task = client().resources(DelayedTask.class).inNamespace(namespace).withName(name).get();
-    return task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
+    return Tasks.phase(client(), namespace, name).orElse(null);
   }
 
   /**
@@ -269,14 +268,6 @@ final class FaultLab implements AutoCloseable {
     redis.close();
     if (api != null) {
       api.close();
-    }
-  }
-
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

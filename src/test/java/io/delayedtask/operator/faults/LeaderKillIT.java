@@ -3,8 +3,6 @@ package io.delayedtask.operator.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import java.time.Duration;
@@ -60,16 +58,15 @@ class LeaderKillIT {
 
     // One claim takes the whole batch (100) at once and firing it takes the leader a while (a Job
     // and a status write each): kill it as soon as Redis shows claims in flight.
-    await("the leader claimed the batch").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
-        .until(() -> !lab.scheduleSnapshot().inFlight().isEmpty());
-    Killed killed = kill(leader, lab);
-    assertThat(killed.leftClaimed()).as("claimed, unfired tasks the dead leader left in Redis").isNotEmpty();
+    Killed killed = killWithClaimsInFlight(leader, lab, names);
 
     // The dead leader's claims were made about a second before the kill with a 30 s claim lease.
     // The standby takes them over when it leads (after the 5 s Lease), so all fire well before that
     // claim lease runs out; without the takeover none could fire until then.
     lab.awaitAllFiredOnceNotEarly(names, TAKEOVER_TIMEOUT);
     assertTheStandbyFiredWhatTheLeaderLeft(lab, standby, killed);
+    assertThat(killed.firedAfterDeath(lab, killed.claimedAtDeath()))
+        .as("tasks %s held claimed at its death, fired by the standby", killed.name()).isNotEmpty();
   }
 
   @ParameterizedTest(name = "{0} replicas")
@@ -80,18 +77,25 @@ class LeaderKillIT {
     }
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     Instant start = Instant.now().plusSeconds(8);
-    // 40 tasks falling due one every half second, half with Jobs, across the kills below: 20 s,
-    // about as long as two kills take with the lab's 5 s Lease (each: 3 s of firing, then the
-    // Lease running out and the standby taking over).
+    // A stream of 40 tasks falling due one every half second, half with Jobs, across the kills.
     List<String> names = new ArrayList<>(lab.createTasks("stream-job", 20, i -> start.plusMillis(1_000L * i), true));
     names.addAll(lab.createTasks("stream-status", 20, i -> start.plusMillis(500L + 1_000L * i), false));
 
-    int replacements = 0;
-    for (int kill = 0; kill < 2; kill++) {
+    // Each kill lands while the leader holds claims: a burst falling due at once is claimed in one
+    // go and takes the leader a while to fire, and the kill waits until Redis shows it in flight.
+    for (int round = 0; round < 2; round++) {
       OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
-      FaultLab.awaitInstant(Instant.now().plusSeconds(3)); // let it fire a few first
-      leader.kill();
-      lab.startOperator("op-r" + replacements++); // the Deployment brings a replacement pod
+      // Due well after the burst is scheduled, even on a loaded machine, so the kill can catch it claimed.
+      Instant due = Instant.now().plusSeconds(15);
+      List<String> burst = new ArrayList<>(lab.createTasks("burst" + round + "-job", 25, i -> due, true));
+      burst.addAll(lab.createTasks("burst" + round + "-status", 25, i -> due, false));
+      lab.awaitScheduled(burst, Duration.ofSeconds(60));
+      names.addAll(burst);
+      Killed killed = killWithClaimsInFlight(leader, lab, burst);
+      lab.startOperator("op-r" + round); // the Deployment brings a replacement pod
+      lab.awaitAllFiredOnceNotEarly(burst, FIRE_TIMEOUT);
+      assertThat(killed.firedAfterDeath(lab, killed.claimedAtDeath()))
+          .as("burst tasks %s held claimed at its death, fired after it by another", killed.name()).isNotEmpty();
     }
 
     lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
@@ -99,14 +103,24 @@ class LeaderKillIT {
   }
 
   /**
-   * When the leader was dead for sure, and the work it left undone: tasks still waiting or claimed
-   * in Redis at its death whose status did not say fired once its last requests had landed.
+   * When the leader was dead for sure, and what Redis still held for it then: tasks waiting, and
+   * tasks it had claimed (in flight) and not acknowledged. A SIGKILLed process sends nothing more,
+   * and it stamped every firedTime it sent before dying; so of these tasks, those whose firedTime
+   * is after {@code deadAt} were fired by another operator. (No waiting for its last requests to
+   * land: whatever lands carries its earlier firedTime.)
    */
-  private record Killed(String name, Instant deadAt, List<String> leftWaiting, List<String> leftClaimed) {
-    List<String> left() {
-      List<String> all = new ArrayList<>(leftWaiting);
-      all.addAll(leftClaimed);
+  private record Killed(String name, Instant deadAt, List<String> waitingAtDeath, List<String> claimedAtDeath) {
+    List<String> pendingAtDeath() {
+      List<String> all = new ArrayList<>(waitingAtDeath);
+      all.addAll(claimedAtDeath);
       return all;
+    }
+
+    /** Those of {@code names} (all fired by now) whose firedTime is after the death. */
+    List<String> firedAfterDeath(FaultLab lab, List<String> names) {
+      return names.stream()
+          .filter(name -> Instant.parse(lab.get(name).getStatus().getFiredTime()).isAfter(deadAt))
+          .toList();
     }
   }
 
@@ -114,31 +128,34 @@ class LeaderKillIT {
     leader.kill(); // returns once the process has exited: it sends nothing after this
     Instant deadAt = Instant.now();
     FaultLab.ScheduleSnapshot snapshot = lab.scheduleSnapshot();
-    // A request the leader sent just before dying may still be applied; a second later it has been.
-    // The standby cannot lead that soon: the dead leader's Lease holds for 15 s.
-    FaultLab.awaitInstant(deadAt.plusSeconds(1));
-    List<String> unfired = FiringInvariants.notFiredYet(lab.client(), lab.namespace, snapshot.pending());
-    return new Killed(leader.name(), deadAt,
-        snapshot.waiting().stream().filter(unfired::contains).toList(),
-        snapshot.inFlight().stream().filter(unfired::contains).toList());
+    return new Killed(leader.name(), deadAt, snapshot.waiting(), snapshot.inFlight());
   }
 
   /**
-   * The standby fired the batch: it holds the Lease, its log says it started firing, and every task
-   * the dead leader left waiting or claimed fired after the leader had exited, so by the only live
-   * operator, the standby.
+   * Kills the leader as soon as Redis shows it holding claims on any of {@code batch}, and checks it
+   * still held some at its death; what the returned value lists is of the batch only.
+   */
+  private static Killed killWithClaimsInFlight(OperatorProcess leader, FaultLab lab, List<String> batch) {
+    await("the leader claimed the batch").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+        .until(() -> lab.scheduleSnapshot().inFlight().stream().anyMatch(batch::contains));
+    Killed all = kill(leader, lab);
+    Killed killed = new Killed(all.name(), all.deadAt(), all.waitingAtDeath().stream().filter(batch::contains).toList(),
+        all.claimedAtDeath().stream().filter(batch::contains).toList());
+    assertThat(killed.claimedAtDeath()).as("claims %s held in Redis at its death", killed.name()).isNotEmpty();
+    return killed;
+  }
+
+  /**
+   * The standby fired what the dead leader left: it holds the Lease, its log says it started
+   * firing, and of the tasks Redis held for the leader at its death some fired after it (so by the
+   * standby, the only live operator); else the kill proved nothing.
    */
   private static void assertTheStandbyFiredWhatTheLeaderLeft(FaultLab lab, OperatorProcess standby, Killed killed) {
     assertThat(lab.leaseHolder()).as("the Lease after the kill of %s", killed.name()).contains(standby.name());
     assertThat(standby.log()).as("%s's log", standby.name()).contains("Starting to fire due tasks");
-    List<String> left = killed.left();
-    assertThat(left).as("work the dead leader left behind (else the kill proved nothing)").isNotEmpty();
-    for (String name : left) {
-      DelayedTask task = lab.get(name);
-      assertThat(Instant.parse(task.getStatus().getFiredTime()))
-          .as("%s, left by %s at its death (%s), fired by the standby %s", name, killed.name(), killed.deadAt(),
-              standby.name())
-          .isAfter(killed.deadAt());
-    }
+    assertThat(killed.firedAfterDeath(lab, killed.pendingAtDeath()))
+        .as("tasks %s left at its death (%s), fired after it by the standby %s", killed.name(), killed.deadAt(),
+            standby.name())
+        .isNotEmpty();
   }
 }

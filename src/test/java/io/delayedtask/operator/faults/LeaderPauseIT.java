@@ -35,6 +35,9 @@ class LeaderPauseIT {
     await("the leader is firing").atMost(Duration.ofSeconds(90)).until(() -> slowJobs.hits() > 0);
 
     leader.pause();
+    // Frozen while holding claims (so waking can only hurt if the takeover is wrong): Redis shows
+    // tasks in flight that the frozen leader cannot acknowledge.
+    assertThat(lab.scheduleSnapshot().inFlight()).as("claims %s held when frozen", leader.name()).isNotEmpty();
     OperatorProcess standby = await("the standby took the lease").atMost(FaultLab.LEASE_DURATION.multipliedBy(3))
         .pollInterval(Duration.ofMillis(500))
         .until(() -> lab.liveLeader().filter(op -> !op.name().equals(leader.name())), java.util.Optional::isPresent)

@@ -12,20 +12,15 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.OperatorHttp;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,35 +47,22 @@ class ClockSkewIT {
       Clock behind = Clock.offset(Clock.systemUTC(), SKEW.negated());
       try (DelayedTaskOperator operator = DelayedTaskOperator.start(OperatorConfig.fromEnv(env), operatorClient,
           OperatorFixture.testOptions().withClock(behind))) {
-        Instant due = Instant.now().plusSeconds(4).truncatedTo(ChronoUnit.MILLIS);
+        // Due far enough ahead that Redis hands it over before the operator's clock agrees, however
+        // long the task takes to be scheduled on a loaded machine.
+        Instant due = Instant.now().plusSeconds(10).truncatedTo(ChronoUnit.MILLIS);
         create(client, task(ns, "on-time", s -> s.setRunAt(due.toString())));
-        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Scheduled);
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Fired);
 
-        // Redis says "due" at `due`; the operator's clock says so 3 s later: nothing fires before.
-        Duration held = Duration.between(Instant.now(), due.plus(SKEW)).minusMillis(500);
-        await().during(held).atMost(held.plusSeconds(2))
-            .until(() -> phase(client, ns, "on-time").orElse(null) != Phase.Fired);
-        await().atMost(Duration.ofSeconds(10)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Fired);
-
+        // firedTime is the operator's clock: had it fired when Redis said "due" (3 s early by that
+        // clock), firedTime would be before dueTime. No wall-clock waiting, so no load can fake it.
         DelayedTaskStatus status = get(client, ns, "on-time").getStatus();
         Instant firedByOperatorClock = Instant.parse(status.getFiredTime());
-        assertThat(firedByOperatorClock).isAfterOrEqualTo(Instant.parse(status.getDueTime())).isBefore(due.plusSeconds(1));
-        assertThat(clockSkewHandOvers(operator)).isGreaterThanOrEqualTo(1.0);
+        assertThat(firedByOperatorClock).isAfterOrEqualTo(Instant.parse(status.getDueTime()))
+            .as("fired once the operator's clock said due, not much later").isBefore(due.plusSeconds(5));
+        // And Redis did hand it over early, and the operator handed it back.
+        assertThat(OperatorHttp.metric(operator.httpPort(), "delayedtask_fire_skipped_total", "reason=\"clock_skew\""))
+            .isGreaterThanOrEqualTo(1.0);
       }
-    }
-  }
-
-  /** delayedtask_fire_skipped_total{reason="clock_skew"} from the operator's /metrics. */
-  private static double clockSkewHandOvers(DelayedTaskOperator operator) {
-    try {
-      String metrics = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + operator.httpPort() + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      Matcher m = Pattern.compile("(?m)^delayedtask_fire_skipped_total\\{[^}]*reason=\"clock_skew\"[^}]*} ([0-9.eE+]+)")
-          .matcher(metrics);
-      return m.find() ? Double.parseDouble(m.group(1)) : 0.0;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
     }
   }
 }

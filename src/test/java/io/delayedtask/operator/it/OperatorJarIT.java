@@ -6,12 +6,15 @@ import static io.delayedtask.operator.testing.Tasks.task;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.Kubeconfig;
+import io.delayedtask.operator.testing.OperatorHttp;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code java -jar target/delayed-task-operator.jar} as a process: configuration errors (no API
@@ -41,6 +46,84 @@ class OperatorJarIT {
     assertThat(lines).singleElement().asString().startsWith("DELAYEDTASK_RESYNC_SECONDS='soon'");
   }
 
+  @ParameterizedTest
+  @CsvSource({"DELAYEDTASK_LOG_FORMAT, yaml", "DELAYEDTASK_LOG_LEVEL, LOUD"})
+  void aBadLogSettingExitsWithStatusTwoAndOneLineNamingTheVariable(String variable, String value) throws Exception {
+    Path log = dir.resolve("bad-log.log");
+    Process process = start(Map.of(variable, value), log);
+    try {
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits; log: %s", Files.readString(log)).isTrue();
+    } finally {
+      process.destroyForcibly();
+    }
+    assertThat(process.exitValue()).as(Files.readString(log)).isEqualTo(2);
+    assertThat(Files.readAllLines(log)).singleElement().asString().startsWith(variable + "='" + value + "'");
+  }
+
+  @Test
+  void jsonLogsAreOneJsonObjectPerLine() throws Exception {
+    try (RedisProcess redis = RedisProcess.start()) {
+      Path log = dir.resolve("json.log");
+      Process process = start(Map.of(
+          "KUBECONFIG", unreachableApiServer().toString(),
+          "DELAYEDTASK_REDIS_URI", redis.uri(),
+          "DELAYEDTASK_HTTP_PORT", Integer.toString(Ports.freePort()),
+          "DELAYEDTASK_LOG_FORMAT", "json"), log);
+      try {
+        // Start-up and a failing API server give INFO and WARN lines, some with exceptions.
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(log).size() >= 3);
+      } finally {
+        process.destroy();
+        process.waitFor(30, TimeUnit.SECONDS);
+      }
+      List<String> lines = Files.readAllLines(log);
+      ObjectMapper json = new ObjectMapper();
+      assertThat(lines).allSatisfy(line -> assertThat(json.readTree(line).isObject()).as(line).isTrue());
+    }
+  }
+
+  @Test
+  void anUnreachableApiServerLeavesTheProcessUpNotReadyAndLogsTheCauseOnce() throws Exception {
+    try (RedisProcess redis = RedisProcess.start()) {
+      int port = Ports.freePort();
+      Path log = dir.resolve("unreachable.log");
+      Path kubeconfig = unreachableApiServer();
+      String server = Files.readAllLines(kubeconfig).stream().filter(l -> l.contains("server:")).findFirst()
+          .orElseThrow().replaceFirst(".*server: *", "");
+      Process process = start(Map.of(
+          "KUBECONFIG", kubeconfig.toString(),
+          "DELAYEDTASK_REDIS_URI", redis.uri(),
+          "DELAYEDTASK_HTTP_PORT", Integer.toString(port)), log);
+      try {
+        await("/readyz answers").atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            .until(() -> OperatorHttp.get(port, "/readyz").statusCode() == 503);
+        // For the next 15 s (several retries with backoff): up, not ready, and the cause logged once.
+        await().during(Duration.ofSeconds(15)).atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+          assertThat(process.isAlive()).isTrue();
+          assertThat(OperatorHttp.get(port, "/readyz").statusCode()).isEqualTo(503);
+        });
+        String text = Files.readString(log);
+        assertThat(causeLines(text, server)).as(text).hasSize(1);
+      } finally {
+        process.destroy();
+        process.waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** Lines (not stack-trace lines) of the log that name the API server's address. */
+  private static List<String> causeLines(String log, String server) {
+    String address = server.replaceFirst("^https?://", "");
+    return log.lines().filter(line -> line.contains(address)).filter(line -> !line.startsWith("\t"))
+        .filter(line -> !line.startsWith("Caused by")).toList();
+  }
+
+  /** A kubeconfig naming a loopback port nothing listens on: every connection is refused at once. */
+  private Path unreachableApiServer() {
+    return Kubeconfig.write(dir.resolve("unreachable-kubeconfig.yaml"),
+        "https://127.0.0.1:" + Ports.freePort(), "default");
+  }
+
   /** The jar with nothing but a kubeconfig file, against a real kube-apiserver. */
   @Nested
   @RequiresRealKubernetes
@@ -50,7 +133,7 @@ class OperatorJarIT {
       RealKubernetes kube = RealKubernetes.shared();
       String ns = kube.createNamespace("jar");
       try (RedisProcess redis = RedisProcess.start()) {
-        int port = freePort();
+        int port = Ports.freePort();
         Path log = Path.of("target", "operator-jar-it.log"); // kept for reading after a failure
         Process process = start(Map.of(
             "KUBECONFIG", kube.kubeconfig().toString(),
@@ -86,11 +169,5 @@ class OperatorJarIT {
     builder.environment().keySet().removeIf(key -> key.startsWith("DELAYEDTASK_") || key.equals("KUBECONFIG"));
     builder.environment().putAll(env);
     return builder.start();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

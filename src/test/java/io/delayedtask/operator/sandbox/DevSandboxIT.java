@@ -9,6 +9,7 @@ import io.delayedtask.operator.testing.KwokCluster;
 import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RequiresKwok;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.io.BufferedReader;
@@ -177,8 +178,7 @@ class DevSandboxIT {
   }
 
   private static Phase phaseOf(String name) {
-    DelayedTask task = sandbox.client().resources(DelayedTask.class).inNamespace("default").withName(name).get();
-    return task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
+    return Tasks.phase(sandbox.client(), "default", name).orElse(null);
   }
 
   /** Collects a process's output as it comes, for a test that waits for a line. */

@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import java.io.File;
+import io.delayedtask.operator.testing.ControlPlaneBinaries;
+import io.delayedtask.operator.testing.RequiredTool;
+import io.delayedtask.operator.testing.Tasks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,11 +66,12 @@ class DevSandboxOnMockIT {
 
   @Test
   void kubectlWorksWithTheWrittenKubeconfig() throws Exception {
-    File kubectl = new File("/usr/bin/kubectl");
-    org.junit.jupiter.api.Assumptions.assumeTrue(kubectl.canExecute(), "kubectl is not installed");
+    // The kubectl tools/build-control-plane.sh builds, so CI needs nothing installed for it.
+    Path kubectl = ControlPlaneBinaries.find().map(binaries -> binaries.binary("kubectl"))
+        .orElseGet(() -> RequiredTool.find("kubectl", "DELAYEDTASK_TEST_KUBECTL", "tools/build-control-plane.sh"));
     sandbox.client().resource(task("kubectl-visible", "1h")).inNamespace("default").create();
 
-    Process get = new ProcessBuilder(kubectl.getPath(), "--kubeconfig", sandbox.kubeconfig().toString(),
+    Process get = new ProcessBuilder(kubectl.toString(), "--kubeconfig", sandbox.kubeconfig().toString(),
         "get", "dt", "-o", "custom-columns=NAME:.metadata.name,PHASE:.status.phase")
         .redirectErrorStream(true).start();
     String output = new String(get.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -79,8 +82,7 @@ class DevSandboxOnMockIT {
   }
 
   private static Phase phaseOf(String name) {
-    DelayedTask task = sandbox.client().resources(DelayedTask.class).inNamespace("default").withName(name).get();
-    return task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
+    return Tasks.phase(sandbox.client(), "default", name).orElse(null);
   }
 
   private static DelayedTask task(String name, String delay) {

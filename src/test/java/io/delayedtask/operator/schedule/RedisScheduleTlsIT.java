@@ -2,11 +2,10 @@ package io.delayedtask.operator.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RedisProcess;
-import java.io.IOException;
-import java.net.ServerSocket;
+import io.delayedtask.operator.testing.RequiredTool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,26 +17,30 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The schedule over TLS ({@code rediss://}) with AUTH. Needs a redis-server built with TLS (the
- * embedded 6.2 binary is not; Debian's redis-server 7 is: set DELAYEDTASK_TEST_REDIS_SERVER) and
- * openssl for a throwaway certificate; skipped otherwise.
+ * embedded 6.2 binary is not; Debian's redis-server 7 is, and tools/install-test-packages.sh
+ * installs it) and openssl for a throwaway certificate: skipped loudly without them, failed when
+ * {@code CI=true} ({@link RequiredTool}).
  */
 class RedisScheduleTlsIT {
+  private static final String INSTALL_REDIS = "apt-get install -y redis-server";
 
   @Test
   void scheduleOverTlsWithAuth() throws Exception {
+    Path redisServer = RequiredTool.find("redis-server", RedisProcess.BINARY_VARIABLE, INSTALL_REDIS);
+    Path openssl = RequiredTool.find("openssl", "DELAYEDTASK_TEST_OPENSSL", "apt-get install -y openssl");
     Path dir = Files.createTempDirectory("redis-tls-");
-    assumeTrue(selfSignedCertificate(dir), "openssl is needed to make a test certificate");
-    int tlsPort = freePort();
+    selfSignedCertificate(openssl, dir);
+    int tlsPort = Ports.freePort();
     RedisProcess redis;
     try {
-      redis = RedisProcess.start("--tls-port", Integer.toString(tlsPort),
+      redis = RedisProcess.startBinary(redisServer, "--tls-port", Integer.toString(tlsPort),
           "--tls-cert-file", dir.resolve("cert.pem").toString(),
           "--tls-key-file", dir.resolve("key.pem").toString(),
           "--tls-ca-cert-file", dir.resolve("cert.pem").toString(),
           "--tls-auth-clients", "no",
           "--requirepass", "tls-pass");
     } catch (IllegalStateException e) {
-      assumeTrue(false, "this redis-server has no TLS support: " + e.getMessage());
+      RequiredTool.unusable(redisServer + " has no TLS support (" + e.getMessage().strip() + ")", INSTALL_REDIS);
       return;
     }
     try (redis) {
@@ -60,21 +63,12 @@ class RedisScheduleTlsIT {
     }
   }
 
-  private static boolean selfSignedCertificate(Path dir) throws InterruptedException {
-    try {
-      Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-          "-keyout", dir.resolve("key.pem").toString(), "-out", dir.resolve("cert.pem").toString(),
-          "-days", "1", "-subj", "/CN=127.0.0.1")
-          .redirectErrorStream(true).redirectOutput(dir.resolve("openssl.log").toFile()).start();
-      return openssl.waitFor() == 0;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+  private static void selfSignedCertificate(Path openssl, Path dir) throws Exception {
+    Path log = dir.resolve("openssl.log");
+    Process process = new ProcessBuilder(openssl.toString(), "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+        "-keyout", dir.resolve("key.pem").toString(), "-out", dir.resolve("cert.pem").toString(),
+        "-days", "1", "-subj", "/CN=127.0.0.1")
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    assertThat(process.waitFor()).as("openssl req: %s", Files.readString(log)).isZero();
   }
 }

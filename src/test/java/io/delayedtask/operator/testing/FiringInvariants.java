@@ -126,11 +126,11 @@ public final class FiringInvariants {
         violations.add(name + ": Job " + job.getMetadata().getName() + " is not controlled by the task");
       }
     }
-    long seen = ledger.jobsByName().values().stream().filter(job -> uid.equals(job.taskUid())).count();
+    long seen = ledger.jobsAdded().stream().filter(job -> uid.equals(job.taskUid())).count();
     if (seen != 1) {
       violations.add(name + ": the test saw " + seen + " Jobs appear for it");
     }
-    ledger.jobsByName().values().stream()
+    ledger.jobsAdded().stream()
         .filter(job -> uid.equals(job.taskUid()) && job.seenAt().isBefore(due))
         .forEach(job -> violations.add(name + ": Job " + job.name() + " appeared at " + job.seenAt() + " before " + due));
     if (createdJobsByTaskUid != null) {
@@ -163,7 +163,8 @@ public final class FiringInvariants {
   public static boolean ledgerCaughtUp(KubernetesClient client, String namespace, Collection<String> names,
       FiringLedger ledger) {
     Map<String, Set<String>> firedTimes = ledger.firedTimesByTaskUid();
-    Set<String> jobsSeen = new java.util.HashSet<>(ledger.jobsByName().keySet());
+    Set<String> jobsSeen = new java.util.HashSet<>();
+    ledger.jobsAdded().forEach(job -> jobsSeen.add(job.name()));
     for (String name : names) {
       DelayedTask task = client.resources(DelayedTask.class).inNamespace(namespace).withName(name).get();
       if (task == null || task.getStatus() == null || task.getStatus().getFiredTime() == null) {

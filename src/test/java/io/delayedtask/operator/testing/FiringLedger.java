@@ -20,13 +20,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * overwrote the first in the status.
  */
 public final class FiringLedger implements AutoCloseable {
-  /** A Job as first seen: its name, owning task uid (label), annotations, and when the test saw it. */
+  /** A Job as its ADDED event showed it: name, owning task uid (label), annotations, when the test saw it. */
   public record SeenJob(String name, String taskUid, String dueTime, String firedTime, Instant seenAt,
       String controllerUid) {}
 
   private final Map<String, Set<String>> firedTimesByTaskUid = new ConcurrentHashMap<>();
   private final Map<String, Instant> firstFiredSeenAt = new ConcurrentHashMap<>();
-  private final Map<String, SeenJob> jobsByName = new ConcurrentHashMap<>();
+  /** Every ADDED event, so a Job deleted and created again under its deterministic name counts twice. */
+  private final List<SeenJob> jobsAdded = new CopyOnWriteArrayList<>();
   private final List<String> watchErrors = new CopyOnWriteArrayList<>();
   private volatile boolean closing;
   private final Watch taskWatch;
@@ -65,7 +66,7 @@ public final class FiringLedger implements AutoCloseable {
               : job.getMetadata().getOwnerReferences().stream()
                   .filter(ref -> Boolean.TRUE.equals(ref.getController()))
                   .map(ref -> ref.getUid()).findFirst().orElse(null);
-          jobsByName.putIfAbsent(job.getMetadata().getName(), new SeenJob(job.getMetadata().getName(),
+          jobsAdded.add(new SeenJob(job.getMetadata().getName(),
               labels.get("delayedtask.io/task-uid"), annotations.get("delayedtask.io/due-time"),
               annotations.get("delayedtask.io/fired-time"), Instant.now(), controller));
         }
@@ -93,8 +94,9 @@ public final class FiringLedger implements AutoCloseable {
     return Map.copyOf(firstFiredSeenAt);
   }
 
-  public Map<String, SeenJob> jobsByName() {
-    return Map.copyOf(jobsByName);
+  /** Every Job creation the watch saw, in order: a name seen twice was created twice. */
+  public List<SeenJob> jobsAdded() {
+    return List.copyOf(jobsAdded);
   }
 
   /**

@@ -8,11 +8,21 @@ import java.util.HashMap;
 import java.util.Map;
 import org.awaitility.Awaitility;
 
-/** Starts the real operator in-process against an API server (real or mock) and a real Redis, with short timings. */
+/**
+ * Starts the real operator in-process against an API server (real or mock) and a real Redis, with
+ * a short leader Lease but production's schedule resync: a reconcile that forgets to write or move
+ * its Redis entry is not quietly repaired a second later. A test about the resync opts in to
+ * {@link #SHORT_RESYNC}.
+ */
 public final class OperatorFixture {
+  /** Add to {@link #env} for a test whose subject is the resync's repair. */
+  public static final Map<String, String> SHORT_RESYNC = Map.of(OperatorConfig.RESYNC_SECONDS, "1");
+  /** Everything the resync wrote back into Redis, by the operator's own count. */
+  public static final String RESYNC_REPAIRS = "delayedtask_resync_repairs_total";
+
   private OperatorFixture() {}
 
-  /** Environment for an operator under test: its Redis, its identity, an ephemeral HTTP port, 1 s resync. */
+  /** Environment for an operator under test: its Redis, its identity, an ephemeral HTTP port, a 4 s Lease. */
   public static Map<String, String> env(RedisProcess redis, String keyPrefix, String identity) {
     Map<String, String> env = new HashMap<>();
     env.put(OperatorConfig.REDIS_URI, redis.uri());
@@ -20,7 +30,6 @@ public final class OperatorFixture {
     env.put(OperatorConfig.IDENTITY, identity);
     env.put(OperatorConfig.LEASE_NAMESPACE, "default");
     env.put(OperatorConfig.HTTP_PORT, "0");
-    env.put(OperatorConfig.RESYNC_SECONDS, "1");
     // Short leases, so a standby takes over within a few seconds (renew 2.7 s, retry 0.5 s).
     env.put(OperatorConfig.LEASE_DURATION_SECONDS, "4");
     return env;
@@ -40,6 +49,11 @@ public final class OperatorFixture {
     return DelayedTaskOperator.Options.inProcess()
         .withRedisProbeInterval(Duration.ofMillis(250))
         .withSinkNetwork(new TestResolver(), SINK_SOCKETS);
+  }
+
+  /** How many entries the operator's resync has repaired so far (its {@value #RESYNC_REPAIRS}). */
+  public static double resyncRepairs(DelayedTaskOperator operator) {
+    return OperatorHttp.metric(operator.httpPort(), RESYNC_REPAIRS, "");
   }
 
   public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {

@@ -86,25 +86,7 @@ public final class OperatorProcess implements AutoCloseable {
    * the process's /metrics; 0 when absent.
    */
   public double metric(String metric, String labelFilter) {
-    try {
-      String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-              java.net.URI.create("http://127.0.0.1:" + environment.get("DELAYEDTASK_HTTP_PORT") + "/metrics"))
-              .timeout(Duration.ofSeconds(5)).build(),
-          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-      double sum = 0;
-      for (String line : text.split("\n")) {
-        if (line.startsWith(metric + "{") && line.substring(0, line.indexOf('}') + 1).contains(labelFilter)
-            || line.startsWith(metric + " ") && labelFilter.isEmpty()) {
-          sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        }
-      }
-      return sum;
-    } catch (IOException e) {
-      throw new UncheckedIOException(name + " serves no /metrics", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return OperatorHttp.metric(Integer.parseInt(environment.get("DELAYEDTASK_HTTP_PORT")), metric, labelFilter);
   }
 
   /** Waits for the process to end and returns its exit status. */

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -59,7 +58,7 @@ public final class PrometheusServer implements AutoCloseable {
             - targets: ['%s']
               labels: %s
           """.formatted(ruleFiles, job, target, targetLabels));
-      int port = freePort();
+      int port = Ports.freePort();
       Process process = new ProcessBuilder(binary.toString(),
           "--config.file=" + dir.resolve("prometheus.yml"),
           "--storage.tsdb.path=" + dir.resolve("data"),
@@ -125,12 +124,6 @@ public final class PrometheusServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
     }
   }
 

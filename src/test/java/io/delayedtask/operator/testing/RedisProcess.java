@@ -25,12 +25,14 @@ import redis.embedded.core.ExecutableProvider;
 public final class RedisProcess implements AutoCloseable {
   public static final String BINARY_VARIABLE = "DELAYEDTASK_TEST_REDIS_SERVER";
 
+  private final File binary;
   private final int port;
   private final List<String> extraArgs;
   private final Path workDir;
   private Process process;
 
-  private RedisProcess(int port, List<String> extraArgs) {
+  private RedisProcess(File binary, int port, List<String> extraArgs) {
+    this.binary = binary;
     this.port = port;
     this.extraArgs = List.copyOf(extraArgs);
     try {
@@ -42,7 +44,12 @@ public final class RedisProcess implements AutoCloseable {
 
   /** Starts a standalone Redis with no persistence on a free port. */
   public static RedisProcess start(String... extraArgs) {
-    RedisProcess redis = new RedisProcess(freePort(), List.of(extraArgs));
+    return startBinary(binary().toPath(), extraArgs);
+  }
+
+  /** Starts this redis-server binary (a TLS-capable one, ...) standalone with no persistence on a free port. */
+  public static RedisProcess startBinary(Path binary, String... extraArgs) {
+    RedisProcess redis = new RedisProcess(binary.toFile(), freePort(), List.of(extraArgs));
     redis.startProcess();
     return redis;
   }
@@ -109,7 +116,7 @@ public final class RedisProcess implements AutoCloseable {
 
   private void startProcess() {
     List<String> command = new ArrayList<>();
-    command.add(binary().getAbsolutePath());
+    command.add(binary.getAbsolutePath());
     command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
         "--appendonly", "no", "--protected-mode", "no", "--dir", workDir.toString(),
         "--daemonize", "no", "--loglevel", "warning"));
@@ -151,8 +158,10 @@ public final class RedisProcess implements AutoCloseable {
     }
   }
 
-  /** The redis-server binary tests run (also started with --sentinel by {@link SentinelProcess}). */
-  /** The redis-server binary: {@code DELAYEDTASK_TEST_REDIS_SERVER}, else the one embedded-redis ships. */
+  /**
+   * The redis-server binary tests run (also started with --sentinel by {@link SentinelProcess}):
+   * {@code DELAYEDTASK_TEST_REDIS_SERVER}, else the one embedded-redis ships.
+   */
   public static File binary() {
     String configured = System.getenv(BINARY_VARIABLE);
     try {

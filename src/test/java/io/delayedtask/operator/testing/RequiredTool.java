@@ -31,14 +31,26 @@ public final class RequiredTool {
     if (found.isPresent()) {
       return found.get();
     }
-    String line = "REQUIRED TOOL MISSING: " + name + " is not on the PATH (nor named by " + override
-        + "); install it with `" + install + "` (tools/install-test-packages.sh)";
+    unusable(name + " is not on the PATH (nor named by " + override + ")", install, env);
+    return null; // unreachable
+  }
+
+  /**
+   * A tool that is there but cannot do what the test needs (a redis-server built without TLS, ...):
+   * skips the calling test loudly, or fails it when {@code CI=true}. Never returns.
+   */
+  public static void unusable(String why, String install) {
+    unusable(why, install, System.getenv());
+  }
+
+  static void unusable(String why, String install, Map<String, String> env) {
+    String line = "REQUIRED TOOL MISSING: " + why + "; install it with `" + install
+        + "` (tools/install-test-packages.sh)";
     if ("true".equalsIgnoreCase(env.get("CI"))) {
       throw new AssertionError(line + " -- failing, not skipping, because CI=true");
     }
     System.err.println("*** " + line + " -- SKIPPING ***");
     Assumptions.abort(line);
-    return null; // unreachable
   }
 
   static Optional<Path> locate(String name, String explicit, String path) {

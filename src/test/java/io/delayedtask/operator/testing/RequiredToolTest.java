@@ -48,6 +48,15 @@ class RequiredToolTest {
   }
 
   @Test
+  void aToolThatCannotDoTheJobSkipsOnADevelopersMachineAndFailsOnCi() {
+    String why = "/usr/bin/redis-server has no TLS support";
+    assertThatThrownBy(() -> RequiredTool.unusable(why, "apt-get install -y redis-server", Map.of()))
+        .isInstanceOf(TestAbortedException.class).hasMessageContaining(why);
+    assertThatThrownBy(() -> RequiredTool.unusable(why, "apt-get install -y redis-server", Map.of("CI", "true")))
+        .isInstanceOf(AssertionError.class).hasMessageContaining(why).hasMessageContaining("CI=true");
+  }
+
+  @Test
   void aFileThatIsNotExecutableIsNotTheTool() throws IOException {
     Files.writeString(dir.resolve("promtool"), "");
     assertThat(RequiredTool.locate("promtool", null, dir.toString())).isEmpty();
