@@ -1,6 +1,8 @@
 package io.delayedtask.operator;
 
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -14,9 +16,10 @@ final class OperatorStarter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OperatorStarter.class);
   private static final Duration FIRST_WAIT = Duration.ofMillis(500);
   private static final Duration MAX_WAIT = Duration.ofSeconds(30);
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   private final Operator operator;
-  private final KubernetesClient client;
+  private final KubernetesClient probe;
   private final Runnable afterStart;
   private final Thread thread;
   private volatile boolean started;
@@ -25,7 +28,11 @@ final class OperatorStarter implements AutoCloseable {
   /** {@code afterStart} runs once the operator has started (its informers have listed what there is). */
   OperatorStarter(Operator operator, KubernetesClient client, Runnable afterStart) {
     this.operator = operator;
-    this.client = client;
+    // The probe gives up at once: the client's own retries (with backoff, up to minutes) would
+    // hold back both the start and the one log line that says why the operator is not ready.
+    this.probe = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
+        .withRequestRetryBackoffLimit(0).withConnectionTimeout((int) PROBE_TIMEOUT.toMillis())
+        .withRequestTimeout((int) PROBE_TIMEOUT.toMillis()).build()).build();
     this.afterStart = afterStart;
     this.thread = new Thread(this::run, "operator-starter");
     this.thread.setDaemon(true);
@@ -44,7 +51,7 @@ final class OperatorStarter implements AutoCloseable {
     boolean reported = false;
     while (!closed) {
       try {
-        client.getKubernetesVersion();
+        probe.getKubernetesVersion();
         synchronized (this) {
           if (closed) {
             return;
@@ -60,7 +67,7 @@ final class OperatorStarter implements AutoCloseable {
       } catch (RuntimeException e) {
         if (!reported) {
           LOG.warn("The API server {} is unreachable, not ready; retrying with backoff: {}",
-              client.getMasterUrl(), rootCause(e));
+              probe.getMasterUrl(), rootCause(e));
           reported = true;
         }
       }
@@ -91,5 +98,6 @@ final class OperatorStarter implements AutoCloseable {
     if (started) {
       operator.stop();
     }
+    probe.close();
   }
 }

@@ -240,6 +240,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         && !owned.containsKey(status.getJobName())) {
       String namespace = task.getMetadata().getNamespace();
       Job live = deletedJobs.lastState(namespace, status.getJobName())
+          .filter(DeletedJobs::finished)
           .orElseGet(() -> context.getClient().batch().v1().jobs().inNamespace(namespace)
               .withName(status.getJobName()).get());
       if (live != null && JobFactory.isControlledBy(live, task)) {

@@ -31,6 +31,16 @@ final class DeletedJobs {
     return Optional.ofNullable(lastStates.get(new ResourceID(name, namespace)));
   }
 
+  /**
+   * Whether a Job's last state carries its outcome (a true Complete or Failed condition). One
+   * deleted before it finished (by hand) has none: its task is Failed, the Job gone.
+   */
+  static boolean finished(Job job) {
+    return job.getStatus() != null && job.getStatus().getConditions() != null
+        && job.getStatus().getConditions().stream().anyMatch(condition -> "True".equals(condition.getStatus())
+            && ("Complete".equals(condition.getType()) || "Failed".equals(condition.getType())));
+  }
+
   /** The outcome is recorded: the task no longer needs it. */
   synchronized void forget(String namespace, String name) {
     lastStates.remove(new ResourceID(name, namespace));

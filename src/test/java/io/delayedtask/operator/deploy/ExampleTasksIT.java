@@ -54,7 +54,7 @@ class ExampleTasksIT {
     assertThat(client.resources(DelayedTask.class).inNamespace(ns).list().getItems())
         .extracting(t -> t.getMetadata().getName())
         .containsExactlyInAnyOrder("trial-ends-reminder", "new-year-greeting", "hello-in-30s", "paused-cleanup",
-            "flash-sale-end", "berlin-morning-report");
+            "flash-sale-end", "berlin-morning-report", "cancel-unpaid-order-42", "remind-unpaid-order-43");
     assertThat(client.resources(DelayedTask.class).inNamespace(ns).withField("metadata.name", "hello-in-30s")
         .list().getItems()).hasSize(1);
   }

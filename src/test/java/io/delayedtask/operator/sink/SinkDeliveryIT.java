@@ -205,6 +205,40 @@ class SinkDeliveryIT {
   }
 
   @Test
+  void aReceiverThatNeverAnswersHoldsBackNoOtherDelivery() {
+    try (Receiver hanging = Receiver.start().answer("/hangs", Answer.status(200).after(Duration.ofSeconds(30)))) {
+      Instant due = Instant.now().plusSeconds(4);
+      List<String> fast = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        String name = "hangs-" + i;
+        create(client, task(ns, name, s -> {
+          s.setRunAt(rfc3339(due));
+          Destination sink = new Destination();
+          sink.setUri(hanging.base() + "/hangs");
+          s.setSink(sink);
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setTimeout("20s");
+          s.setDelivery(delivery);
+        }));
+      }
+      for (int i = 0; i < 50; i++) {
+        fast.add(create(client, sinkTask("fast-" + i, due, "/fast", s -> { })).getMetadata().getName());
+      }
+
+      await().atMost(TIMEOUT).until(() -> fast.stream().allMatch(n -> phase(client, ns, n).orElse(null) == Phase.Succeeded));
+
+      assertThat(hanging.requestsTo("/hangs")).as("the hanging requests were open meanwhile").hasSize(5);
+      assertThat(phase(client, ns, "hangs-0")).as("still waiting for its answer").contains(Phase.Scheduled);
+      List<Receiver.Request> delivered = receiver.requestsTo("/fast");
+      assertThat(delivered).hasSize(50);
+      assertThat(delivered).allSatisfy(request -> assertThat(Duration.between(
+          Times.parseOrNull(request.header("ce-time")), request.at()))
+          .as("lag on the receiver's clock, far below the hanging receiver's 20 s timeout")
+          .isBetween(Duration.ZERO, Duration.ofSeconds(3)));
+    }
+  }
+
+  @Test
   void aServiceRefResolvesToTheServiceWithItsPortAndPath() {
     // An ExternalName Service naming localhost: what cluster DNS would give, reachable from this host.
     client.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName("orders").endMetadata()
