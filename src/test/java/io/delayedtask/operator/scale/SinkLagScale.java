@@ -22,6 +22,7 @@ import java.util.TreeMap;
  * delivering to HTTP receivers on 127.0.0.1; prints the fire lag on the receiver's clock (arrival -
  * ce-time) beside the status-only tasks' firedTime - dueTime created in the same run:
  * <ol>
+ *   <li>(a 5 s warm-up of the same load, not reported)
  *   <li>a steady load at {@code -Drate} tasks per second (half a sink, half status only);
  *   <li>the same with a second receiver that answers after 5 s taking half the sink tasks: the fast
  *       receiver's lag must not move;
@@ -61,6 +62,9 @@ public final class SinkLagScale {
           Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"))) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
 
+        // Warm-up, not reported: the first deliveries of a fresh JVM load and compile the HTTP
+        // client and the CloudEvents writer, and open the first connections.
+        steady(lab, fast, null, "warmup", rate, 5);
         List<String> statusOnly = steady(lab, fast, null, "a", rate, seconds);
         report("1. steady, one receiver: sink lag (receiver clock)", lags(fast.requestsTo("/a")));
         report("1. steady: status-only lag (firedTime - dueTime)", firedLags(lab, statusOnly));
