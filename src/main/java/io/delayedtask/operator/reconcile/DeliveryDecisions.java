@@ -45,12 +45,8 @@ final class DeliveryDecisions {
       return draft.claim(new ClaimVerdict.HandBack(claim.claimedAt().plus(settings.timeout()), Optional.empty()))
           .build();
     }
-    Optional<Instant> next = TaskState.nextAttempt(draft.current);
-    if (next.isPresent() && next.get().isAfter(draft.now)) {
-      // Redis's clock says the retry is due, this process's clock not yet: never early by either.
-      Instant retry = claim.claimedAt().plus(Duration.between(draft.now, next.get()));
-      return draft.claim(new ClaimVerdict.HandBack(retry, Optional.of(FireMetrics.Outcome.CLOCK_SKEW))).build();
-    }
+    // A retry's time is its entry's Redis-clock score (the attempt's end plus the backoff), so the
+    // wait is measured on one clock; the due time itself was checked on both at the first attempt.
     int attempts = TaskDecider.attemptsSoFar(draft.current);
     int perTarget = settings.attemptsPerTarget();
     boolean sinkFailed = draft.currentPhase() == Phase.Failed;
@@ -143,7 +139,7 @@ final class DeliveryDecisions {
     }
     if (verdict == RetryPolicy.Verdict.RETRY && retriesLeft) {
       Duration wait = RetryPolicy.backoff(settings.backoff(), settings.delay(), targetAttempt, retryAfter(outcome.result()));
-      delivery.setNextAttemptTime(Times.format(draft.now.plus(wait)));
+      delivery.setNextAttemptTime(Times.format(endOf(outcome.result()).plus(wait)));
       if (outcome.target() == Target.SINK) {
         desired.setPhase(Phase.Running);
         desired.setMessage(null);
@@ -166,6 +162,12 @@ final class DeliveryDecisions {
       return draft.schedule(new ScheduleChange.Write(outcome.redisTimeAtEnd())).build();
     }
     return draft.schedule(ScheduleChange.REMOVE).build();
+  }
+
+  /** When the attempt ended, on this host's clock: its answer (or failure), or when it could not start. */
+  private static Instant endOf(DeliveryOutcome.Result result) {
+    return result instanceof DeliveryOutcome.Result.Sent sent ? sent.result().sentAt().plus(sent.result().took())
+        : result.at();
   }
 
   private static RetryPolicy.Verdict verdict(DeliveryOutcome.Result result) {

@@ -523,20 +523,22 @@ class TaskDeciderTest {
         redisEnd, answered(503)));
 
     assertThat(retry.status().getPhase()).isEqualTo(Phase.Running);
-    assertThat(retry.status().getDelivery().getNextAttemptTime()).isEqualTo(Times.format(NOW.plusSeconds(1)));
-    assertThat(retry.schedule()).isEqualTo(new ScheduleChange.Write(redisEnd.plusSeconds(1)));
+    assertThat(retry.status().getDelivery().getNextAttemptTime())
+        .as("for people: the attempt's end on this clock (sent at NOW, took 3 ms) plus 1 s")
+        .isEqualTo(Times.format(NOW.plusMillis(1003)));
+    assertThat(retry.schedule()).as("the wait, on Redis's clock").isEqualTo(new ScheduleChange.Write(redisEnd.plusSeconds(1)));
     assertThat(retry.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.DELIVERY_FAILED);
     assertThat(condition(retry, Condition.RECONCILING)).isEqualTo("True");
 
     task.setStatus(retry.status());
-    Plan early = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
-    assertThat(early.delivery()).as("this clock says the retry is not due yet").isEmpty();
-    assertThat(early.claim()).contains(new ClaimVerdict.HandBack(NOW.plusSeconds(1),
-        Optional.of(Outcome.CLOCK_SKEW)));
+    Plan waiting = decider.decide(new TaskFacts(task, jobs, Optional.empty(), NOW));
+    assertThat(waiting.status()).as("no claim: nothing changes while the retry waits").isEqualTo(task.getStatus());
+    assertThat(waiting.schedule()).isEqualTo(ScheduleChange.KEEP);
 
-    Instant later = NOW.plusSeconds(2);
-    Plan second = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, later)), later));
+    Plan second = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, redisEnd.plusSeconds(1))),
+        NOW.plusSeconds(1)));
     assertThat(second.delivery()).map(Plan.DeliveryAttempt::targetAttempt).contains(2);
+    assertThat(second.delivery()).map(Plan.DeliveryAttempt::attempt).contains(2);
   }
 
   @Test
