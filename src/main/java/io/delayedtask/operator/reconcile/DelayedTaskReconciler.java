@@ -393,6 +393,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       scheduleBehind.run();
     }
     claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
+    deliveries.forget(task);
     if (!context.isPrimaryResourceDeleted()) {
       removeLegacyFinalizer(task, context);
     }

@@ -49,6 +49,11 @@ public final class DeliveryOutcomes extends AbstractEventSource<DeliveryOutcome,
     outcomes.remove(ResourceID.fromResource(task), outcome);
   }
 
+  /** The task is gone: an answer still waiting for it no longer matters. */
+  void forget(DelayedTask task) {
+    outcomes.remove(ResourceID.fromResource(task));
+  }
+
   @Override
   public Set<DeliveryOutcome> getSecondaryResources(DelayedTask task) {
     DeliveryOutcome outcome = outcomes.get(ResourceID.fromResource(task));
