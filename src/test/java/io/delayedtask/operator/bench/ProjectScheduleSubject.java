@@ -4,7 +4,6 @@ import io.delayedtask.operator.schedule.Disposition;
 import io.delayedtask.operator.schedule.RedisConnections;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.schedule.SchedulePoller;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 

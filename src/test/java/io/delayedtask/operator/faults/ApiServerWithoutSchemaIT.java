@@ -11,7 +11,6 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.ApiFault;
 import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.MockApiServer;

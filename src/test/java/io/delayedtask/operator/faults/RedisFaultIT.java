@@ -3,7 +3,6 @@ package io.delayedtask.operator.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
