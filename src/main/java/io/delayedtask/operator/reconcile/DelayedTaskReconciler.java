@@ -179,7 +179,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       Plan plan = decider.decide(facts);
       changeSchedule(task, plan.schedule());
       if (plan.jobToCreate().isPresent()) {
-        plan = decider.afterJobCreation(facts, plan, createJob(task, plan.jobToCreate().get(), context));
+        facts = facts.withJobCreation(createJob(task, plan.jobToCreate().get(), context));
+        plan = decider.decide(facts);
       }
       StatusWriter.Result written = writeStatus(task, plan.status(), context);
       if (written == StatusWriter.Result.GONE) {
@@ -286,10 +287,6 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       // Into the Job cache at once: the next reconcile of this task must see its Job, and a retry
       // after a lost status write must find it rather than create it again.
       jobs.handleRecentResourceCreate(ResourceID.fromResource(created), created);
-      // Recorded now, not after the status write: a retry after a lost status write finds the Job
-      // already there and must neither lose this Event nor record it twice.
-      events.normal(task, TaskEvents.JOB_CREATED, "Created Job " + jobName + " (due "
-          + created.getMetadata().getAnnotations().get(TaskLabels.DUE_TIME) + ")");
       return new JobCreation.Created(created);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
@@ -314,8 +311,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       return statusWriter.write(task, desired, context);
     } catch (KubernetesClientException e) {
       if (desired.getPhase() == Phase.Invalid) {
-        events.warning(task, TaskEvents.INVALID, desired.getMessage() + " (the status could not be written: "
-            + ApiErrors.reason(e) + ")");
+        record(task, TaskEvent.warning(TaskEvents.INVALID, desired.getMessage() + " (the status could not be "
+            + "written: " + ApiErrors.reason(e) + ")"));
       }
       throw e;
     }

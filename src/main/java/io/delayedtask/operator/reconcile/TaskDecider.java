@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -37,8 +38,9 @@ import java.util.Optional;
  *
  * <p>The status is built fresh from the current one and compared by the caller, which writes it
  * only when it differs. Creating a Job is the one effect whose result the status depends on: the
- * first plan names the Job, and {@link #afterJobCreation} finishes the plan once the API server has
- * answered.
+ * plan names the Job to create, and the caller decides again with the API server's answer among the
+ * facts ({@link TaskFacts#jobCreation()}); that decision finishes the firing. Every Event a decision
+ * records is in its plan.
  */
 public final class TaskDecider {
   private final SpecValidator validator;
@@ -59,11 +61,23 @@ public final class TaskDecider {
 
   /** How the API server answered the creation of the task's Job. */
   public sealed interface JobCreation {
+    String jobName();
+
     /** Created now; {@code job} is the API server's answer. */
-    record Created(Job job) implements JobCreation {}
+    record Created(Job job) implements JobCreation {
+      @Override
+      public String jobName() {
+        return job.getMetadata().getName();
+      }
+    }
 
     /** It existed already and this task controls it: an earlier attempt created it. */
-    record AlreadyOurs(Job job) implements JobCreation {}
+    record AlreadyOurs(Job job) implements JobCreation {
+      @Override
+      public String jobName() {
+        return job.getMetadata().getName();
+      }
+    }
 
     /** A Job of that name exists and something else controls it. */
     record Foreign(String jobName) implements JobCreation {}
@@ -102,30 +116,6 @@ public final class TaskDecider {
     }
     Optional<ClaimedEntry> claim = facts.claim();
     return claim.isPresent() ? fire(draft, due, claim.get()) : scheduled(draft, due).build();
-  }
-
-  /** Finishes a plan that named a Job to create, from how its creation went. */
-  public Plan afterJobCreation(TaskFacts facts, Plan planned, JobCreation creation) {
-    Draft draft = new Draft(facts, finishedTtl, planned.status());
-    draft.schedule = planned.schedule();
-    Instant due = Times.parseOrNull(planned.status().getDueTime());
-    ClaimedEntry claim = facts.claim().orElseThrow(() -> new IllegalStateException("a Job is created only for a claim"));
-    if (creation instanceof JobCreation.Created created) {
-      return running(draft, created.job(), due, claim);
-    }
-    if (creation instanceof JobCreation.AlreadyOurs ours) {
-      return running(draft, ours.job(), due, claim);
-    }
-    if (creation instanceof JobCreation.Foreign foreign) {
-      return failedToCreate(draft, "a Job named " + foreign.jobName() + " already exists and is not controlled by "
-          + "this task, so it was left alone; delete or rename that Job, then change spec.runAt or spec.delay");
-    }
-    if (creation instanceof JobCreation.Refused refused) {
-      return failedToCreate(draft, "the API server refused Job " + refused.jobName() + ": " + refused.reason());
-    }
-    JobCreation.Transient failure = (JobCreation.Transient) creation;
-    return draft.claim(new ClaimVerdict.Backoff("creating Job " + failure.jobName() + " failed: " + failure.reason()))
-        .build();
   }
 
   private Plan invalid(Draft draft, String message) {
@@ -198,7 +188,31 @@ public final class TaskDecider {
     if (existing.isPresent()) {
       return running(draft, existing.get(), due, claim);
     }
-    return draft.schedule(ScheduleChange.KEEP).jobToCreate(JobFactory.jobFor(task, due, draft.now)).build();
+    if (draft.facts.jobCreation().isEmpty()) {
+      return draft.schedule(ScheduleChange.KEEP).jobToCreate(JobFactory.jobFor(task, due, draft.now)).build();
+    }
+    return afterCreating(draft, due, claim, draft.facts.jobCreation().get());
+  }
+
+  /** The API server has answered the creation of the Job this firing named. */
+  private Plan afterCreating(Draft draft, Instant due, ClaimedEntry claim, JobCreation creation) {
+    draft.schedule(ScheduleChange.KEEP);
+    if (creation instanceof JobCreation.Created created) {
+      return running(draft, created.job(), due, claim);
+    }
+    if (creation instanceof JobCreation.AlreadyOurs ours) {
+      return running(draft, ours.job(), due, claim);
+    }
+    if (creation instanceof JobCreation.Foreign foreign) {
+      return failedToCreate(draft, "a Job named " + foreign.jobName() + " already exists and is not controlled by "
+          + "this task, so it was left alone; delete or rename that Job, then change spec.runAt or spec.delay");
+    }
+    if (creation instanceof JobCreation.Refused refused) {
+      return failedToCreate(draft, "the API server refused Job " + refused.jobName() + ": " + refused.reason());
+    }
+    JobCreation.Transient failure = (JobCreation.Transient) creation;
+    return draft.claim(new ClaimVerdict.Backoff("creating Job " + failure.jobName() + " failed: " + failure.reason()))
+        .build();
   }
 
   private Plan recordFired(Draft draft, Instant due, ClaimedEntry claim) {
@@ -214,14 +228,20 @@ public final class TaskDecider {
         .build();
   }
 
-  /** The task's Job exists (created now, or by an earlier attempt): phase Running. */
+  /**
+   * The task's Job exists (created now, or by an earlier attempt): phase Running. Its JobCreated
+   * Event goes with the status write that records it, so a retry after a lost status write, which
+   * finds the Job already there, records it then, and a write that succeeded is not followed by a
+   * second one (the task is Running for this due time, and never decided here again).
+   */
   private Plan running(Draft draft, Job job, Instant due, ClaimedEntry claim) {
     DelayedTaskStatus desired = draft.desired;
     String jobName = job.getMetadata().getName();
+    Optional<Map<String, String>> annotations = Optional.ofNullable(job.getMetadata().getAnnotations());
     // A retry after a lost status write finds the Job already there: report its first firing time.
-    String firedTime = Optional.ofNullable(job.getMetadata().getAnnotations())
-        .map(annotations -> annotations.get(TaskLabels.FIRED_TIME))
-        .orElse(Times.format(draft.now));
+    String firedTime = annotations.map(all -> all.get(TaskLabels.FIRED_TIME)).orElse(Times.format(draft.now));
+    draft.extraEvents.add(TaskEvent.normal(TaskEvents.JOB_CREATED, "Created Job " + jobName + " (due "
+        + annotations.map(all -> all.get(TaskLabels.DUE_TIME)).orElse(Times.format(due)) + ")"));
     desired.setPhase(Phase.Running);
     desired.setJobName(jobName);
     desired.setFiredTime(firedTime);
@@ -360,7 +380,7 @@ public final class TaskDecider {
   /**
    * The Event a change of phase records (shared/API.md: one per transition); also a Scheduled task
    * that moved to a new due time, and an Invalid one whose reason changed. Running records none
-   * here: JobCreated is recorded when the Job is created.
+   * here: {@link #running} adds JobCreated.
    */
   static Optional<TaskEvent> transition(DelayedTaskStatus current, DelayedTaskStatus desired) {
     Phase before = current == null ? null : current.getPhase();

@@ -12,20 +12,33 @@ import java.util.Optional;
  * Everything one decision reads, gathered by the reconciler from JOSDK's caches: the task, its Jobs
  * by name, the schedule claim waiting for it (when the leader's poller found it due), the time, and
  * for a sink task the outcome of its last delivery attempt (waiting to be recorded) and whether a
- * request is still in flight.
+ * request is still in flight. Once a decision has named a Job to create, the API server's answer
+ * ({@code jobCreation}) joins the facts and the task is decided again.
  */
 public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
-    Optional<DeliveryOutcome> delivery, boolean deliveryInFlight) {
+    Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation) {
   public TaskFacts {
     Objects.requireNonNull(task, "task");
     jobs = Map.copyOf(jobs);
     Objects.requireNonNull(claim, "claim");
     Objects.requireNonNull(now, "now");
     Objects.requireNonNull(delivery, "delivery");
+    Objects.requireNonNull(jobCreation, "jobCreation");
+  }
+
+  /** Facts gathered before any effect of this reconcile. */
+  public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
+      Optional<DeliveryOutcome> delivery, boolean deliveryInFlight) {
+    this(task, jobs, claim, now, delivery, deliveryInFlight, Optional.empty());
   }
 
   /** Facts of a task without a delivery in progress. */
   public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now) {
     this(task, jobs, claim, now, Optional.empty(), false);
+  }
+
+  /** The same facts, and how the API server answered the creation of the Job a decision named. */
+  public TaskFacts withJobCreation(TaskDecider.JobCreation creation) {
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation));
   }
 }

@@ -1,6 +1,7 @@
 package io.delayedtask.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
@@ -117,6 +118,7 @@ class TaskDeciderTest {
       s.setDelay("10m");
     });
     task.setStatus(decide(task(s -> s.setRunAt(LATER.toString())), Optional.empty()).status());
+    task.getMetadata().setGeneration(4L); // the spec changed after that status was written
 
     Plan invalid = decide(task, Optional.empty());
     assertThat(invalid.schedule()).isEqualTo(ScheduleChange.REMOVE);
@@ -133,6 +135,7 @@ class TaskDeciderTest {
 
     task.getSpec().setRunAt(null);
     task.getSpec().setDelay("-5m");
+    task.getMetadata().setGeneration(5L);
     assertThat(decide(task, Optional.empty()).events()).as("a new reason is a new Event")
         .extracting(TaskEvent::reason).containsExactly(TaskEvents.INVALID);
   }
@@ -280,7 +283,7 @@ class TaskDeciderTest {
     TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
     Plan planned = decider.decide(facts);
 
-    Plan plan = decider.afterJobCreation(facts, planned, new JobCreation.Created(planned.jobToCreate().get()));
+    Plan plan = decider.decide(facts.withJobCreation(new JobCreation.Created(planned.jobToCreate().get())));
 
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Running);
     assertThat(plan.status().getJobName()).isEqualTo(planned.jobToCreate().get().getMetadata().getName());
@@ -288,7 +291,10 @@ class TaskDeciderTest {
     assertThat(condition(plan, Condition.RECONCILING)).isEqualTo("True");
     assertThat(plan.claim()).map(ClaimVerdict.Settle.class::cast).map(ClaimVerdict.Settle::outcome)
         .contains(Outcome.JOB_CREATED);
-    assertThat(plan.events()).as("JobCreated is recorded when the Job is created").isEmpty();
+    assertThat(plan.events()).as("JobCreated goes with the status write that records Running")
+        .extracting(TaskEvent::reason, TaskEvent::message)
+        .containsExactly(tuple(TaskEvents.JOB_CREATED, "Created Job " + plan.status().getJobName() + " (due "
+            + Times.format(DUE) + ")"));
   }
 
   @Test
@@ -300,7 +306,7 @@ class TaskDeciderTest {
     TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
     Plan planned = decider.decide(facts);
 
-    Plan plan = decider.afterJobCreation(facts, planned, new JobCreation.Foreign("t-12345678"));
+    Plan plan = decider.decide(facts.withJobCreation(new JobCreation.Foreign("t-12345678")));
 
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
     assertThat(plan.status().getMessage()).contains("t-12345678").contains("not controlled by this task");
@@ -316,8 +322,7 @@ class TaskDeciderTest {
     }));
     TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
 
-    Plan plan = decider.afterJobCreation(facts, decider.decide(facts),
-        new JobCreation.Refused("t-1", "jobs.batch is forbidden"));
+    Plan plan = decider.decide(facts.withJobCreation(new JobCreation.Refused("t-1", "jobs.batch is forbidden")));
 
     assertThat(plan.status().getMessage()).isEqualTo("the API server refused Job t-1: jobs.batch is forbidden");
     assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.FAILED));
@@ -331,7 +336,7 @@ class TaskDeciderTest {
     }));
     TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
 
-    Plan plan = decider.afterJobCreation(facts, decider.decide(facts), new JobCreation.Transient("t-1", "429"));
+    Plan plan = decider.decide(facts.withJobCreation(new JobCreation.Transient("t-1", "429")));
 
     assertThat(plan.status()).as("no status write").isEqualTo(task.getStatus());
     assertThat(plan.claim()).contains(new ClaimVerdict.Backoff("creating Job t-1 failed: 429"));
@@ -368,6 +373,7 @@ class TaskDeciderTest {
     assertThat(decide(suspended, Optional.of(claim(suspended, NOW))).claim()).contains(ClaimVerdict.Settle.stale());
 
     DelayedTask invalid = task(s -> s.setDelay("soon"));
+    invalid.getMetadata().setUid("uid-2");
     assertThat(decide(invalid, Optional.of(claim(invalid, NOW))).claim()).contains(ClaimVerdict.Settle.stale());
   }
 
@@ -680,7 +686,7 @@ class TaskDeciderTest {
     }));
     Job created = job("job-1", task, null, null);
     TaskFacts facts = facts(task, Optional.of(claim(task, DUE)));
-    task.setStatus(decider.afterJobCreation(facts, decider.decide(facts), new JobCreation.Created(created)).status());
+    task.setStatus(decider.decide(facts.withJobCreation(new JobCreation.Created(created))).status());
     return task;
   }
 
