@@ -94,7 +94,9 @@ public class ScheduleResync {
     Map<String, Instant> expected = new HashMap<>();
     Map<String, String> listedVersions = new HashMap<>();
     Set<String> seen = new HashSet<>();
+    Set<String> uids = new HashSet<>();
     tasks.all().forEach(task -> {
+      uids.add(task.getMetadata().getUid());
       if (task.getMetadata().getDeletionTimestamp() == null) {
         TaskState.waitingDue(task, validator).ifPresent(due -> {
           expected.put(ScheduleIds.idOf(task), due);
@@ -106,6 +108,7 @@ public class ScheduleResync {
         }
       }
     });
+    validator.retainOnly(uids);
     Map<String, Instant> missing = new HashMap<>();
     Map<String, Instant> early = new HashMap<>();
     expected.forEach((id, due) -> {

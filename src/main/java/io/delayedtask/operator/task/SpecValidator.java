@@ -20,8 +20,11 @@ import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -47,7 +50,20 @@ public final class SpecValidator {
   private static final String TIME_ZONE_EXAMPLE = "an IANA time zone such as Europe/Berlin, America/New_York or Etc/UTC";
   private static final String DELAY_EXAMPLE = "a duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M";
 
+  /** The JDK's region ids, read once: {@link ZoneId#getAvailableZoneIds()} builds a new set per call. */
+  private static final Set<String> ZONE_IDS = Set.copyOf(ZoneId.getAvailableZoneIds());
+
   private final SinkConfig sinkConfig;
+
+  /**
+   * What the spec of each task (by uid) says, for the generation it was computed at: the reconcile,
+   * the resync and the leader's claims all ask, and a spec changes only with its generation
+   * (creationTimestamp, which spec.delay counts from, never does). {@link #retainOnly} drops tasks
+   * that are gone.
+   */
+  private final Map<String, SpecVerdict> verdicts = new ConcurrentHashMap<>();
+
+  private record SpecVerdict(long generation, Validation validation) {}
 
   /** A validator for an operator without allowed sink URIs (the default). */
   public SpecValidator() {
@@ -66,7 +82,7 @@ public final class SpecValidator {
    * did not change, so it never fires a finished task again under a new due time.
    */
   public Validation validate(DelayedTask task) {
-    Validation computed = validateSpec(task);
+    Validation computed = specOnce(task);
     if (computed instanceof Validation.Valid) {
       Instant recorded = recordedDue(task);
       if (recorded != null) {
@@ -74,6 +90,31 @@ public final class SpecValidator {
       }
     }
     return computed;
+  }
+
+  /** Forgets the tasks whose uid is not in {@code liveUids} (the resync passes every task it saw). */
+  public void retainOnly(Collection<String> liveUids) {
+    verdicts.keySet().retainAll(liveUids instanceof Set<?> ? liveUids : Set.copyOf(liveUids));
+  }
+
+  /** How many tasks' verdicts are kept (for tests). */
+  int remembered() {
+    return verdicts.size();
+  }
+
+  private Validation specOnce(DelayedTask task) {
+    ObjectMeta metadata = task.getMetadata();
+    if (metadata == null || metadata.getUid() == null || metadata.getGeneration() == null) {
+      return validateSpec(task);
+    }
+    long generation = metadata.getGeneration();
+    SpecVerdict known = verdicts.get(metadata.getUid());
+    if (known != null && known.generation() == generation) {
+      return known.validation();
+    }
+    Validation validation = validateSpec(task);
+    verdicts.put(metadata.getUid(), new SpecVerdict(generation, validation));
+    return validation;
   }
 
   private static Instant recordedDue(DelayedTask task) {
@@ -141,7 +182,7 @@ public final class SpecValidator {
    * spec.timeZone lets every region id through (GeneratedCrdTest).
    */
   private static ZoneId knownZone(String name) {
-    return ZoneId.getAvailableZoneIds().contains(name) ? ZoneId.of(name) : null;
+    return ZONE_IDS.contains(name) ? ZoneId.of(name) : null;
   }
 
   private static Validation dueFromRunAt(String runAt, ZoneId zone) {

@@ -345,6 +345,36 @@ class SpecValidatorTest {
     assertThat(validator.validate(task)).isEqualTo(new Validation.Valid(Instant.parse("2026-12-03T07:00:00Z")));
   }
 
+  @Test
+  void aSpecIsValidatedOncePerGeneration() {
+    DelayedTask task = spec(s -> s.setRunAt("2026-12-03T07:00:00Z"));
+    task.getMetadata().setGeneration(1L);
+    assertThat(validator.validate(task)).isEqualTo(new Validation.Valid(Instant.parse("2026-12-03T07:00:00Z")));
+
+    // Not a change the API server makes without a new generation: it shows the verdict is reused.
+    task.getSpec().setRunAt("2026-12-03T08:00:00Z");
+    assertThat(validator.validate(task)).isEqualTo(new Validation.Valid(Instant.parse("2026-12-03T07:00:00Z")));
+
+    task.getMetadata().setGeneration(2L);
+    assertThat(validator.validate(task)).isEqualTo(new Validation.Valid(Instant.parse("2026-12-03T08:00:00Z")));
+  }
+
+  @Test
+  void theVerdictsOfTasksThatAreGoneAreForgotten() {
+    DelayedTask kept = spec(s -> s.setRunAt("2026-12-03T07:00:00Z"));
+    DelayedTask gone = spec(s -> s.setRunAt("2026-12-03T07:00:00Z"));
+    gone.getMetadata().setUid("u-2");
+    for (DelayedTask task : List.of(kept, gone)) {
+      task.getMetadata().setGeneration(1L);
+      validator.validate(task);
+    }
+    assertThat(validator.remembered()).isEqualTo(2);
+
+    validator.retainOnly(List.of("u-1"));
+
+    assertThat(validator.remembered()).isEqualTo(1);
+  }
+
   private static Destination uri(String uri) {
     Destination destination = new Destination();
     destination.setUri(uri);
