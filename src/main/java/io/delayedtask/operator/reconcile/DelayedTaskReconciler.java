@@ -346,24 +346,14 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   }
 
   /**
-   * The TTL has passed: delete the task, on the condition (a resourceVersion precondition) that it
-   * is still the object this decision was made from: a task re-created under the same name has
-   * another resourceVersion (they are never reused), as has one changed meanwhile, so neither is
-   * deleted by an old decision. A refused precondition (409) decides again.
+   * The TTL has passed: delete the task if it is still the object this decision was made from
+   * ({@link TtlDeletion}); if it changed meanwhile, decide again.
    */
   private UpdateControl<DelayedTask> deleteAfterTtl(DelayedTask task, Context<DelayedTask> context) {
     DelayedTask current = context.getPrimaryCache().get(ResourceID.fromResource(task)).orElse(task);
     LOG.info("ttlSecondsAfterFinished has passed; deleting the task");
-    try {
-      context.getClient().resources(DelayedTask.class).inNamespace(current.getMetadata().getNamespace())
-          .withName(current.getMetadata().getName())
-          .lockResourceVersion(current.getMetadata().getResourceVersion())
-          .delete();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        throw e;
-      }
-      LOG.debug("The task changed since the TTL decision; deciding again: {}", ApiErrors.reason(e));
+    if (TtlDeletion.delete(context.getClient(), current) == TtlDeletion.Result.CHANGED) {
+      LOG.debug("The task changed since the TTL decision; deciding again");
       return UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(TTL_RETRY);
     }
     return UpdateControl.noUpdate();
