@@ -30,7 +30,6 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -82,7 +81,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private final DeliveryOutcomes deliveries;
   private final DeliveryStarter deliveryStarter;
   private final StatusWriter statusWriter = new StatusWriter();
-  private final DeletedJobs deletedJobs = new DeletedJobs();
+  private final TaskJobs taskJobs = new TaskJobs();
   private volatile InformerEventSource<Job, DelayedTask> jobs;
 
   /**
@@ -124,7 +123,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       @Override
       public void onDelete(Job job, boolean deletedFinalStateUnknown) {
         if (!deletedFinalStateUnknown) {
-          deletedJobs.remember(job); // its outcome, should the task's reconcile come after this
+          taskJobs.deleted(job); // its outcome, should the task's reconcile come after this
         }
         super.onDelete(job, deletedFinalStateUnknown);
       }
@@ -201,7 +200,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       facts.delivery().ifPresent(outcome -> deliveries.recorded(cached, outcome));
       if (plan.status().getJobName() != null && plan.status().getPhase() != null
           && plan.status().getPhase().isFinished()) {
-        deletedJobs.forget(task.getMetadata().getNamespace(), plan.status().getJobName());
+        taskJobs.outcomeRecorded(task.getMetadata().getNamespace(), plan.status().getJobName());
       }
       plan.deliveryMetric().ifPresent(metrics::delivery);
       for (TaskEvent event : plan.events()) {
@@ -221,33 +220,11 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     }
   }
 
-  /**
-   * The facts a decision reads, all from JOSDK's caches. One exception: a Running task's Job that
-   * the Job cache does not hold. If its delete notification came, its last state there gives the
-   * outcome (a Job the TTL controller deleted right after it completed). Otherwise it is confirmed
-   * with a GET by the Job's name before the decision says the Job is gone: the two watches (tasks,
-   * Jobs) are separate, and right after a start the task's can be ahead of the Jobs'. Jobs this
-   * process creates go into the cache at once, so the firing path never meets such a miss.
-   */
+  /** The facts a decision reads, all from JOSDK's caches (for one exception see {@link TaskJobs}). */
   private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
-    Map<String, Job> owned = new HashMap<>();
-    for (Job job : context.getSecondaryResources(Job.class)) {
-      if (JobFactory.isControlledBy(job, task)) {
-        owned.put(job.getMetadata().getName(), job);
-      }
-    }
-    DelayedTaskStatus status = task.getStatus();
-    if (status != null && status.getPhase() == Phase.Running && status.getJobName() != null
-        && !owned.containsKey(status.getJobName())) {
-      String namespace = task.getMetadata().getNamespace();
-      Job live = deletedJobs.lastState(namespace, status.getJobName())
-          .filter(DeletedJobs::finished)
-          .orElseGet(() -> context.getClient().batch().v1().jobs().inNamespace(namespace)
-              .withName(status.getJobName()).get());
-      if (live != null && JobFactory.isControlledBy(live, task)) {
-        owned.put(live.getMetadata().getName(), live);
-      }
-    }
+    String namespace = task.getMetadata().getNamespace();
+    Map<String, Job> owned = taskJobs.of(task, context.getSecondaryResources(Job.class),
+        name -> context.getClient().batch().v1().jobs().inNamespace(namespace).withName(name).get());
     ResourceID id = ResourceID.fromResource(task);
     return new TaskFacts(task, owned, claim, clock.instant(), context.getSecondaryResource(DeliveryOutcome.class),
         deliveries.inFlight(id));

@@ -28,7 +28,9 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -676,6 +678,58 @@ class TaskDeciderTest {
     scheduled(task);
     task.setStatus(decide(task, Optional.of(claim(task, NOW))).status());
     return task;
+  }
+
+  /**
+   * Issue 16, item 3: a Job with ttlSecondsAfterFinished 0 is deleted right after it completes; a
+   * reconcile that runs after its delete notification finds neither it in the cache nor on the API
+   * server, and takes the outcome from the notification ({@link TaskJobs}), not "Job gone".
+   */
+  @Test
+  void aJobDeletedRightAfterItCompletedGivesItsOutcomeFromItsDeleteNotification() {
+    DelayedTask task = running();
+    TaskJobs jobs = new TaskJobs();
+    jobs.deleted(job("job-1", task, "Complete", null));
+
+    Map<String, Job> seen = jobs.of(task, List.of(), name -> null);
+    Plan plan = decider.decide(new TaskFacts(task, seen, Optional.empty(), NOW));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Succeeded);
+    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.SUCCEEDED);
+  }
+
+  @Test
+  void aJobDeletedBeforeItFinishedLeavesTheTaskFailedWithTheJobGone() {
+    DelayedTask task = running();
+    TaskJobs jobs = new TaskJobs();
+    jobs.deleted(job("job-1", task, null, null));
+
+    Map<String, Job> seen = jobs.of(task, List.of(), name -> null);
+    Plan plan = decider.decide(new TaskFacts(task, seen, Optional.empty(), NOW));
+
+    assertThat(seen).isEmpty();
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(plan.status().getMessage()).startsWith("Job job-1 was deleted before its outcome was recorded");
+  }
+
+  @Test
+  void aRunningTasksJobMissingFromTheCacheIsReadLiveAndOnlyThen() {
+    DelayedTask task = running();
+    Job complete = job("job-1", task, "Complete", null);
+    TaskJobs jobs = new TaskJobs();
+    List<String> reads = new ArrayList<>();
+
+    assertThat(jobs.of(task, List.of(complete), name -> {
+      reads.add(name);
+      return null;
+    })).containsOnlyKeys("job-1");
+    assertThat(reads).as("the cache holds it: no read").isEmpty();
+
+    assertThat(jobs.of(task, List.of(), name -> {
+      reads.add(name);
+      return complete;
+    })).containsEntry("job-1", complete);
+    assertThat(reads).containsExactly("job-1");
   }
 
   /** A Job task whose Job job-1 was created. */

@@ -1,0 +1,54 @@
+package io.delayedtask.operator.reconcile;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.task.JobFactory;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The Jobs a decision about one task sees, by name: those the Job cache holds that the task
+ * controls. One exception: a Running task's Job that the cache does not hold. If its delete
+ * notification came, the last state it carried gives the outcome (a Job the TTL controller deleted
+ * right after it completed, before the task's reconcile of that completion ran). Otherwise it is
+ * confirmed by reading it live before the decision says the Job is gone: the two watches (tasks,
+ * Jobs) are separate, and right after a start the tasks' can be ahead of the Jobs'. Jobs this
+ * process creates go into the cache at once, so the firing path never meets such a miss.
+ */
+final class TaskJobs {
+  private final DeletedJobs deleted = new DeletedJobs();
+
+  /** A delete notification with the Job's final state. */
+  void deleted(Job job) {
+    deleted.remember(job);
+  }
+
+  /** The task's status records the Job's outcome: its last state is no longer needed. */
+  void outcomeRecorded(String namespace, String jobName) {
+    deleted.forget(namespace, jobName);
+  }
+
+  Map<String, Job> of(DelayedTask task, Collection<Job> cached, Function<String, Job> readLive) {
+    Map<String, Job> owned = new HashMap<>();
+    for (Job job : cached) {
+      if (JobFactory.isControlledBy(job, task)) {
+        owned.put(job.getMetadata().getName(), job);
+      }
+    }
+    DelayedTaskStatus status = task.getStatus();
+    if (status != null && status.getPhase() == Phase.Running && status.getJobName() != null
+        && !owned.containsKey(status.getJobName())) {
+      Job last = deleted.lastState(task.getMetadata().getNamespace(), status.getJobName())
+          .filter(DeletedJobs::finished)
+          .orElseGet(() -> readLive.apply(status.getJobName()));
+      if (last != null && JobFactory.isControlledBy(last, task)) {
+        owned.put(last.getMetadata().getName(), last);
+      }
+    }
+    return owned;
+  }
+}
