@@ -199,7 +199,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
       Operator operator = new Operator(o -> {
         o.withKubernetesClient(client)
             .withExecutorService(reconcileThreads)
-            .withUseSSAToPatchPrimaryResource(false) // the mock API server in CRUD mode has no SSA
+            // The reconciler never has JOSDK patch a task (StatusWriter PUTs with the cached
+            // resourceVersion; the legacy finalizer goes by a JSON patch), so this changes no
+            // request on a real API server. It keeps JOSDK's own paths off server-side apply,
+            // which the fabric8 mock in CRUD mode lacks: the fault tests (faults/) run this
+            // operator against that mock to inject API failures on cue.
+            .withUseSSAToPatchPrimaryResource(false)
             .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
             .withCloseClientOnStop(false)
             .withStopOnInformerErrorDuringStartup(false)
