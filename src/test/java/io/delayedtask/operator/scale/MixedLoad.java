@@ -60,8 +60,8 @@ final class MixedLoad {
 
     /** The two fire lags side by side: the operator's own record, and what a watching client sees. */
     String lagTable() {
-      return String.format("%s, fire lag of %d fired tasks, ms:%n  %-58s %6s %6s %6s%n  %-58s %6d %6d %6d%n"
-              + "  %-58s %6d %6d %6d", name, fired, "", "p50", "p99", "max",
+      return String.format("%s, fire lag of %d fired tasks, ms:%n  %-64s %6s %6s %6s%n  %-64s %6d %6d %6d%n"
+              + "  %-64s %6d %6d %6d", name, fired, "", "p50", "p99", "max",
           "operator: firedTime - dueTime", p(lagMs, 0.5), p(lagMs, 0.99), max(lagMs),
           "watcher: arrival of the first version with firedTime - dueTime", p(watchLagMs, 0.5), p(watchLagMs, 0.99),
           max(watchLagMs));
