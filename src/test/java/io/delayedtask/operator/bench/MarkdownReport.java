@@ -15,10 +15,10 @@ final class MarkdownReport {
     out.append(environment).append("\n\n");
     out.append(String.format(Locale.ROOT,
         "Steady load: %,d tasks/s for %d s (after %d s warm-up), each due %d-%d ms after it is scheduled. "
-            + "Drain: %,d entries due at one instant. Lag = delivery to the consumer (local wall clock) - due time.%n%n",
+            + "Drain: %,d entries due at one instant; drain time = the last delivery - the due instant. Lag = delivery to the consumer (local wall clock) - due time.%n%n",
         p.ratePerSecond(), p.load().toSeconds(), p.warmup().toSeconds(), p.aheadMin().toMillis(),
         p.aheadMax().toMillis(), p.drainEntries()));
-    out.append("| System | Fire lag p50 | p99 | max | Fired early | Redis commands / fired task: sent by clients (all, incl. inside scripts) | Drain ")
+    out.append("| System | Fire lag p50 | p99 | max | Fired early | Redis commands / fired task: sent by clients (all, incl. inside scripts) | Drain time, ")
         .append(String.format(Locale.ROOT, "%,d", p.drainEntries()))
         .append(" same-instant entries | Longest command during drain |\n");
     out.append("|---|--:|--:|--:|--:|--:|--:|---|\n");

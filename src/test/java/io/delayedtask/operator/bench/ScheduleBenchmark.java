@@ -3,6 +3,8 @@ package io.delayedtask.operator.bench;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import io.delayedtask.operator.schedule.LuaScript;
+import io.delayedtask.operator.schedule.RedisSchedule;
+import io.delayedtask.operator.testing.BuildIdentity;
 import io.delayedtask.operator.testing.RedisProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -94,7 +96,8 @@ public final class ScheduleBenchmark {
     return "Run " + Instant.now().toString().substring(0, 19) + "Z on " + cpuModel() + ", "
         + Runtime.getRuntime().availableProcessors() + " cores (shared), Java "
         + System.getProperty("java.version") + ", " + probe.serverDescription()
-        + ".\nLoad average at the start: " + loadAverage() + ".";
+        + ".\nMeasured: the project's " + BuildIdentity.classes(RedisSchedule.class) + "."
+        + "\nLoad average at the start: " + loadAverage() + ".";
   }
 
   private static String cpuModel() {

@@ -42,6 +42,7 @@ public final class MixedLoadRun {
               Duration.ofSeconds(Long.getLong("leadSeconds", 2)));
           meter.print("the mixed run");
           System.out.println(result.line());
+          System.out.println(result.lagTable());
           // JOSDK's own timers: how long reconciles took, and how long events waited for one.
           lab.metrics(port).lines().filter(l -> l.startsWith("operator_sdk_") && !l.contains("_bucket"))
               .forEach(l -> System.out.println("  " + l));

@@ -3,6 +3,7 @@ package io.delayedtask.operator.scale;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.BuildIdentity;
 import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -29,6 +30,9 @@ public final class MockStoreThroughput {
 
   public static void main(String[] args) {
     int count = Integer.getInteger("tasks", 20_000);
+    // No operator here: what is measured is the test API server, i.e. the harness's own classes.
+    System.out.printf("===== MockStoreThroughput, %,d tasks; %s; %s =====%n", count,
+        BuildIdentity.classes(MockApiServer.class), ProcessMeter.loadAverage());
     try (MockApiServer api = MockApiServer.start()) {
       KubernetesClient client = api.client();
       client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())

@@ -1,6 +1,7 @@
 package io.delayedtask.operator.scale;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.testing.BuildIdentity;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -160,20 +161,15 @@ final class OperatorScaleLab implements AutoCloseable {
     return sorted.isEmpty() ? -1 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
   }
 
-  /** The headline of one target's run: which server, which commit, how busy the machine is. */
+  /** The headline of one target's run: which server, which jar and commit, how busy the machine is. */
   static void banner(String command, ScaleTarget target) {
-    System.out.printf("%n===== %s on the %s API server; operator jar %s; %s; %s =====%n", command, target.name(),
-        OperatorProcess.jar(), gitCommit(), ProcessMeter.loadAverage());
+    banner(command, target, BuildIdentity.jarUnderTest(OperatorProcess.jar()));
   }
 
-  static String gitCommit() {
-    try {
-      Process git = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
-      String out = new String(git.getInputStream().readAllBytes()).trim();
-      return "commit " + out;
-    } catch (IOException e) {
-      return "commit unknown";
-    }
+  /** The same for another build (a baseline): {@code measured} names its jar and its own commit. */
+  static void banner(String command, ScaleTarget target, String measured) {
+    System.out.printf("%n===== %s on the %s API server; %s; %s =====%n", command, target.name(), measured,
+        ProcessMeter.loadAverage());
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.delayedtask.operator.scale;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.BuildIdentity;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Tasks;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,13 +39,15 @@ import java.util.concurrent.Future;
  *   <li>the mixed run of issue 10: 500 tasks created at 100 per second, falling due at 50 per second.
  * </ol>
  * With {@code -Dbaseline.jar=<another build of the operator>} steps 2 to 5 run again with that jar
- * against a fresh API server and Redis, and a table puts the two side by side.
+ * against a fresh API server and Redis, and a table puts the two side by side. Each banner names the
+ * jar it measures and the commit that jar was built from ({@code BuildIdentity}); a baseline jar
+ * built before the build recorded its commit takes it from {@code -Dbaseline.commit=<hash>}.
  *
  * <pre>
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.RequestsAndThroughput \
- *   -Doperator.jar=target/delayed-task-operator.jar [-Dbaseline.jar=/tmp/before.jar] [-Dtarget=mock,real]
- *   [-Dwrites.tasks=2000] [-Dwrites.threads=8] [-Dper.tasks=20] [-Dburst=2000] [-DburstLeadSeconds=150]
+ *   -Doperator.jar=target/delayed-task-operator.jar [-Dbaseline.jar=/tmp/before.jar -Dbaseline.commit=ec5c48b]
+ *   [-Dtarget=mock,real] [-Dwrites.tasks=2000] [-Dwrites.threads=8] [-Dper.tasks=20] [-Dburst=2000] [-DburstLeadSeconds=150]
  *   [-Dmixed.seconds=30]
  * </pre>
  */
@@ -79,7 +83,11 @@ public final class RequestsAndThroughput {
     }
     Figures before;
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName))) {
-      OperatorScaleLab.banner("RequestsAndThroughput, baseline " + baseline, lab.target);
+      // The baseline's own commit (from its jar, or -Dbaseline.commit for a jar built before the build
+      // recorded one), not the working tree's: the test classes are the working tree's, the operator is not.
+      OperatorScaleLab.banner("RequestsAndThroughput, baseline", lab.target, "baseline "
+          + BuildIdentity.jar(Path.of(baseline), Optional.ofNullable(System.getProperty("baseline.commit")))
+          + "; harness from the working tree at " + BuildIdentity.workingTree());
       before = measure(lab, Path.of(baseline), writesPerSecond, now.half().count() / mixedSeconds());
     }
     System.out.printf("%n----- %s API server: baseline %s against %s -----%n", targetName, before.jar(), now.jar());
@@ -134,7 +142,11 @@ public final class RequestsAndThroughput {
       System.out.println(mixed500.line());
       System.out.printf("operator heap in use %,d MB; live after a full GC %s%n",
           lab.heapUsedBytes(port) / (1024 * 1024), LiveHeap.megabytes(operator.pid()));
-      return new Figures(jar.toString(), statusOnly, job, burst, sustained, half, mixed500);
+      String built = BuildIdentity.builtCommit(jar).map(c -> "commit " + c)
+          .or(() -> Optional.ofNullable(System.getProperty("baseline.commit")).filter(c -> !jar.equals(OperatorProcess.jar()))
+              .map(c -> "commit " + c + " as declared"))
+          .orElse("commit unknown");
+      return new Figures(jar + " (" + built + ")", statusOnly, job, burst, sustained, half, mixed500);
     }
   }
 
