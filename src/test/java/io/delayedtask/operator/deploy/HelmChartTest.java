@@ -196,7 +196,8 @@ class HelmChartTest {
   @Test
   void operatorClusterRoleGrantsExactlyWhatTheOperatorUses() {
     ClusterRole role = defaults.named(ClusterRole.class, FULLNAME);
-    assertThat(Rbac.grants(role.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);
+    assertThat(Rbac.grants(role.getRules())).as("what RbacFromAuditLogIT saw the operator ask for: %s", Rbac.USED)
+        .containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);
     ClusterRoleBinding binding = defaults.one(ClusterRoleBinding.class);
     assertThat(binding.getRoleRef().getName()).isEqualTo(FULLNAME);
     assertBoundToOperatorServiceAccount(binding.getSubjects());

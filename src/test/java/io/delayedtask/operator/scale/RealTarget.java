@@ -1,5 +1,6 @@
 package io.delayedtask.operator.scale;
 
+import io.delayedtask.operator.testing.AuditLog;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
@@ -29,18 +30,10 @@ final class RealTarget extends ScaleTarget {
   private String operatorUser;
 
   RealTarget() {
-    try {
-      Path dir = Files.createDirectories(Path.of("target", "scale").toAbsolutePath());
-      Path policy = Files.writeString(dir.resolve("audit-policy.yaml"), AuditLog.POLICY);
-      audit = new AuditLog(dir.resolve("audit-" + System.currentTimeMillis() + ".log"));
-      kube = RealKubernetes.startDedicated("--audit-policy-file=" + policy, "--audit-log-path=" + audit.file(),
-          // lumberjack rotates at 100 MB when maxsize is 0: a 50,000-task run writes more than that
-          "--audit-log-maxsize=100000");
-      System.out.printf("real API server %s at %s; audit log %s%n", kube.binaries().version(),
-          kube.client().getMasterUrl(), audit.file());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    audit = AuditLog.in(Path.of("target", "scale").toAbsolutePath());
+    kube = RealKubernetes.startDedicated(audit.apiServerFlags());
+    System.out.printf("real API server %s at %s; audit log %s%n", kube.binaries().version(),
+        kube.client().getMasterUrl(), audit.file());
   }
 
   @Override
