@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.schedule.ClaimBatch;
-import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.Disposition;
-import io.delayedtask.operator.schedule.ScheduleCounts;
-import io.delayedtask.operator.schedule.TaskSchedule;
+import io.delayedtask.operator.testing.UnusedSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class ScheduleWiringTest {
@@ -27,39 +23,36 @@ class ScheduleWiringTest {
     try (AutoCloseable poller = ScheduleWiring.startPoller(schedule,
         entry -> CompletableFuture.completedFuture(Disposition.acknowledge()),
         Duration.ofSeconds(7))) {
-      await().atMost(Duration.ofSeconds(5)).until(() -> !schedule.leases.isEmpty());
+      await("a first claim").atMost(Duration.ofSeconds(5))
+          .until(() -> schedule.calls.stream().anyMatch(call -> call.startsWith("claimDue")));
     }
-    assertThat(schedule.requeuedAll.get()).as("claims taken over once, before claiming").isEqualTo(1);
-    assertThat(schedule.leases).containsOnly(Duration.ofSeconds(7));
+    // The poller's thread only records; every check is made here, on the test thread.
+    List<String> calls = List.copyOf(schedule.calls);
+    // The poller subscribes to wake-ups as it starts, before its loop claims: so the take-over is
+    // seen to come before the poller starts, not merely to win a race with its first claim.
+    assertThat(calls).as("claims taken over once, before the poller starts")
+        .startsWith("requeueAllClaims", "onWakeup");
+    assertThat(calls.subList(2, calls.size())).as("then only claims, each with the configured lease")
+        .isNotEmpty().containsOnly("claimDue(lease=PT7S)");
   }
 
-  /** Records what the poller asks of it; nothing is ever due. */
-  private static final class RecordingSchedule implements TaskSchedule {
-    final Queue<Duration> leases = new ConcurrentLinkedQueue<>();
-    final AtomicInteger requeuedAll = new AtomicInteger();
+  /** Records, in order, what the poller asks of it; nothing is ever due. */
+  private static final class RecordingSchedule extends UnusedSchedule {
+    final List<String> calls = new CopyOnWriteArrayList<>();
 
     @Override public ClaimBatch claimDue(int max, Duration lease) {
-      assertThat(requeuedAll.get()).isEqualTo(1);
-      leases.add(lease);
+      calls.add("claimDue(lease=" + lease + ")");
       return new ClaimBatch(List.of(), Instant.EPOCH, Optional.empty());
     }
+
+    @Override public AutoCloseable onWakeup(Consumer<Instant> listener) {
+      calls.add("onWakeup");
+      return () -> {};
+    }
+
     @Override public int requeueAllClaims() {
-      requeuedAll.incrementAndGet();
+      calls.add("requeueAllClaims");
       return 0;
     }
-    @Override public void schedule(String id, Instant due) { throw new UnsupportedOperationException(); }
-    @Override public java.util.Set<String> repairAll(java.util.Map<String, java.time.Instant> dueById) {
-      throw new UnsupportedOperationException();
-    }
-    @Override public void cancel(String id) { throw new UnsupportedOperationException(); }
-    @Override public void acknowledgeAll(java.util.Collection<ClaimedEntry> entries) {
-      throw new UnsupportedOperationException();
-    }
-    @Override public void release(ClaimedEntry entry, Instant retryAt) { throw new UnsupportedOperationException(); }
-    @Override public ScheduleCounts counts() { throw new UnsupportedOperationException(); }
-    @Override public Map<String, Instant> waitingEntries() { throw new UnsupportedOperationException(); }
-    @Override public List<String> inFlightIds() { throw new UnsupportedOperationException(); }
-    @Override public String serverIdentity() { throw new UnsupportedOperationException(); }
-    @Override public void close() {}
   }
 }
