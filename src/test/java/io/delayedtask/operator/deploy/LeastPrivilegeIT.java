@@ -12,12 +12,12 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
@@ -293,22 +293,17 @@ class LeastPrivilegeIT {
     JobOutcomes.complete(admin, job);
     await().atMost(STEP).until(() -> phase(admin, ns, "report").orElse(null) == Phase.Succeeded);
     await().atMost(STEP).untilAsserted(() ->
-        assertThat(reasons(ns, "report")).contains("Scheduled", "JobCreated", "Succeeded"));
+        assertThat(Events.reasons(admin, ns, "report")).contains("Scheduled", "JobCreated", "Succeeded"));
 
     create(admin, task(ns, "short-lived", s -> {
       s.setDelay("0s");
       s.setTtlSecondsAfterFinished(1L);
     }));
     await().atMost(STEP).until(() -> get(admin, ns, "short-lived") == null);
-    assertThat(reasons(ns, "short-lived")).contains("Fired");
+    assertThat(Events.reasons(admin, ns, "short-lived")).contains("Fired");
 
     assertThat(operator.isAlive()).isTrue();
     assertThat(operator.log()).as("nothing the chart's RBAC refused").doesNotContainIgnoringCase("forbidden");
-  }
-
-  private static List<String> reasons(String ns, String task) {
-    return admin.v1().events().inNamespace(ns).withField("involvedObject.name", task).list().getItems().stream()
-        .map(Event::getReason).toList();
   }
 
   private static KubernetesClient clientOf(ChartRelease release) {

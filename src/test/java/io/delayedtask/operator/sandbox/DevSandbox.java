@@ -7,6 +7,7 @@ import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.ControlPlaneBinaries;
 import io.delayedtask.operator.testing.Kubeconfig;
 import io.delayedtask.operator.testing.KwokCluster;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.RedisProcess;
@@ -285,13 +286,12 @@ public final class DevSandbox {
     OUT.println("sandbox stopped");
   }
 
+  /** The port a person expects (8080) when it is free, else {@link Ports#freePort}. */
   private static int freePortPreferring(int preferred) throws IOException {
     try (ServerSocket socket = new ServerSocket(preferred)) {
       return socket.getLocalPort();
     } catch (IOException busy) {
-      try (ServerSocket socket = new ServerSocket(0)) {
-        return socket.getLocalPort();
-      }
+      return Ports.freePort();
     }
   }
 }

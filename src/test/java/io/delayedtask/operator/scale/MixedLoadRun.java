@@ -1,6 +1,7 @@
 package io.delayedtask.operator.scale;
 
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.Ports;
 import java.time.Duration;
 
 /**
@@ -28,7 +29,7 @@ public final class MixedLoadRun {
             + dueRate + " per second", lab.target);
         System.out.println("no operator yet: " + MixedLoad.floor(lab, "floor", (int) Math.round(rate * seconds), rate)
             .floorLine());
-        int port = OperatorScaleLab.freePort();
+        int port = Ports.freePort();
         try (OperatorProcess operator = lab.startOperator("mixed-op", port)) {
           System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
           int warmup = Integer.getInteger("warmupSeconds", 0);

@@ -2,7 +2,9 @@ package io.delayedtask.operator.scale;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.testing.FiredTimes;
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
@@ -43,11 +45,11 @@ public final class OperatorFiringScale {
     int count = Integer.getInteger("tasks", 5_000);
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName))) {
       OperatorScaleLab.banner("OperatorFiringScale, " + count + " tasks due within 5 s", lab.target);
-      int port = OperatorScaleLab.freePort();
+      int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("scale-op", port)) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
         ProcessMeter whole = ProcessMeter.start(lab.processes(operator));
-        FiredTimes fired = new FiredTimes();
+        Firings fired = new Firings();
         SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
             .inform(fired);
         // Created first, due later: the due window starts once every task exists.
@@ -86,7 +88,7 @@ public final class OperatorFiringScale {
         lags.sort(null);
         double spanSeconds = Duration.between(due, lastFired).toMillis() / 1000.0;
         System.out.printf("fired %,d of %,d; fired more than once: %d; fired early: %d%n", lags.size(), count,
-            fired.firedTwice.size(), early);
+            fired.firedTwice().size(), early);
         System.out.printf("lag ms p50 %d, p99 %d, max %d, min %d; last firing %s, %.1f s after the first due time "
             + "(the window is 5 s): %.0f firings per second overall, %d in the busiest second%n",
             OperatorScaleLab.percentile(lags, 0.50), OperatorScaleLab.percentile(lags, 0.99),
@@ -103,24 +105,25 @@ public final class OperatorFiringScale {
     }
   }
 
-  /** Each task's last status with a firedTime, and the tasks whose firedTime changed after it was set. */
-  static final class FiredTimes extends TaskVersions {
+  /** Each task's last status with a firedTime, and the tasks that fired more than once ({@link FiredTimes}' rule). */
+  static final class Firings extends TaskVersions {
     final Map<String, DelayedTaskStatus> last = new ConcurrentHashMap<>();
-    final Set<String> firedTwice = ConcurrentHashMap.newKeySet();
+    final FiredTimes firedTimes = new FiredTimes();
 
     int count() {
       return last.size();
     }
 
+    Set<String> firedTwice() {
+      return firedTimes.firedMoreThanOnce();
+    }
+
     @Override
     void record(DelayedTask task) {
+      firedTimes.record(task);
       DelayedTaskStatus status = task.getStatus();
-      if (status == null || status.getFiredTime() == null) {
-        return;
-      }
-      DelayedTaskStatus before = last.put(task.getMetadata().getName(), status);
-      if (before != null && !before.getFiredTime().equals(status.getFiredTime())) {
-        firedTwice.add(task.getMetadata().getName());
+      if (status != null && status.getFiredTime() != null) {
+        last.put(task.getMetadata().getName(), status);
       }
     }
   }

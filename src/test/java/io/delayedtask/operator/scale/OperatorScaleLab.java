@@ -6,7 +6,6 @@ import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -147,14 +146,6 @@ final class OperatorScaleLab implements AutoCloseable {
     ProcessHandle.of(operator.pid()).ifPresent(p -> all.put("operator " + operator.name(), p));
     ProcessHandle.of(redis.pid()).ifPresent(p -> all.put("redis-server", p));
     return all;
-  }
-
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   static long percentile(List<Long> sorted, double p) {

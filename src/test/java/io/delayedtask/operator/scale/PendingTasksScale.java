@@ -3,6 +3,7 @@ package io.delayedtask.operator.scale;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.lettuce.core.RedisClient;
@@ -59,7 +60,7 @@ public final class PendingTasksScale {
       RedisClient redis = RedisClient.create(lab.redis.uri());
       try (StatefulRedisConnection<String, String> connection = redis.connect()) {
         String dueKey = new io.delayedtask.operator.schedule.ScheduleKeys("delayedtask", 1).due(0);
-        int port = OperatorScaleLab.freePort();
+        int port = Ports.freePort();
         Instant startedAt = Instant.now();
         OperatorProcess first = lab.startOperator("pending-op-1", port);
         ProcessMeter rebuilding = ProcessMeter.start(lab.processes(first));
@@ -106,7 +107,7 @@ public final class PendingTasksScale {
         while (Instant.now().isBefore(canaryDue)) {
           Thread.sleep(50);
         }
-        int port2 = OperatorScaleLab.freePort();
+        int port2 = Ports.freePort();
         long restart = System.nanoTime();
         Instant restartedAt = Instant.now();
         try (OperatorProcess second = lab.startOperator("pending-op-2", port2)) {

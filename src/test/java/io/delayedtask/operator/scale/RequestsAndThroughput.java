@@ -6,6 +6,7 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.BuildIdentity;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -117,7 +118,7 @@ public final class RequestsAndThroughput {
    */
   private static Figures measure(OperatorScaleLab lab, Path jar, double writesPerSecond, double halfRate)
       throws Exception {
-    int port = OperatorScaleLab.freePort();
+    int port = Ports.freePort();
     try (OperatorProcess operator = lab.startOperator("throughput-op", port, jar)) {
       System.out.printf("operator %s ready in %d ms%n", jar, lab.awaitReady(operator, port));
       int perTasks = Integer.getInteger("per.tasks", 20);
@@ -267,7 +268,7 @@ public final class RequestsAndThroughput {
   private static Burst firingBurst(OperatorScaleLab lab, OperatorProcess operator, double writesPerSecond)
       throws Exception {
     int count = Integer.getInteger("burst", 2_000);
-    OperatorFiringScale.FiredTimes fired = new OperatorFiringScale.FiredTimes();
+    OperatorFiringScale.Firings fired = new OperatorFiringScale.Firings();
     SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
         .withLabel("burst", "yes").inform(fired);
     Instant due = Instant.now().plusSeconds(Long.getLong("burstLeadSeconds", 150));
@@ -302,7 +303,7 @@ public final class RequestsAndThroughput {
     double seconds = Math.max(0.001, Duration.between(due, last).toMillis() / 1000.0);
     double firings = lags.size() / seconds;
     System.out.printf("burst: fired %,d of %,d (more than once: %d, early: %d) in %.2f s: %.0f firings per second; "
-        + "lag ms p50 %d, p99 %d, max %d%n", lags.size(), count, fired.firedTwice.size(),
+        + "lag ms p50 %d, p99 %d, max %d%n", lags.size(), count, fired.firedTwice().size(),
         lags.stream().filter(l -> l < 0).count(), seconds, firings, OperatorScaleLab.percentile(lags, 0.5),
         OperatorScaleLab.percentile(lags, 0.99), lags.isEmpty() ? -1 : lags.get(lags.size() - 1));
     Thread.sleep(3_000);

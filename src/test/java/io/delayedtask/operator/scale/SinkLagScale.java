@@ -6,6 +6,7 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
 import io.delayedtask.operator.testing.Tasks;
@@ -57,7 +58,7 @@ public final class SinkLagScale {
          Receiver fast = Receiver.start();
          Receiver slow = Receiver.start().answer("/slow", Answer.status(200).after(Duration.ofSeconds(5)))) {
       OperatorScaleLab.banner("SinkLagScale, " + rate + "/s for " + seconds + " s, then a burst of " + burst, lab.target);
-      int port = OperatorScaleLab.freePort();
+      int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("sink-op", port, OperatorProcess.jar(),
           Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"))) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));

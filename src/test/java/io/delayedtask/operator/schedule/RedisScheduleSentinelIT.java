@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RedisProcess;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +20,7 @@ class RedisScheduleSentinelIT {
   @Test
   void scheduleThroughSentinel() throws Exception {
     try (RedisProcess master = RedisProcess.start("--requirepass", "sentinel-pass")) {
-      int sentinelPort = freePort();
+      int sentinelPort = Ports.freePort();
       Path dir = Files.createTempDirectory("sentinel-");
       Path conf = dir.resolve("sentinel.conf");
       Files.writeString(conf, String.join("\n",
@@ -50,14 +49,6 @@ class RedisScheduleSentinelIT {
         sentinel.destroyForcibly();
         sentinel.waitFor();
       }
-    }
-  }
-
-
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 }

@@ -2,9 +2,9 @@ package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.LoopbackOnlySockets;
+import io.delayedtask.operator.testing.Ports;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Clock;
@@ -210,10 +210,7 @@ class OkHttpSenderTest {
 
   @Test
   void aClosedPortIsConnectionRefused() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      closedPort = socket.getLocalPort();
-    }
+    int closedPort = Ports.freePort();
     DeliveryResult result = result(sender.send(request(URI.create("http://127.0.0.1:" + closedPort + "/"), true)));
     assertThat(result).isInstanceOfSatisfying(DeliveryResult.NoAnswer.class,
         noAnswer -> assertThat(noAnswer.why()).isEqualTo("connection refused"));

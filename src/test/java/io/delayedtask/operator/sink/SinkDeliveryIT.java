@@ -16,13 +16,13 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.TestResolver;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
@@ -101,7 +101,7 @@ class SinkDeliveryIT {
     assertThat(Times.parseOrNull(done.getStatus().getFiredTime())).isAfterOrEqualTo(dueMs);
     assertThat(done.getStatus().getDelivery().getAttempts()).isEqualTo(1);
     assertThat(done.getStatus().getDelivery().getResponseCode()).isEqualTo(200);
-    await().atMost(TIMEOUT).until(() -> reasons("delivered").contains("Delivered"));
+    await().atMost(TIMEOUT).until(() -> Events.reasons(client, ns, "delivered").contains("Delivered"));
   }
 
   @Test
@@ -171,7 +171,7 @@ class SinkDeliveryIT {
     DelayedTask task = get(client, ns, "dead-lettered");
     assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Failed);
     assertThat(task.getStatus().getMessage()).isEqualTo("POST " + receiver.base() + "/down answered 502 on attempt 2 of 2");
-    await().atMost(TIMEOUT).until(() -> reasons("dead-lettered").contains("DeadLettered"));
+    await().atMost(TIMEOUT).until(() -> Events.reasons(client, ns, "dead-lettered").contains("DeadLettered"));
   }
 
   @Test
@@ -336,13 +336,4 @@ class SinkDeliveryIT {
     });
   }
 
-  private static List<String> reasons(String name) {
-    List<String> reasons = new ArrayList<>();
-    for (Event event : client.v1().events().inNamespace(ns).list().getItems()) {
-      if (name.equals(event.getInvolvedObject().getName())) {
-        reasons.add(event.getReason());
-      }
-    }
-    return reasons;
-  }
 }

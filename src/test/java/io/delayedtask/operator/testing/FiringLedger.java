@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -24,8 +23,7 @@ public final class FiringLedger implements AutoCloseable {
   public record SeenJob(String name, String taskUid, String dueTime, String firedTime, Instant seenAt,
       String controllerUid) {}
 
-  private final Map<String, Set<String>> firedTimesByTaskUid = new ConcurrentHashMap<>();
-  private final Map<String, Instant> firstFiredSeenAt = new ConcurrentHashMap<>();
+  private final FiredTimes firedTimes = new FiredTimes();
   /** Every ADDED event, so a Job deleted and created again under its deterministic name counts twice. */
   private final List<SeenJob> jobsAdded = new CopyOnWriteArrayList<>();
   private final List<String> watchErrors = new CopyOnWriteArrayList<>();
@@ -37,12 +35,7 @@ public final class FiringLedger implements AutoCloseable {
     taskWatch = client.resources(DelayedTask.class).inNamespace(namespace).watch(new Watcher<>() {
       @Override
       public void eventReceived(Action action, DelayedTask task) {
-        if (task.getStatus() != null && task.getStatus().getFiredTime() != null) {
-          String uid = task.getMetadata().getUid();
-          firedTimesByTaskUid.computeIfAbsent(uid, k -> ConcurrentHashMap.newKeySet())
-              .add(task.getStatus().getFiredTime());
-          firstFiredSeenAt.putIfAbsent(uid, Instant.now());
-        }
+        firedTimes.record(task);
       }
 
       @Override
@@ -86,12 +79,17 @@ public final class FiringLedger implements AutoCloseable {
 
   /** Every distinct firedTime each task's status has shown, by task uid. */
   public Map<String, Set<String>> firedTimesByTaskUid() {
-    return Map.copyOf(firedTimesByTaskUid);
+    return firedTimes.byTaskUid();
+  }
+
+  /** Uids of the tasks seen with more than one firedTime ({@link FiredTimes}' rule). */
+  public Set<String> firedMoreThanOnce() {
+    return firedTimes.firedMoreThanOnce();
   }
 
   /** When the test first saw a firedTime on the task. */
   public Map<String, Instant> firstFiredSeenAt() {
-    return Map.copyOf(firstFiredSeenAt);
+    return firedTimes.firstSeenAt();
   }
 
   /** Every Job creation the watch saw, in order: a name seen twice was created twice. */

@@ -49,7 +49,7 @@ public final class RedisProcess implements AutoCloseable {
 
   /** Starts this redis-server binary (a TLS-capable one, ...) standalone with no persistence on a free port. */
   public static RedisProcess startBinary(Path binary, String... extraArgs) {
-    RedisProcess redis = new RedisProcess(binary.toFile(), freePort(), List.of(extraArgs));
+    RedisProcess redis = new RedisProcess(binary.toFile(), freePortWithBusPort(), List.of(extraArgs));
     redis.startProcess();
     return redis;
   }
@@ -174,16 +174,12 @@ public final class RedisProcess implements AutoCloseable {
     }
   }
 
-  /** A free port below 55535, so a cluster node's bus port (port + 10000) is valid too. */
-  static int freePort() {
+  /** Not plain {@link Ports#freePort}: a cluster node also needs its bus port (port + 10000) free and valid. */
+  private static int freePortWithBusPort() {
     for (int attempt = 0; attempt < 100; attempt++) {
-      try (ServerSocket socket = new ServerSocket(0)) {
-        int port = socket.getLocalPort();
-        if (port < 55_535 && isFree(port + 10_000)) {
-          return port;
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+      int port = Ports.freePort();
+      if (port < 55_535 && isFree(port + 10_000)) {
+        return port;
       }
     }
     throw new IllegalStateException("no free port pair found");

@@ -41,7 +41,7 @@ public final class SentinelProcess implements AutoCloseable {
    */
   public static SentinelProcess monitor(String masterName, RedisProcess master, Duration downAfter,
       Duration failoverTimeout) {
-    int port = RedisProcess.freePort();
+    int port = Ports.freePort(); // a sentinel has no cluster bus port
     try {
       Path dir = Files.createTempDirectory("sentinel-" + port + "-");
       Path conf = dir.resolve("sentinel.conf");
