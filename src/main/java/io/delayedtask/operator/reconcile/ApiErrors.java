@@ -11,8 +11,9 @@ final class ApiErrors {
       return true;
     }
     int code = e.getCode();
-    // Code 0: no HTTP answer at all (connection refused, timeout).
-    return code == 0 || code == 408 || code == 409 || code == 429 || code >= 500;
+    // No HTTP answer at all (connection refused, a timeout): fabric8 says -1 (its exceptions
+    // without a code), 0 in some paths.
+    return code <= 0 || code == 408 || code == 409 || code == 429 || code >= 500;
   }
 
   /** The API server's own explanation, for status.message. */
