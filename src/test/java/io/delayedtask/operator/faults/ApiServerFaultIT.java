@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.testing.ApiCall;
 import io.delayedtask.operator.testing.ApiFault;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -46,6 +47,70 @@ class ApiServerFaultIT {
     });
     // The faults were met, not dodged: every injected response was served.
     assertThat(faults).allSatisfy(fault -> assertThat(fault.usedUp()).as("%s hits of a burst", fault.hits()).isTrue());
+  }
+
+  /**
+   * The client's request timeout, set the standard fabric8 way (the variable its Config reads, as
+   * for any fabric8 client; the operator adds no setting of its own): 2 s instead of 10 s.
+   */
+  private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
+  /** How long a hung request is held: far past the client's timeout, shorter than the claim lease. */
+  private static final Duration HOLD = Duration.ofSeconds(15);
+
+  @Test
+  void aRequestThatHangsPastTheClientsTimeoutIsAbandonedAndRetried(FaultLab lab) {
+    lab.startOperator("op-a", java.util.Map.of("KUBERNETES_REQUEST_TIMEOUT", Long.toString(CLIENT_TIMEOUT.toMillis())));
+    hangOnceThenFire(lab);
+  }
+
+  /**
+   * The same when the client's own retries are used up (here: it has none), as after a hang longer
+   * than all of them: a timeout is transient (API.md), so the operator retries, and does not
+   * report the task Failed.
+   */
+  @Test
+  void aRequestThatHangsPastTheClientsTimeoutAndRetriesIsRetriedByTheOperator(FaultLab lab) {
+    lab.startOperator("op-a", java.util.Map.of("KUBERNETES_REQUEST_TIMEOUT", Long.toString(CLIENT_TIMEOUT.toMillis()),
+        "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0"));
+    hangOnceThenFire(lab);
+  }
+
+  private static void hangOnceThenFire(FaultLab lab) {
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    // One Job creation and one firing status write hang: no answer, nothing applied.
+    ApiFault jobHang = lab.api.inject(ApiFault.hang("POST", JOBS, HOLD, 1)
+        .whenBodyContains("\"delayedtask.io/task\":\"hang-job\""));
+    ApiFault statusHang = lab.api.inject(ApiFault.hang("PUT", STATUS.replace("[^/]+/status", "hang-status/status"),
+        HOLD, 1).whenBodyContains("\"firedTime\""));
+    Instant due = Instant.now().plusSeconds(3);
+    lab.create(Tasks.withJob(FaultLab.NAMESPACE, "hang-job", due));
+    lab.create(Tasks.statusOnly(FaultLab.NAMESPACE, "hang-status", due));
+
+    lab.awaitAllFiredOnceNotEarly(List.of("hang-job", "hang-status"), Duration.ofSeconds(60));
+    await("phases").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      assertThat(lab.phaseOf("hang-job")).isEqualTo(Phase.Running);
+      assertThat(lab.phaseOf("hang-status")).isEqualTo(Phase.Fired);
+    });
+    assertThat(jobHang.hits()).as("Job creations held").isEqualTo(1);
+    assertThat(statusHang.hits()).as("firing status writes held").isEqualTo(1);
+    assertRetriedWhileHeld(lab, call -> call.isJobCreation() && call.body() != null
+        && call.body().contains("\"delayedtask.io/task\":\"hang-job\""));
+    assertRetriedWhileHeld(lab, call -> call.isStatusWrite() && call.path().contains("/delayedtasks/hang-status/"));
+  }
+
+  /**
+   * The held request, then a second attempt that the API server answered with success: sent after
+   * the client's timeout (the timeout ended the wait) and before the hold ended (the client did not
+   * wait for the answer, it abandoned the request).
+   */
+  private static void assertRetriedWhileHeld(FaultLab lab, java.util.function.Predicate<ApiCall> request) {
+    List<ApiCall> calls = lab.api.calls(request);
+    ApiCall held = calls.stream().filter(ApiCall::injected).findFirst().orElseThrow();
+    ApiCall retry = calls.stream().filter(call -> call.at().isAfter(held.at()) && call.succeeded()).findFirst()
+        .orElseThrow(() -> new AssertionError("no successful attempt after the held " + held + ": " + calls));
+    Duration after = Duration.between(held.at(), retry.at());
+    assertThat(after).as("the retry of %s %s, after the held one", retry.method(), retry.path())
+        .isGreaterThanOrEqualTo(CLIENT_TIMEOUT.minusMillis(100)).isLessThan(HOLD);
   }
 
   @Test

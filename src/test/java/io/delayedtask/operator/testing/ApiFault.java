@@ -41,6 +41,14 @@ public final class ApiFault {
         Duration.ZERO, times);
   }
 
+  /**
+   * {@code times} requests held with no answer at all for {@code hold} (no status line, no
+   * headers), and not applied: a hung API server. A 504 follows the hold, for a client long gone.
+   */
+  public static ApiFault hang(String method, String pathRegex, Duration hold, int times) {
+    return of(method, pathRegex, 504, times).withMessage("held without an answer for " + hold).delayed(hold);
+  }
+
   /** Only requests whose body contains {@code fragment} (for example one Job's name). */
   public ApiFault whenBodyContains(String fragment) {
     return new ApiFault(method, path, b -> b != null && b.contains(fragment), code, reason, statusReason, delay,

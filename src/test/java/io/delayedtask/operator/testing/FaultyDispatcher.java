@@ -142,7 +142,8 @@ final class FaultyDispatcher extends Dispatcher {
     }
     for (ApiFault fault : faults) {
       if (fault.claim(request, body)) {
-        calls.add(new ApiCall(Instant.now(), request.getMethod(), request.getPath(), fault.code(), true, null));
+        ApiCall call = new ApiCall(Instant.now(), request.getMethod(), request.getPath(), fault.code(), true, null);
+        calls.add(call.isJobCreation() ? new ApiCall(call.at(), call.method(), call.path(), call.code(), true, body) : call);
         MockResponse response = new MockResponse()
             .setResponseCode(fault.code())
             .setHeader("Content-Type", "application/json")
