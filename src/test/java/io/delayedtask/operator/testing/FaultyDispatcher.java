@@ -143,7 +143,8 @@ final class FaultyDispatcher extends Dispatcher {
     for (ApiFault fault : faults) {
       if (fault.claim(request, body)) {
         ApiCall call = new ApiCall(Instant.now(), request.getMethod(), request.getPath(), fault.code(), true, null);
-        calls.add(call.isJobCreation() ? new ApiCall(call.at(), call.method(), call.path(), call.code(), true, body) : call);
+        calls.add(call.isJobCreation()
+            ? new ApiCall(call.at(), call.method(), call.path(), call.code(), true, body) : call);
         MockResponse response = new MockResponse()
             .setResponseCode(fault.code())
             .setHeader("Content-Type", "application/json")
