@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.SocketFactory;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -277,6 +278,8 @@ public final class OkHttpSender implements Sender {
     private final long started;
     private final CompletableFuture<DeliveryResult> result;
 
+    private final AtomicBoolean settled = new AtomicBoolean();
+
     Attempt(Instant sentAt, long started, CompletableFuture<DeliveryResult> result) {
       this.sentAt = sentAt;
       this.started = started;
@@ -293,12 +296,16 @@ public final class OkHttpSender implements Sender {
 
     /** Never sent, so not timed. */
     void forbidden(String rule) {
-      result.complete(new DeliveryResult.Forbidden(sentAt, took(), rule));
+      if (settled.compareAndSet(false, true)) {
+        result.complete(new DeliveryResult.Forbidden(sentAt, took(), rule));
+      }
     }
 
+    /** Timed first: whoever waits for the result then also sees it in the metrics. */
     private void complete(DeliveryResult outcome) {
-      if (result.complete(outcome)) {
+      if (settled.compareAndSet(false, true)) {
         durations.get(RetryPolicy.verdict(outcome)).record(outcome.took());
+        result.complete(outcome);
       }
     }
 
