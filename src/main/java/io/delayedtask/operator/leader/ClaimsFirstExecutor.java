@@ -2,6 +2,7 @@ package io.delayedtask.operator.leader;
 
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.AbstractQueue;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -9,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -72,6 +74,23 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
   public ClaimsFirstExecutor(int threads, Predicate<ResourceID> holdsClaim) {
     super(threads, threads, 0, TimeUnit.MILLISECONDS, new TwoLanes(), threadsNamed());
     this.holdsClaim = holdsClaim;
+    // Every reconcile goes through the lanes: a pool still growing would run a submission on a
+    // new thread at once, whatever its lane.
+    prestartAllCoreThreads();
+  }
+
+  /**
+   * Holds the other lane (claimed reconciles still run) until {@code scheduleReady} completes, or
+   * {@code atMost} has passed. A new leader's first resync then writes the missing entries without
+   * sharing the machine with the first reconciles of every task the informer has just listed (all
+   * of them at once when an operator starts on a full cluster), so the schedule, and the firing of
+   * what is due, come first. Bounded, so a resync that cannot run (Redis down) holds nothing up for
+   * long; the resync's slow part (GETs of entries whose task is gone) comes after the release.
+   */
+  public void holdOthersUntil(CompletableFuture<?> scheduleReady, Duration atMost) {
+    lanes().holdOthers(true);
+    scheduleReady.copy().completeOnTimeout(null, atMost.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete((done, error) -> lanes().holdOthers(false));
   }
 
   @Override
@@ -128,6 +147,19 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     private final LinkedHashSet<Runnable> claimed = new LinkedHashSet<>();
     private final LinkedHashSet<Runnable> others = new LinkedHashSet<>();
     private int claimedInARow;
+    private boolean othersHeld;
+
+    void holdOthers(boolean hold) {
+      lock.lock();
+      try {
+        othersHeld = hold;
+        if (!hold) {
+          notEmpty.signalAll();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
 
     void promote(Runnable runnable) {
       lock.lock();
@@ -165,9 +197,10 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
 
     /** Under the lock. */
     private Runnable next() {
-      boolean claimedTurn = !claimed.isEmpty() && (others.isEmpty() || claimedInARow < CLAIMS_IN_A_ROW);
+      boolean othersMayGo = !othersHeld && !others.isEmpty();
+      boolean claimedTurn = !claimed.isEmpty() && (!othersMayGo || claimedInARow < CLAIMS_IN_A_ROW);
       LinkedHashSet<Runnable> lane = claimedTurn ? claimed : others;
-      if (lane.isEmpty()) {
+      if (lane.isEmpty() || (lane == others && othersHeld)) {
         return null;
       }
       claimedInARow = claimedTurn ? claimedInARow + 1 : 0;
@@ -253,11 +286,15 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     public int drainTo(Collection<? super Runnable> sink, int max) {
       lock.lock();
       try {
+        // Only when the pool shuts down: everything goes, held or not.
         int drained = 0;
-        Runnable next;
-        while (drained < max && (next = next()) != null) {
-          sink.add(next);
-          drained++;
+        for (LinkedHashSet<Runnable> lane : List.of(claimed, others)) {
+          Iterator<Runnable> queued = lane.iterator();
+          while (drained < max && queued.hasNext()) {
+            sink.add(queued.next());
+            queued.remove();
+            drained++;
+          }
         }
         return drained;
       } finally {

@@ -8,11 +8,15 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +40,11 @@ public class ScheduleKeeper implements AutoCloseable {
       new AtomicReference<>(new ScheduleCounts(0, 0, Duration.ZERO));
   private volatile Boolean reachable;
   private volatile String identity;
+  private static final Duration CACHE_SYNC_RECHECK = Duration.ofMillis(100);
+
   private volatile boolean active;
+  private volatile CompletableFuture<Void> firstResync = CompletableFuture.completedFuture(null);
+  private final List<Consumer<CompletableFuture<Void>>> onActivate = new CopyOnWriteArrayList<>();
   private volatile boolean resyncWanted;
   private volatile Instant nextResync = Instant.MIN;
   private final Counter driftRepairs;
@@ -84,12 +92,25 @@ public class ScheduleKeeper implements AutoCloseable {
    * runs on a later beat.
    */
   public void activate() {
+    CompletableFuture<Void> first = new CompletableFuture<>();
+    firstResync = first;
     active = true;
+    onActivate.forEach(listener -> listener.accept(first));
     requestResync();
   }
 
   public void deactivate() {
     active = false;
+    firstResync.complete(null);
+  }
+
+  /**
+   * {@code listener} is told of each activation, with a future that completes once its first
+   * resync has written the missing entries (before it checks those of tasks that are gone), or has
+   * failed on anything but a cache not synced yet, or on deactivation.
+   */
+  public void onActivate(Consumer<CompletableFuture<Void>> listener) {
+    onActivate.add(listener);
   }
 
   /**
@@ -131,16 +152,23 @@ public class ScheduleKeeper implements AutoCloseable {
     if (active && (resyncWanted || !now.isBefore(nextResync))) {
       boolean periodic = !resyncWanted;
       try {
-        ScheduleResync.Repairs repairs = resync.run();
+        CompletableFuture<Void> first = firstResync;
+        ScheduleResync.Repairs repairs = resync.run(() -> first.complete(null));
         if (periodic) {
           driftRepairs.increment(repairs.ofSeenTasks());
         }
         resyncWanted = false;
         nextResync = now.plus(resyncInterval);
+        firstResync.complete(null);
       } catch (ScheduleResync.CacheNotSynced e) {
         LOG.debug("Resync waits for the task cache: {}", e.getMessage());
+        if (!firstResync.isDone() && !executor.isShutdown()) {
+          // A new leader's other reconciles wait for this resync (ClaimsFirstExecutor): look again soon.
+          executor.schedule(this::beat, CACHE_SYNC_RECHECK.toMillis(), TimeUnit.MILLISECONDS);
+        }
       } catch (RuntimeException e) {
         LOG.warn("Resync failed, will try again: {}", e.toString());
+        firstResync.complete(null);
       }
     }
   }

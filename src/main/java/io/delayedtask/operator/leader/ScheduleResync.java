@@ -84,6 +84,14 @@ public class ScheduleResync {
    * the informer has listed the tasks.
    */
   public Repairs run() {
+    return run(() -> { });
+  }
+
+  /**
+   * The same, calling {@code entriesWritten} once every missing or early entry is written: before
+   * the entries of tasks that are gone are checked and removed, which may take GETs.
+   */
+  public Repairs run(Runnable entriesWritten) {
     if (!tasks.synced()) {
       throw new CacheNotSynced();
     }
@@ -128,6 +136,7 @@ public class ScheduleResync {
     // repairAll() writes only what is still missing or early when it runs: between the snapshot and
     // now an entry may have been claimed, or released with a retry time.
     Set<String> written = toRepair.isEmpty() ? Set.of() : schedule.repairAll(toRepair);
+    entriesWritten.run();
     int add = (int) written.stream().filter(missing::containsKey).count();
     int move = written.size() - add;
     int ofSeen = (int) written.stream().filter(seen::contains).count();

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -90,6 +91,33 @@ class ClaimsFirstExecutorTest {
 
     await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 2);
     assertThat(ran).containsExactly("created", "unnamed");
+  }
+
+  @Test
+  void whileTheScheduleIsRebuiltOnlyClaimedReconcilesRun() {
+    CompletableFuture<Void> scheduleReady = new CompletableFuture<>();
+    executor.holdOthersUntil(scheduleReady, Duration.ofMinutes(1));
+    submit("created");
+    claim("due");
+    submit("due");
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.contains("due"));
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> !ran.contains("created"));
+
+    scheduleReady.complete(null);
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.contains("created"));
+    assertThat(ran).containsExactly("due", "created");
+  }
+
+  @Test
+  void theHoldEndsAfterItsBoundIfTheScheduleIsNeverReady() {
+    executor.holdOthersUntil(new CompletableFuture<>(), Duration.ofMillis(300));
+    Instant submitted = Instant.now();
+    submit("created");
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.contains("created"));
+    assertThat(Duration.between(submitted, Instant.now())).isGreaterThanOrEqualTo(Duration.ofMillis(250));
   }
 
   private void claim(String name) {

@@ -14,6 +14,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -65,6 +68,22 @@ class ScheduleKeeperMetricsTest {
   }
 
   @Test
+  void anActivationIsToldWhenItsFirstResyncHasRun() {
+    List<CompletableFuture<Void>> told = new CopyOnWriteArrayList<>();
+    keeper.onActivate(told::add);
+    schedule.down = true; // no resync while Redis does not answer
+    keeper.start();
+    keeper.activate();
+    assertThat(told).hasSize(1);
+    await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> !told.get(0).isDone());
+
+    schedule.down = false;
+
+    await().atMost(WAIT).until(() -> told.get(0).isDone());
+    assertThat(resync.runs.get()).isEqualTo(1);
+  }
+
+  @Test
   void leaderIsOneOnlyWhileThisInstanceFires() {
     Leadership firing = new Leadership(keeper, new DueClaims(FixedTaskCache.of(), null), () -> () -> { });
     firing.bindTo(registry);
@@ -92,8 +111,9 @@ class ScheduleKeeperMetricsTest {
     }
 
     @Override
-    public Repairs run() {
+    public Repairs run(Runnable entriesWritten) {
       runs.incrementAndGet();
+      entriesWritten.run();
       return new Repairs(2, 4, 1, 3);
     }
   }
