@@ -14,8 +14,9 @@ import java.util.Objects;
  * @param attempt       which request this was for the due time, counting every target (1, 2, ...):
  *                      recorded only when it is the one after {@code status.delivery.attempts}
  * @param url           where it went, for messages
- * @param redisTimeAtEnd the Redis clock when the attempt ended (the claim's time plus the time taken
- *                      since): retries are scheduled from it, never from this host's clock
+ * @param redisTimeAtEnd the Redis clock when the attempt ended, never behind it
+ *                      ({@link io.delayedtask.operator.schedule.ClaimedEntry#redisClockNow()}):
+ *                      retries are scheduled from it, never from this host's clock
  * @param result        the answer, or why it was not sent
  */
 public record DeliveryOutcome(String uid, Instant due, Target target, int attempt, String url,

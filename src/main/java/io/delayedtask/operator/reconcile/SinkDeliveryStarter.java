@@ -25,8 +25,9 @@ import java.util.Optional;
  * hands the request to the {@link Sender}, which answers later on its own threads. What cannot be
  * sent (a missing Service, a missing ServiceAccount) is an outcome too, recorded the same way.
  *
- * <p>The outcome carries the Redis clock at the attempt's end (the claim's time plus the local
- * monotonic time since), so the next attempt's score never depends on this host's wall clock.
+ * <p>The outcome carries the Redis clock at the attempt's end ({@link ClaimedEntry#redisClockNow()}),
+ * so the next attempt's score never depends on this host's wall clock and is never earlier than the
+ * backoff or Retry-After measured from the answer.
  */
 public final class SinkDeliveryStarter implements DeliveryStarter {
   private final Sender sender;
@@ -50,7 +51,6 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
 
   @Override
   public void start(DelayedTask task, Instant due, ClaimedEntry claim, Plan.DeliveryAttempt attempt) {
-    long started = System.nanoTime();
     ResourceID id = ResourceID.fromResource(task);
     String namespace = task.getMetadata().getNamespace();
     String uid = task.getMetadata().getUid();
@@ -61,7 +61,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         : task.getSpec().getDelivery().getDeadLetterSink();
     Destinations.Resolution resolution = resolve(namespace, destination);
     if (resolution instanceof Destinations.Resolution.Unresolvable unresolvable) {
-      outcomes.completed(id, notSent(task, due, attempt, describe(destination), claim, started,
+      outcomes.completed(id, notSent(task, due, attempt, describe(destination), claim,
           unresolvable.message(), unresolvable.retryable()));
       return;
     }
@@ -72,10 +72,10 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
       try {
         token = Optional.of(tokens.tokenFor(namespace, destination.getAudience()));
       } catch (MissingServiceAccountException e) {
-        outcomes.completed(id, notSent(task, due, attempt, url, claim, started, e.getMessage(), false));
+        outcomes.completed(id, notSent(task, due, attempt, url, claim, e.getMessage(), false));
         return;
       } catch (KubernetesClientException e) {
-        outcomes.completed(id, notSent(task, due, attempt, url, claim, started,
+        outcomes.completed(id, notSent(task, due, attempt, url, claim,
             "the ServiceAccount token could not be had: " + ApiErrors.reason(e), ApiErrors.isTransient(e)));
         return;
       }
@@ -94,7 +94,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout());
     outcomes.sending(id);
     sender.send(request).whenComplete((result, error) -> outcomes.completed(id, new DeliveryOutcome(uid, due,
-        attempt.target(), attempt.attempt(), url, redisTime(claim, started),
+        attempt.target(), attempt.attempt(), url, claim.redisClockNow(),
         error == null ? new DeliveryOutcome.Result.Sent(result)
             : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true))));
   }
@@ -118,12 +118,8 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   }
 
   private DeliveryOutcome notSent(DelayedTask task, Instant due, Plan.DeliveryAttempt attempt, String url,
-      ClaimedEntry claim, long started, String why, boolean retryable) {
+      ClaimedEntry claim, String why, boolean retryable) {
     return new DeliveryOutcome(task.getMetadata().getUid(), due, attempt.target(), attempt.attempt(), url,
-        redisTime(claim, started), new DeliveryOutcome.Result.NotSent(clock.instant(), why, retryable));
-  }
-
-  private static Instant redisTime(ClaimedEntry claim, long startedNanos) {
-    return claim.claimedAt().plusNanos(System.nanoTime() - startedNanos);
+        claim.redisClockNow(), new DeliveryOutcome.Result.NotSent(clock.instant(), why, retryable));
   }
 }

@@ -171,6 +171,7 @@ public final class RedisSchedule implements TaskSchedule {
     // clock and next entry, so no shard's entries are overlooked.
     int firstWithExtra = Math.floorMod(claimRotation.getAndIncrement(), shards);
     List<CompletableFuture<List<Object>>> replies = new ArrayList<>(shards);
+    long sentNanos = System.nanoTime();
     for (int shard = 0; shard < shards; shard++) {
       int quota = total / shards + (Math.floorMod(shard - firstWithExtra, shards) < total % shards ? 1 : 0);
       replies.add(run(LuaScript.CLAIM, ScriptOutputType.MULTI,
@@ -178,10 +179,10 @@ public final class RedisSchedule implements TaskSchedule {
               keys.claimSequence(shard)},
           Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":" + shard));
     }
-    return mergeClaims(replies);
+    return mergeClaims(replies, sentNanos);
   }
 
-  private ClaimBatch mergeClaims(List<CompletableFuture<List<Object>>> replies) {
+  private ClaimBatch mergeClaims(List<CompletableFuture<List<Object>>> replies, long sentNanos) {
     List<ClaimedEntry> entries = new ArrayList<>();
     Instant latestTime = null;
     Instant nextDue = null;
@@ -208,7 +209,7 @@ public final class RedisSchedule implements TaskSchedule {
       }
       for (int i = 3; i + 2 < result.size(); i += 3) {
         entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time,
-            string(result.get(i + 2))));
+            string(result.get(i + 2)), sentNanos));
       }
     }
     if (latestTime == null) {

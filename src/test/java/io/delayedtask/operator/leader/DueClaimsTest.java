@@ -71,7 +71,7 @@ class DueClaimsTest {
 
   @Test
   void anEntryThatIsNoTaskIdIsDropped() {
-    ClaimedEntry junk = new ClaimedEntry("not-a-task", NOW, NOW, "op:0:1");
+    ClaimedEntry junk = new ClaimedEntry("not-a-task", NOW, NOW, "op:0:1", System.nanoTime());
 
     assertThat(claims.handle(junk).toCompletableFuture()).isCompletedWithValue(Disposition.acknowledge());
     assertThat(events).isEmpty();
@@ -99,7 +99,7 @@ class DueClaimsTest {
   @Test
   void aNewerClaimOfTheSameTaskReplacesTheOlderOne() {
     ClaimedEntry older = claim(task);
-    ClaimedEntry newer = new ClaimedEntry(older.id(), older.due(), NOW.plusSeconds(60), "op:0:2");
+    ClaimedEntry newer = new ClaimedEntry(older.id(), older.due(), NOW.plusSeconds(60), "op:0:2", System.nanoTime());
     CompletableFuture<Disposition> first = claims.handle(older).toCompletableFuture();
 
     CompletableFuture<Disposition> second = claims.handle(newer).toCompletableFuture();
@@ -126,6 +126,6 @@ class DueClaimsTest {
   }
 
   private static ClaimedEntry claim(DelayedTask task) {
-    return new ClaimedEntry(ScheduleIds.idOf(task), NOW, NOW.plusMillis(2), "op:0:1");
+    return new ClaimedEntry(ScheduleIds.idOf(task), NOW, NOW.plusMillis(2), "op:0:1", System.nanoTime());
   }
 }

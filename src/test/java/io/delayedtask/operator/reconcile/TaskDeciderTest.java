@@ -745,7 +745,7 @@ class TaskDeciderTest {
   }
 
   private static ClaimedEntry claim(DelayedTask task, Instant claimedAt) {
-    return new ClaimedEntry(ScheduleIds.idOf(task), DUE, claimedAt, "op:0:1");
+    return new ClaimedEntry(ScheduleIds.idOf(task), DUE, claimedAt, "op:0:1", System.nanoTime());
   }
 
   private static Job job(String name, DelayedTask task, String conditionType, String reason) {

@@ -1,0 +1,86 @@
+package io.delayedtask.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Destination;
+import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.sink.DeliveryResult;
+import io.delayedtask.operator.sink.Destinations;
+import io.delayedtask.operator.sink.Sender;
+import io.delayedtask.operator.sink.ServiceAccountTokens;
+import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * When an attempt ended, on the Redis clock: the time its retry (a backoff, a Retry-After) is
+ * measured from. It must never be behind the Redis clock, or the retry comes early.
+ */
+class SinkDeliveryStarterTest {
+  private static final Instant CLAIMED_AT = Instant.parse("2026-12-03T07:00:00Z");
+  private static final Instant DUE = CLAIMED_AT.minusMillis(3);
+  private static final Duration CLAIM_TO_RECONCILE = Duration.ofMillis(200);
+
+  // Never used for a uri sink without an audience; the builder connects to nothing until asked.
+  private final KubernetesClient unusedClient = new KubernetesClientBuilder().build();
+  private final DeliveryOutcomes outcomes = new DeliveryOutcomes();
+
+  @AfterEach
+  void closeClient() {
+    unusedClient.close();
+  }
+
+  @Test
+  void theAttemptsEndIsMeasuredFromWhenTheClaimWasSentNotFromWhenTheReconcileBegan() {
+    Sender answersAtOnce = new Sender() {
+      @Override
+      public CompletableFuture<DeliveryResult> send(io.delayedtask.operator.sink.DeliveryRequest request) {
+        return CompletableFuture.completedFuture(new DeliveryResult.Answered(Instant.now(), Duration.ofMillis(1),
+            503, Optional.of(Duration.ofSeconds(3))));
+      }
+
+      @Override
+      public void close() {}
+    };
+    SinkConfig config = new SinkConfig(List.of("http://orders.example/"), "cluster.local", "delayedtask-sender", 8, 8);
+    SinkDeliveryStarter starter = new SinkDeliveryStarter(answersAtOnce, new Destinations(unusedClient, config),
+        new ServiceAccountTokens(unusedClient, config), config, outcomes,
+        new FireMetrics(new SimpleMeterRegistry()), Clock.systemUTC());
+    DelayedTask task = uriSinkTask();
+    // The claim left this process 200 ms before its reconcile began (a queue of reconciles ahead of it).
+    long sentNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(CLAIM_TO_RECONCILE.toMillis());
+    ClaimedEntry claim = new ClaimedEntry("ns/cancel-order", DUE, CLAIMED_AT, "op:0:1", sentNanos);
+
+    starter.start(task, DUE, claim, new Plan.DeliveryAttempt(DeliveryOutcome.Target.SINK, 1, 1,
+        Duration.ofSeconds(10), Map.of()));
+
+    DeliveryOutcome outcome = outcomes.getSecondaryResources(task).iterator().next();
+    assertThat(outcome.redisTimeAtEnd())
+        .as("the Redis clock at the answer is at least the claim's time plus the 200 ms since it was sent")
+        .isAfterOrEqualTo(CLAIMED_AT.plus(CLAIM_TO_RECONCILE));
+  }
+
+  private static DelayedTask uriSinkTask() {
+    DelayedTask task = Tasks.task("ns", "cancel-order", s -> {
+      s.setRunAt(DUE.toString());
+      Destination sink = new Destination();
+      sink.setUri("http://orders.example/cancel");
+      s.setSink(sink);
+    });
+    task.getMetadata().setUid("uid-1");
+    return task;
+  }
+}
