@@ -38,13 +38,18 @@ import org.junit.jupiter.api.Test;
  */
 class FirstSecondsOfLeadershipIT {
   private static final int ROUNDS = 20;
-  private static final Duration WORST_CASE = Duration.ofMillis(1500);
+  /**
+   * Below the 5 s a firing takes when a new leader's hold lasts through the resync's checks of the
+   * ghosts (8 s; the hold gives up after 5 s): seen failing so, every round at 5.0-5.1 s. Room
+   * above that for a GC pause or a busy CI machine.
+   */
+  private static final Duration WORST_CASE = Duration.ofSeconds(3);
   private static final Set<Phase> SETTLED = Set.of(Phase.Fired, Phase.Missed);
-  /** Entries of tasks that are gone, each looked up by the resync: 8 × 0.5 s. */
-  private static final int GHOSTS = 8;
+  /** Entries of tasks that are gone, each looked up by the resync: 16 × 0.5 s = 8 s. */
+  private static final int GHOSTS = 16;
 
   @Test
-  void overdueTasksCreatedJustAfterLeadershipStartsAreSettledWithinASecondAndAHalf() {
+  void overdueTasksCreatedJustAfterLeadershipStartsAreSettledLongBeforeTheResyncsChecksEnd() {
     List<Duration> took = new ArrayList<>();
     try (MockApiServer api = MockApiServer.start(); RedisProcess redis = RedisProcess.start()) {
       KubernetesClient client = api.client();
