@@ -63,7 +63,7 @@ if ! command -v go >/dev/null; then
   $if_go && exit 0
   exit 1
 fi
-log "building the real control plane into $out (cold: tens of minutes on 2 cores; cached afterwards)"
+log "building the real control plane into $out (cold: about 7 minutes on 2 idle cores, up to 40 shared; cached afterwards)"
 mkdir -p "$out" "$work"
 # One build at a time (CI's explicit run, Maven's, a developer's): a second waits, then finds the
 # binaries built.
