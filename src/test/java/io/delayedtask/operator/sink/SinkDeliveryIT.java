@@ -22,7 +22,6 @@ import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
-import io.delayedtask.operator.testing.TestResolver;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
@@ -300,30 +299,6 @@ class SinkDeliveryIT {
     assertThat(get(client, ns, "no-sender").getStatus().getMessage())
         .contains("ServiceAccount delayedtask-sender does not exist in namespace " + ns + ": create it");
     assertThat(receiver.requestsTo("/never")).isEmpty();
-  }
-
-  @Test
-  void noServiceLeadsToALinkLocalAddressWhateverItNames() {
-    // Two ways there: an ExternalName that is an IP literal, and one whose name resolves to the
-    // metadata address (TestResolver; no DNS). The operator's sockets connect to loopback only, so
-    // a broken guard would fail to connect here, and be seen in SINK_SOCKETS.refused().
-    for (String[] service : new String[][] {{"metadata-ip", "169.254.169.254"}, {"metadata-name", TestResolver.METADATA}}) {
-      client.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName(service[0]).endMetadata()
-          .withNewSpec().withType("ExternalName").withExternalName(service[1]).endSpec().build()).create();
-      create(client, task(ns, "to-" + service[0], s -> {
-        s.setRunAt(rfc3339(Instant.now()));
-        Destination sink = new Destination();
-        sink.setRef(new ServiceReference("v1", "Service", service[0]));
-        sink.setUri("/latest/meta-data");
-        s.setSink(sink);
-      }));
-    }
-
-    for (String name : List.of("to-metadata-ip", "to-metadata-name")) {
-      await().atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Failed);
-      assertThat(get(client, ns, name).getStatus().getMessage()).as(name).contains("169.254.169.254 is link-local");
-    }
-    assertThat(OperatorFixture.SINK_SOCKETS.refused()).as("the guard refused, not the test's sockets").isEmpty();
   }
 
   private DelayedTask sinkTask(String name, Instant due, String path, Consumer<DelayedTaskSpec> more) {

@@ -1,0 +1,52 @@
+package io.delayedtask.operator.testing;
+
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.List;
+
+/**
+ * Whether this JVM runs in a network namespace that has only loopback (tools/loopback-only/bin/java):
+ * there no packet can leave the machine, whatever the code under test connects to.
+ */
+public final class LoopbackOnlyNetwork {
+  private LoopbackOnlyNetwork() {}
+
+  /** The names of the interfaces that are up and not loopback; empty in a loopback-only namespace. */
+  public static List<String> otherInterfacesUp() {
+    try {
+      return NetworkInterface.networkInterfaces()
+          .filter(LoopbackOnlyNetwork::isUp)
+          .filter(nic -> !isLoopback(nic))
+          .map(NetworkInterface::getName)
+          .toList();
+    } catch (SocketException e) {
+      throw new IllegalStateException("cannot list this machine's network interfaces", e);
+    }
+  }
+
+  /** Fails the test under CI=true, or skips it loudly, unless this JVM's network is loopback only. */
+  public static void require() {
+    List<String> others = otherInterfacesUp();
+    if (!others.isEmpty()) {
+      RequiredTool.skipOrFailOnCi("NOT IN A LOOPBACK-ONLY NETWORK: this JVM sees interfaces " + others
+          + " up; mvn verify runs this test through tools/loopback-only/bin/java, which needs unshare --net (root or "
+          + "CAP_SYS_ADMIN) and ip(8)");
+    }
+  }
+
+  private static boolean isUp(NetworkInterface nic) {
+    try {
+      return nic.isUp();
+    } catch (SocketException e) {
+      return false;
+    }
+  }
+
+  private static boolean isLoopback(NetworkInterface nic) {
+    try {
+      return nic.isLoopback();
+    } catch (SocketException e) {
+      return false;
+    }
+  }
+}
