@@ -58,8 +58,32 @@ class CrdOnRealApiServerIT {
             "spec.runAt has no offset"),
         Arguments.of("a timeZone that is not a zone name", "runAt: \"2026-12-03T07:00:00\"\n  timeZone: \"not a zone\"",
             "spec.timeZone"),
-        Arguments.of("an unknown field", "delay: 10m\n  delaySeconds: 600", "spec.delaySeconds"));
+        Arguments.of("an unknown field", "delay: 10m\n  delaySeconds: 600", "spec.delaySeconds"),
+        Arguments.of("both a jobTemplate and a sink", "delay: 10m\n  jobTemplate: " + JOB_TEMPLATE
+            + "\n  sink: {uri: \"https://hooks.example.com/due\"}", "set at most one of spec.jobTemplate (run a Job) and spec.sink"),
+        Arguments.of("delivery without a sink", "delay: 10m\n  delivery: {retry: 2}",
+            "spec.delivery applies only to spec.sink; add spec.sink or remove spec.delivery"),
+        Arguments.of("a sink ref to something else than a Service",
+            "delay: 10m\n  sink: {ref: {apiVersion: apps/v1, kind: Deployment, name: orders}}",
+            "sink.ref must name a Service: apiVersion: v1, kind: Service"),
+        Arguments.of("a sink with neither ref nor uri", "delay: 10m\n  sink: {audience: orders}",
+            "set ref (a Service in this namespace) or uri"),
+        Arguments.of("a sink ref with an absolute uri",
+            "delay: 10m\n  sink: {ref: {apiVersion: v1, kind: Service, name: orders}, uri: \"http://orders/cancel\"}",
+            "with ref, uri is the path on the Service"),
+        Arguments.of("a relative sink uri without ref", "delay: 10m\n  sink: {uri: /orders/cancel}",
+            "without ref, uri must be an absolute http:// or https:// URL"),
+        Arguments.of("a dead-letter sink with an audience", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"
+            + "\n  delivery: {deadLetterSink: {uri: \"https://hooks.example.com/dead\", audience: hooks}}",
+            "spec.delivery.deadLetterSink takes no audience"),
+        Arguments.of("an over-long sink uri", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/" + "x".repeat(2048) + "\"}",
+            "spec.sink.uri"),
+        Arguments.of("a retry count above 100", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"
+            + "\n  delivery: {retry: 101}", "spec.delivery.retry"));
   }
+
+  private static final String JOB_TEMPLATE =
+      "{spec: {template: {spec: {restartPolicy: Never, containers: [{name: run, image: busybox}]}}}}";
 
   @ParameterizedTest(name = "{0} is refused by kubectl apply")
   @MethodSource("badSpecs")
@@ -89,7 +113,12 @@ class CrdOnRealApiServerIT {
         "runAt: \"2026-12-03T08:00:00.5+01:00\"", "runAt: \"2026-12-03T07:00:00Z\"",
         "runAt: \"2027-03-28T02:30:00\"\n  timeZone: Europe/Berlin",
         "runAt: \"2026-12-03T07:00:00-05:00\"\n  timeZone: America/New_York",
-        "delay: 10m\n  timeZone: Etc/UTC"}) {
+        "delay: 10m\n  timeZone: Etc/UTC",
+        "delay: 10m\n  jobTemplate: " + JOB_TEMPLATE,
+        "delay: 10m\n  sink: {ref: {apiVersion: v1, kind: Service, name: orders}, uri: /orders/cancel, audience: orders}"
+            + "\n  delivery: {retry: 5, backoffPolicy: exponential, backoffDelay: 1s, timeout: 10s,"
+            + " deadLetterSink: {uri: \"https://hooks.example.com/dead\"}}",
+        "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"}) {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
       assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
     }
