@@ -57,6 +57,11 @@ import org.junit.jupiter.api.TestInfo;
 @RequiresRealKubernetes
 class LifecycleIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  /**
+   * The TTL of the tests that watch one run out: longer than the lateness FinishedTtl allows (6 s),
+   * so a TTL counted twice is seen late, not within the window.
+   */
+  private static final Duration TTL = Duration.ofSeconds(8);
 
   /** Each test's own namespace, by test method name; the one operator watches them all. */
   private static final Map<String, String> NAMESPACES = new HashMap<>();
@@ -196,7 +201,7 @@ class LifecycleIT {
     create(client, task(ns, "job-gone", s -> {
       s.setDelay("500ms");
       s.setJobTemplate(busyboxJob());
-      s.setTtlSecondsAfterFinished(5L);
+      s.setTtlSecondsAfterFinished(TTL.toSeconds());
     }));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "job-gone").orElse(null) == Phase.Running);
     String jobName = get(client, ns, "job-gone").getStatus().getJobName();
@@ -211,7 +216,7 @@ class LifecycleIT {
             .isEqualTo("Failed=True/JobGone"));
     await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, ns, "job-gone")).contains("Failed"));
     // A finished phase: the TTL runs from it, and the task goes.
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", Duration.ofSeconds(5));
+    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", TTL);
   }
 
   @Test
@@ -352,10 +357,10 @@ class LifecycleIT {
   void finishedTaskIsDeletedAfterItsTtl() {
     create(client, task(ns, "short-lived", s -> {
       s.setDelay("0s");
-      s.setTtlSecondsAfterFinished(5L);
+      s.setTtlSecondsAfterFinished(TTL.toSeconds());
     }));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "short-lived").orElse(null) == Phase.Fired);
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "short-lived", "Fired", Duration.ofSeconds(5));
+    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "short-lived", "Fired", TTL);
   }
 
   @Test
