@@ -249,6 +249,10 @@ public final class TaskDecider {
     Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + firedTime, draft.now, draft.generation);
     Conditions.set(desired, Condition.FIRED, true, "JobCreated", "created Job " + jobName, draft.now,
         draft.generation);
+    // A Job an earlier attempt created may have finished already (and been deleted since, its
+    // outcome kept from the delete notification): its outcome is recorded in this same write, as no
+    // later event of that Job will come to reconcile the task again.
+    applyOutcomeOf(draft, job);
     return draft.schedule(ScheduleChange.KEEP)
         .claim(ClaimVerdict.Settle.fired(Outcome.JOB_CREATED, due, claim.claimedAt()))
         .build();
@@ -303,6 +307,13 @@ public final class TaskDecider {
       Conditions.set(desired, Condition.FAILED, true, "JobGone", message, draft.now, draft.generation);
       return;
     }
+    applyOutcomeOf(draft, job);
+  }
+
+  /** A Complete or Failed condition of the task's Job moves the task to Succeeded or Failed. */
+  private static void applyOutcomeOf(Draft draft, Job job) {
+    DelayedTaskStatus desired = draft.desired;
+    String jobName = job.getMetadata().getName();
     if (job.getStatus() == null || job.getStatus().getConditions() == null) {
       return;
     }

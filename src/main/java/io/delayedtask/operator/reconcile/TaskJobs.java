@@ -12,12 +12,14 @@ import java.util.function.Function;
 
 /**
  * The Jobs a decision about one task sees, by name: those the Job cache holds that the task
- * controls. One exception: a Running task's Job that the cache does not hold. If its delete
- * notification came, the last state it carried gives the outcome (a Job the TTL controller deleted
- * right after it completed, before the task's reconcile of that completion ran). Otherwise it is
- * confirmed by reading it live before the decision says the Job is gone: the two watches (tasks,
- * Jobs) are separate, and right after a start the tasks' can be ahead of the Jobs'. Jobs this
- * process creates go into the cache at once, so the firing path never meets such a miss.
+ * controls, and those it controlled that were deleted after they finished, as their delete
+ * notifications left them. A Job the TTL controller deleted right after it completed thus still
+ * gives its outcome when the task's reconcile of that completion runs late, and is not created a
+ * second time when the status write that recorded it was lost and the firing is retried after the
+ * deletion. A Running task's Job found in neither is read live before the decision says it is gone:
+ * the two watches (tasks, Jobs) are separate, and right after a start the tasks' can be ahead of
+ * the Jobs'. Jobs this process creates go into the cache at once, so the firing path never meets
+ * such a miss.
  */
 final class TaskJobs {
   private final DeletedJobs deleted = new DeletedJobs();
@@ -39,14 +41,17 @@ final class TaskJobs {
         owned.put(job.getMetadata().getName(), job);
       }
     }
+    for (Job last : deleted.finishedOf(task.getMetadata().getUid())) {
+      if (JobFactory.isControlledBy(last, task)) {
+        owned.putIfAbsent(last.getMetadata().getName(), last);
+      }
+    }
     DelayedTaskStatus status = task.getStatus();
     if (status != null && status.getPhase() == Phase.Running && status.getJobName() != null
         && !owned.containsKey(status.getJobName())) {
-      Job last = deleted.lastState(task.getMetadata().getNamespace(), status.getJobName())
-          .filter(DeletedJobs::finished)
-          .orElseGet(() -> readLive.apply(status.getJobName()));
-      if (last != null && JobFactory.isControlledBy(last, task)) {
-        owned.put(last.getMetadata().getName(), last);
+      Job live = readLive.apply(status.getJobName());
+      if (live != null && JobFactory.isControlledBy(live, task)) {
+        owned.put(live.getMetadata().getName(), live);
       }
     }
     return owned;

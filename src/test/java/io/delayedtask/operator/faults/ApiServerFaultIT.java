@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.task.TaskLabels;
 import io.delayedtask.operator.testing.ApiCall;
 import io.delayedtask.operator.testing.ApiFault;
+import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -14,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -111,6 +114,37 @@ class ApiServerFaultIT {
     Duration after = Duration.between(held.at(), retry.at());
     assertThat(after).as("the retry of %s %s, after the held one", retry.method(), retry.path())
         .isGreaterThanOrEqualTo(CLIENT_TIMEOUT.minusMillis(100)).isLessThan(HOLD);
+  }
+
+  /**
+   * Issue 16, item 3, the whole way: the status write that records Running fails (held 3 s, then a
+   * 409, which the client does not retry), and meanwhile the Job completes and is deleted, as the
+   * TTL controller does with {@code ttlSecondsAfterFinished: 0}. The firing decided again finds the
+   * Job in neither the cache nor the API server; its delete notification's last state gives the
+   * outcome, and the Job is not created a second time for the same due time.
+   */
+  @Test
+  void aJobThatCompletesAndIsDeletedWhileItsFiringIsWrittenIsNotCreatedAgainAndGivesItsOutcome(FaultLab lab) {
+    lab.startOperator("op-a");
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    ApiFault lostWrite = lab.api.inject(ApiFault.of("PUT", STATUS.replace("[^/]+/status", "ttl-zero/status"), 409, 1)
+        .whenBodyContains("\"phase\":\"Running\"").delayed(Duration.ofSeconds(3)));
+    lab.create(Tasks.withJob(FaultLab.NAMESPACE, "ttl-zero", Instant.now().plusSeconds(3)));
+
+    Job job = await("the Job is created").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+        .until(() -> lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE)
+            .withLabel(TaskLabels.TASK, "ttl-zero").list().getItems().stream().findFirst(), Optional::isPresent)
+        .orElseThrow();
+    assertThat(lostWrite.hits()).as("the Running write is still held").isZero();
+    JobOutcomes.complete(lab.client(), job);
+    lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE).withName(job.getMetadata().getName()).delete();
+
+    await("the outcome").atMost(Duration.ofSeconds(30)).until(() -> lab.phaseOf("ttl-zero") == Phase.Succeeded);
+    assertThat(lostWrite.usedUp()).as("the Running write failed").isTrue();
+    assertThat(lab.get("ttl-zero").getStatus().getJobName()).isEqualTo(job.getMetadata().getName());
+    assertThat(lab.api.calls(call -> call.isJobCreation() && call.body() != null
+        && call.body().contains("\"delayedtask.io/task\":\"ttl-zero\"")))
+        .as("Job creations for the one due time").hasSize(1);
   }
 
   @Test

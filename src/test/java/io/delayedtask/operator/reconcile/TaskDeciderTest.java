@@ -698,6 +698,29 @@ class TaskDeciderTest {
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.SUCCEEDED);
   }
 
+  /**
+   * The status write that recorded Running was lost, and the Job finished and was deleted (TTL 0)
+   * before the firing was retried: the retry finds it in the delete notifications, so it records the
+   * outcome and never creates the Job a second time for the same due time.
+   */
+  @Test
+  void aRetriedFiringWhoseJobAlreadyFinishedAndWasDeletedRecordsItsOutcomeAndCreatesNoSecondJob() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    TaskJobs jobs = new TaskJobs();
+    jobs.deleted(job(JobNames.jobName("t", "uid-1", DUE), task, "Complete", null));
+
+    Map<String, Job> seen = jobs.of(task, List.of(), name -> null);
+    Plan plan = decider.decide(new TaskFacts(task, seen, Optional.of(claim(task, DUE)), NOW));
+
+    assertThat(plan.jobToCreate()).as("no second Job for the same due time").isEmpty();
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Succeeded);
+    assertThat(plan.status().getJobName()).isEqualTo(JobNames.jobName("t", "uid-1", DUE));
+    assertThat(plan.events()).extracting(TaskEvent::reason).contains(TaskEvents.JOB_CREATED, TaskEvents.SUCCEEDED);
+  }
+
   @Test
   void aJobDeletedBeforeItFinishedLeavesTheTaskFailedWithTheJobGone() {
     DelayedTask task = running();
