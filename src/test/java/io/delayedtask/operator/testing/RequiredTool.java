@@ -44,16 +44,8 @@ public final class RequiredTool {
   }
 
   static void unusable(String why, String install, Map<String, String> env) {
-    skipOrFailOnCi("REQUIRED TOOL MISSING: " + why + "; install it with `" + install
-        + "` (tools/install-test-packages.sh)", env);
-  }
-
-  /** Skips the calling test with one loud line, or fails it with that line when {@code CI=true}. */
-  public static void skipOrFailOnCi(String line) {
-    skipOrFailOnCi(line, System.getenv());
-  }
-
-  private static void skipOrFailOnCi(String line, Map<String, String> env) {
+    String line = "REQUIRED TOOL MISSING: " + why + "; install it with `" + install
+        + "` (tools/install-test-packages.sh)";
     if ("true".equalsIgnoreCase(env.get("CI"))) {
       throw new AssertionError(line + " -- failing, not skipping, because CI=true");
     }
