@@ -12,11 +12,10 @@ public final class LoopbackOnlyNetwork {
   private LoopbackOnlyNetwork() {}
 
   /** The names of the interfaces that are up and not loopback; empty in a loopback-only namespace. */
-  public static List<String> otherInterfacesUp() {
+  private static List<String> otherInterfacesUp() {
     try {
       return NetworkInterface.networkInterfaces()
-          .filter(LoopbackOnlyNetwork::isUp)
-          .filter(nic -> !isLoopback(nic))
+          .filter(LoopbackOnlyNetwork::upAndNotLoopback)
           .map(NetworkInterface::getName)
           .toList();
     } catch (SocketException e) {
@@ -38,17 +37,9 @@ public final class LoopbackOnlyNetwork {
     }
   }
 
-  private static boolean isUp(NetworkInterface nic) {
+  private static boolean upAndNotLoopback(NetworkInterface nic) {
     try {
-      return nic.isUp();
-    } catch (SocketException e) {
-      return false;
-    }
-  }
-
-  private static boolean isLoopback(NetworkInterface nic) {
-    try {
-      return nic.isLoopback();
+      return nic.isUp() && !nic.isLoopback();
     } catch (SocketException e) {
       return false;
     }
