@@ -15,7 +15,11 @@
 -- whose score <= now, where now = TIME in whole ms (so no entry is claimed before its score).
 -- Each claim's token is "<ARGV[3]>:<n>" with n from one INCRBY of the shard's counter, so no two
 -- claims share a token: a poller whose lease ran out while it fired, and whose entry was then
--- claimed again for the same due time, holds a token that no longer matches.
+-- claimed again for the same due time, holds a token that no longer matches. A counter that is
+-- missing (a new schedule, or Redis emptied by a FLUSHALL or a failover to an empty replica)
+-- starts at the Redis clock in microseconds, not at 0: a poller still holding a claim from before
+-- the flush then cannot share its token with a claim made after it (that would let its late ack or
+-- release act on the new claim), unless more than one claim per microsecond was made before.
 --
 -- Result:  { seconds, microseconds (TIME), next waiting score or '',
 --            id1, due1, token1, id2, due2, token2, ... }
@@ -42,13 +46,16 @@ local result = { time[1], time[2], '' }
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
 if #due > 0 then
   local deadline = now + lease
+  if redis.call('EXISTS', KEYS[5]) == 0 then
+    redis.call('SET', KEYS[5], time[1] .. string.format('%06d', tonumber(time[2])))
+  end
   local last = redis.call('INCRBY', KEYS[5], #due / 2)
   local serial = last - #due / 2
   local leases, claims, tokens, ids = {}, {}, {}, {}
   for i = 1, #due, 2 do
     local id, score = due[i], due[i + 1]
     serial = serial + 1
-    local token = ARGV[3] .. ':' .. serial
+    local token = ARGV[3] .. ':' .. string.format('%.0f', serial) -- exact: serial < 2^53
     leases[#leases + 1] = deadline
     leases[#leases + 1] = id
     claims[#claims + 1] = id

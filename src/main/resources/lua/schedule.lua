@@ -9,11 +9,15 @@
 --
 -- Result:  1  the entry is now the earliest of its shard; "<score> <origin>" was published
 --          0  added or moved, not the earliest
---         -1  already claimed for this very due time: nothing to do (the claim will fire it)
--- Cost:    O(log N): one HGET, one ZADD, one ZRANGE of one element, at most one PUBLISH.
+--         -1  already claimed for this very due time: the claim will fire it, and a waiting
+--             time left by a reschedule made meanwhile is removed (the task is back at the
+--             claimed time; that waiting time would be claimed later for a due time no longer
+--             the task's)
+-- Cost:    O(log N): one HGET, one ZADD or ZREM, one ZRANGE of one element, at most one PUBLISH.
 
 local claimedFor = redis.call('HGET', KEYS[2], ARGV[1])
 if claimedFor and tonumber(claimedFor) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
   return -1
 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])

@@ -13,7 +13,7 @@
  * &lt;prefix&gt;:{&lt;tag&gt;}:inflight  ZSET  member = id, score = lease deadline (ms, Redis clock)
  * &lt;prefix&gt;:{&lt;tag&gt;}:claimed   HASH  id -&gt; due score the in-flight entry was claimed for
  * &lt;prefix&gt;:{&lt;tag&gt;}:tokens    HASH  id -&gt; token of the in-flight entry's current claim
- * &lt;prefix&gt;:{&lt;tag&gt;}:claimseq  STRING counter the shard's claim tokens are numbered by
+ * &lt;prefix&gt;:{&lt;tag&gt;}:claimseq  STRING counter the shard's claim tokens are numbered by (created at the Redis clock in µs)
  * &lt;prefix&gt;:wakeup              pub/sub channel, message "&lt;score&gt; &lt;origin&gt;"
  * </pre>
  *
