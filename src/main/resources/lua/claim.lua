@@ -46,9 +46,7 @@ local result = { time[1], time[2], '' }
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
 if #due > 0 then
   local deadline = now + lease
-  if redis.call('EXISTS', KEYS[5]) == 0 then
-    redis.call('SET', KEYS[5], time[1] .. string.format('%06d', tonumber(time[2])))
-  end
+  redis.call('SET', KEYS[5], time[1] .. string.format('%06d', tonumber(time[2])), 'NX')
   local last = redis.call('INCRBY', KEYS[5], #due / 2)
   local serial = last - #due / 2
   local leases, claims, tokens, ids = {}, {}, {}, {}
