@@ -65,7 +65,11 @@ app.kubernetes.io/part-of: delayed-task-operator
 
 {{/* Operator image reference. */}}
 {{- define "dto.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
 {{- end }}
 
 {{/* Name of the bundled Redis StatefulSet and Service. */}}
@@ -93,8 +97,8 @@ app.kubernetes.io/part-of: delayed-task-operator
      - delayedtasks/finalizers: update, so Jobs may carry blockOwnerDeletion owner references
        (OwnerReferencesPermissionEnforcement).
      - jobs: create and watch; never delete: the owner reference lets garbage collection do it.
-     - events: both APIs, because client libraries record through either; get, to raise the count
-       of the one Event per task and reason.
+     - events: the core API only (the events.k8s.io API is not used): create, and get and patch
+       to raise the count of the one Event per task and reason.
      - serviceaccounts/token: create, for the sender ServiceAccount's name only (sink.serviceAccount),
        so a sink.audience token is never one of another ServiceAccount in the namespace.
      - services: get, to resolve a sink.ref Service's port; never list or watch. */}}

@@ -56,7 +56,11 @@ public record OperatorConfig(
   private static final Set<String> LOG_FORMATS = Set.of("text", "json");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
 
-  /** Where a pod learns its namespace (downward API is not needed: the service account mount has it). */
+  /**
+   * Where a pod learns its namespace, for the Lease's default namespace: the downward API
+   * ({@code fieldRef: metadata.namespace}), which the chart and the k8s/ manifests set; without
+   * it, {@code default}.
+   */
   static final String POD_NAMESPACE = "POD_NAMESPACE";
 
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * {@code Fired} at most 4 requests, a Job task to {@code Succeeded} at most 7, a sink task
  * delivered on its first attempt to {@code Succeeded} at most 4, and none reads a task or a Job
  * (decisions come from the informer caches; there is no finalizer to add). The figures with their breakdown, and
- * the same on the mock, come from {@code scale/RequestsAndThroughput} (docs/scale.md).
+ * the same on the mock, come from {@code scale/RequestsAndThroughput} (docs/development/scale-lab.md).
  *
  * <p>Counted are the requests about the tasks themselves; the informers' own list and watch calls
  * (a watch is re-opened every few minutes, whatever the tasks do) and the leader election's Lease
