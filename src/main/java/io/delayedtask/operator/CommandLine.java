@@ -104,6 +104,8 @@ final class CommandLine {
             "how long a claimed schedule entry stays in flight before another poller may take it back"),
         new Variable(OperatorConfig.FINISHED_TTL_SECONDS, "none (finished tasks are kept)",
             "ttlSecondsAfterFinished for tasks that set none; tasks a GitOps tool manages are never deleted"),
+        new Variable(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, "none (no deadline)",
+            "startingDeadlineSeconds for tasks that set none (0 to 315360000): a task re-created long after its due time is Missed"),
         new Variable(SinkConfig.ALLOWED_URIS, sink.allowedUriPrefixes().isEmpty() ? "none" : String.join(",",
             sink.allowedUriPrefixes()),
             "comma-separated URL prefixes an absolute spec.sink.uri may start with"),

@@ -33,7 +33,8 @@ public record OperatorConfig(
     Duration leaseDuration,
     Duration claimLease,
     Optional<Duration> finishedTtl,
-    SinkConfig sink) {
+    SinkConfig sink,
+    Optional<Duration> defaultStartingDeadline) {
 
   public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
   public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
@@ -50,6 +51,7 @@ public record OperatorConfig(
   public static final String LEASE_DURATION_SECONDS = "DELAYEDTASK_LEASE_DURATION_SECONDS";
   public static final String CLAIM_LEASE_SECONDS = "DELAYEDTASK_CLAIM_LEASE_SECONDS";
   public static final String FINISHED_TTL_SECONDS = "DELAYEDTASK_FINISHED_TTL_SECONDS";
+  public static final String DEFAULT_STARTING_DEADLINE_SECONDS = "DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS";
   /** Read by logback.xml itself; checked here so a bad value stops the process instead of silencing it. */
   public static final String LOG_FORMAT = "DELAYEDTASK_LOG_FORMAT";
   public static final String LOG_LEVEL = "DELAYEDTASK_LOG_LEVEL";
@@ -83,6 +85,17 @@ public record OperatorConfig(
     Objects.requireNonNull(claimLease);
     Objects.requireNonNull(finishedTtl);
     Objects.requireNonNull(sink);
+    Objects.requireNonNull(defaultStartingDeadline);
+  }
+
+  /** Without an operator-wide starting deadline. */
+  public OperatorConfig(String redisUri, boolean redisCluster, int redisShards, Optional<String> redisPassword,
+      String keyPrefix, Set<String> namespaces, boolean leaderElection, String leaseName, String leaseNamespace,
+      String identity, Duration resyncInterval, int httpPort, Duration leaseDuration, Duration claimLease,
+      Optional<Duration> finishedTtl, SinkConfig sink) {
+    this(redisUri, redisCluster, redisShards, redisPassword, keyPrefix, namespaces, leaderElection, leaseName,
+        leaseNamespace, identity, resyncInterval, httpPort, leaseDuration, claimLease, finishedTtl, sink,
+        Optional.empty());
   }
 
   /**
@@ -146,7 +159,26 @@ public record OperatorConfig(
     return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
         leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort,
         Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds), finishedTtl,
-        SinkConfig.fromEnvironment(env));
+        SinkConfig.fromEnvironment(env), defaultStartingDeadline(env));
+  }
+
+  /** startingDeadlineSeconds of tasks that set none; unset means they have none. As the CRD bounds the field. */
+  private static Optional<Duration> defaultStartingDeadline(Map<String, String> env) {
+    String value = blankToNull(env.get(DEFAULT_STARTING_DEADLINE_SECONDS));
+    if (value == null) {
+      return Optional.empty();
+    }
+    try {
+      long seconds = Long.parseLong(value.trim());
+      if (seconds >= 0 && seconds <= 315_360_000L) {
+        return Optional.of(Duration.ofSeconds(seconds));
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below with what it accepts
+    }
+    throw new ConfigException(DEFAULT_STARTING_DEADLINE_SECONDS + "='" + value + "' is not valid; use a whole "
+        + "number of seconds from 0 to 315360000 (the startingDeadlineSeconds of tasks that set none), or leave "
+        + "it unset for no deadline");
   }
 
   /** The TTL of finished tasks that set none; unset means they are kept. */
@@ -281,6 +313,7 @@ public record OperatorConfig(
         + ", lease=" + leaseNamespace + "/" + leaseName + ", identity=" + identity
         + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort
         + ", leaseDuration=" + leaseDuration + ", claimLease=" + claimLease
-        + ", finishedTtl=" + finishedTtl.map(Duration::toString).orElse("<none>") + "]";
+        + ", finishedTtl=" + finishedTtl.map(Duration::toString).orElse("<none>")
+        + ", defaultStartingDeadline=" + defaultStartingDeadline.map(Duration::toString).orElse("<none>") + "]";
   }
 }

@@ -11,6 +11,7 @@ import io.delayedtask.operator.reconcile.Plan.TaskEvent;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.FinishedTtl;
+import io.delayedtask.operator.task.StartingDeadline;
 import io.delayedtask.operator.task.GitOpsOwner;
 import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.JobNames;
@@ -45,12 +46,18 @@ import java.util.Optional;
 public final class TaskDecider {
   private final SpecValidator validator;
   private final FinishedTtl finishedTtl;
+  private final StartingDeadline startingDeadline;
 
   private final DeliveryDecisions deliveries = new DeliveryDecisions();
 
   public TaskDecider(SpecValidator validator, FinishedTtl finishedTtl) {
+    this(validator, finishedTtl, StartingDeadline.none());
+  }
+
+  public TaskDecider(SpecValidator validator, FinishedTtl finishedTtl, StartingDeadline startingDeadline) {
     this.validator = validator;
     this.finishedTtl = finishedTtl;
+    this.startingDeadline = startingDeadline;
   }
 
   /** Requests sent so far for the status's due time (0 for a task that is not a sink's, or not yet sent). */
@@ -173,7 +180,7 @@ public final class TaskDecider {
     }
     String jobName = JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
     Optional<Job> existing = Optional.ofNullable(draft.facts.jobs().get(jobName));
-    Long deadline = task.getSpec().getStartingDeadlineSeconds();
+    Long deadline = startingDeadline.secondsFor(task).orElse(null);
     if (deadline != null && claim.claimedAt().isAfter(due.plusSeconds(deadline))) {
       // The deadline bounds the Job's creation, not the status write: an earlier attempt may have
       // created the Job and lost its status write. A Job that exists is never followed by Missed.

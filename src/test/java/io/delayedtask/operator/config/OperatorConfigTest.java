@@ -56,6 +56,20 @@ class OperatorConfigTest {
   }
 
   @Test
+  void defaultStartingDeadlineIsUnsetByDefaultAndTakesWholeSecondsUpToTenYears() {
+    assertThat(OperatorConfig.fromEnv(Map.of()).defaultStartingDeadline()).isEmpty();
+    assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS", " 3600 "))
+        .defaultStartingDeadline()).contains(java.time.Duration.ofHours(1));
+    assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS", "0"))
+        .defaultStartingDeadline()).contains(java.time.Duration.ZERO);
+    for (String bad : java.util.List.of("-1", "1h", "315360001", "2.5")) {
+      assertThatThrownBy(() -> OperatorConfig.fromEnv(Map.of("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS", bad)))
+          .as(bad).hasMessageStartingWith("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS='" + bad + "' is not valid")
+          .hasMessageContaining("0 to 315360000");
+    }
+  }
+
+  @Test
   void finishedTtlIsUnsetByDefaultAndTakesWholeSecondsFromZero() {
     assertThat(OperatorConfig.fromEnv(Map.of()).finishedTtl()).isEmpty();
     assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_FINISHED_TTL_SECONDS", "0")).finishedTtl())

@@ -52,6 +52,17 @@ class HelmChartValuesTest {
   }
 
   @Test
+  void theDefaultStartingDeadlineReachesTheOperatorOnlyWhenSet() {
+    assertThat(RenderedChart.render("{}").operatorEnv()).doesNotContainKey(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS);
+    Map<String, EnvVar> env = RenderedChart.render("defaultStartingDeadlineSeconds: 3600").operatorEnv();
+    assertThat(env.get(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS).getValue()).isEqualTo("3600");
+    assertThat(OperatorConfig.fromEnv(Map.of(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, "3600"))
+        .defaultStartingDeadline()).contains(java.time.Duration.ofHours(1));
+    assertThatThrownBy(() -> RenderedChart.template("defaultStartingDeadlineSeconds: -1"))
+        .hasMessageContaining("defaultStartingDeadlineSeconds");
+  }
+
+  @Test
   void anImageDigestPinsTheOperatorImageInsteadOfTheTag() {
     assertThat(image(RenderedChart.render("{}"))).isEqualTo("delayed-task-operator:0.1.0");
     assertThat(image(RenderedChart.render("image: {repository: registry.example.com/dto, tag: ignored, digest: " + DIGEST + "}")))

@@ -11,9 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README and the pages under docs/ link each other and into the repository: every relative
- * link must resolve (the file, and the heading an anchor names), and the README must lead to every
- * page. A moved section or a renamed file fails here instead of in a reader's browser.
+ * The README, the pages under docs/ (and docs/development/), the chart's README, SECURITY.md and
+ * CHANGELOG.md link each other and into the repository: every relative link must resolve (the
+ * file, and the heading an anchor names), and the README must lead to every page. A moved section
+ * or a renamed file fails here instead of in a reader's browser.
  */
 class DocLinksTest {
   private static final Path README = Path.of("README.md");
@@ -68,12 +69,37 @@ class DocLinksTest {
     assertThat(MarkdownLinks.slug("RBAC: what each rule is for")).isEqualTo("rbac-what-each-rule-is-for");
   }
 
-  private static Stream<Path> pages() throws IOException {
-    return Stream.concat(Stream.of(README), markdownUnderDocs().toList().stream());
+  @Test
+  void theReadmeLinksTheChartReadmeAndTheProjectFilesAdoptersLookFor() {
+    List<Path> linked = MarkdownLinks.linksIn(README).stream()
+        .filter(link -> !link.external()).map(MarkdownLinks.Link::path).toList();
+    assertThat(OTHER_PAGES.stream().map(page -> page.toAbsolutePath().normalize())).allMatch(linked::contains);
+    assertThat(Stream.of("LICENSE", "NOTICE", "THIRD-PARTY-NOTICES.md").map(f -> Path.of(f).toAbsolutePath().normalize()))
+        .allMatch(linked::contains);
   }
 
-  /** docs/*.md; docs/scale-output/ holds raw run output, not pages. */
+  @Test
+  void userDocsNameNoIssueOfTheTracker() throws IOException {
+    List<Path> userPages = pages().filter(page -> !page.startsWith(DOCS.resolve("development"))).toList();
+    for (Path page : userPages) {
+      assertThat(Files.readAllLines(page)).as("%s: issue numbers belong in docs/development/", page)
+          .noneMatch(line -> line.matches("(?i).*\\bissues? \\d+.*"));
+    }
+  }
+
+  /** Pages outside docs/ that the README leads to and whose links must resolve too. */
+  private static final List<Path> OTHER_PAGES = List.of(Path.of("helm", "delayed-task-operator", "README.md"),
+      Path.of("SECURITY.md"), Path.of("CHANGELOG.md"));
+
+  private static Stream<Path> pages() throws IOException {
+    return Stream.of(Stream.of(README), OTHER_PAGES.stream(), markdownUnderDocs().toList().stream())
+        .flatMap(s -> s);
+  }
+
+  /** docs/**.md; docs/development/scale-output/ and docs/bench-output/ hold raw run output, not pages. */
   private static Stream<Path> markdownUnderDocs() throws IOException {
-    return Files.list(DOCS).filter(path -> path.toString().endsWith(".md")).sorted();
+    try (Stream<Path> files = Files.walk(DOCS)) {
+      return files.filter(path -> path.toString().endsWith(".md")).sorted().toList().stream();
+    }
   }
 }

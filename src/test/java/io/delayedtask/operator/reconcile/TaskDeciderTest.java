@@ -229,6 +229,37 @@ class TaskDeciderTest {
   }
 
   @Test
+  void theOperatorWideDefaultDeadlineAppliesToATaskThatSetsNone() {
+    TaskDecider withDefault = new TaskDecider(new SpecValidator(), FinishedTtl.none(),
+        new io.delayedtask.operator.task.StartingDeadline(Optional.of(60L)));
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+
+    Plan late = withDefault.decide(facts(task, Optional.of(claim(task, DUE.plusSeconds(61)))));
+    assertThat(late.status().getPhase()).isEqualTo(Phase.Missed);
+    assertThat(late.status().getMessage()).contains("startingDeadlineSeconds=60");
+    assertThat(late.jobToCreate()).isEmpty();
+    assertThat(withDefault.decide(facts(task, Optional.of(claim(task, DUE.plusSeconds(59))))).jobToCreate()).isPresent();
+    assertThat(decide(task, Optional.of(claim(task, DUE.plusSeconds(61)))).jobToCreate())
+        .as("without the default, no deadline").isPresent();
+  }
+
+  @Test
+  void aTasksOwnDeadlineWinsOverTheOperatorWideDefault() {
+    TaskDecider withDefault = new TaskDecider(new SpecValidator(), FinishedTtl.none(),
+        new io.delayedtask.operator.task.StartingDeadline(Optional.of(60L)));
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setStartingDeadlineSeconds(600L);
+    }));
+
+    assertThat(withDefault.decide(facts(task, Optional.of(claim(task, DUE.plusSeconds(61))))).status().getPhase())
+        .isEqualTo(Phase.Fired);
+  }
+
+  @Test
   void withinTheStartingDeadlineItFires() {
     DelayedTask task = scheduled(task(s -> {
       s.setRunAt(DUE.toString());
