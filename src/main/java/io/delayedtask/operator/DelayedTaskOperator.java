@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DelayedTaskOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskOperator.class);
-  /** Exit status for a bad configuration value (shared/API.md). */
+  /** Exit status for a bad configuration value (docs/reference.md). */
   static final int BAD_CONFIGURATION = 2;
   /** JOSDK's default number of reconcile threads. */
   private static final int RECONCILE_THREADS = ConfigurationService.DEFAULT_RECONCILIATION_THREADS_NUMBER;

@@ -13,7 +13,7 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * The operator's configuration, built once from the environment (see shared/API.md, "The operator
+ * The operator's configuration, built once from the environment (see docs/reference.md, "The operator
  * process") and passed through constructors. Every value is checked here, so a bad one stops the
  * process at start with a message naming the variable and what it accepts.
  */

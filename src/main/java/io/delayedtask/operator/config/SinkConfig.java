@@ -10,7 +10,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The sink delivery's settings (shared/API.md, the DELAYEDTASK_SINK_* variables).
+ * The sink delivery's settings (docs/reference.md, the DELAYEDTASK_SINK_* variables).
  *
  * @param allowedUriPrefixes  DELAYEDTASK_SINK_ALLOWED_URIS: prefixes an absolute sink.uri may start with
  * @param clusterDomain       DELAYEDTASK_SINK_CLUSTER_DOMAIN, default cluster.local

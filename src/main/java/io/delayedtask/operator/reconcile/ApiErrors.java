@@ -2,7 +2,7 @@ package io.delayedtask.operator.reconcile;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
-/** Which API server answers are worth retrying (shared/API.md: 409, 429, 5xx, timeouts). */
+/** Which API server answers are worth retrying (docs/reference.md: 409, 429, 5xx, timeouts). */
 final class ApiErrors {
   private ApiErrors() {}
 

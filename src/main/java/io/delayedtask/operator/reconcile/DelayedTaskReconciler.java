@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * <p>No request reads the task: its status writes go into JOSDK's cache overlay, so the next call
  * sees them; a 409 is the one reason to read it again, and then the decision is made anew.
  *
- * <p>No finalizer (shared/API.md): a delete never waits for the operator, so a stopped or
+ * <p>No finalizer (docs/reference.md): a delete never waits for the operator, so a stopped or
  * uninstalled operator leaves no task or namespace stuck terminating. JOSDK's "trigger on all
  * events" mode still reconciles the delete event, which removes the entry; an entry whose task went
  * while no operator ran is dropped when it is claimed or at the next resync. The finalizer that

@@ -23,7 +23,7 @@ import java.util.Optional;
 
 /**
  * The sink half of {@link TaskDecider}: when to send a task's next delivery attempt, and what its
- * outcome makes of the task (shared/API.md, "Delivering to a service"). Plain functions of the
+ * outcome makes of the task (docs/reference.md, "Delivering to a service"). Plain functions of the
  * draft, like the rest of the decider.
  *
  * <p>The attempts of one due time are counted across both targets in {@code status.delivery.attempts}:

@@ -6,7 +6,7 @@ import io.delayedtask.operator.task.Durations;
 import java.time.Duration;
 
 /**
- * A sink task's {@code spec.delivery} with the defaults applied (shared/API.md: retry 3,
+ * A sink task's {@code spec.delivery} with the defaults applied (docs/reference.md: retry 3,
  * exponential, 1s, timeout 10s). The spec was validated first, so every value parses.
  *
  * @param retry     retries after the first attempt, per target

@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 
 /**
- * Deterministic names (shared/API.md, "Firing at most once per due time"): the Job of a task for a
+ * Deterministic names (docs/reference.md, "Firing at most once per due time"): the Job of a task for a
  * due time is always {@code <task-name>-<8 hex>}, so a second attempt meets AlreadyExists instead
  * of creating a second Job.
  */

@@ -7,7 +7,7 @@ import java.time.Instant;
 
 /**
  * How each phase reads to kstatus (Flux's {@code wait}, {@code dependsOn} and health checks) and
- * Argo CD: the conditions Ready, Reconciling and Stalled (shared/API.md, the phase table). kstatus
+ * Argo CD: the conditions Ready, Reconciling and Stalled (docs/reference.md, the phase table). kstatus
  * reads only Reconciling=True (InProgress) and Stalled=True (Failed), then Ready; a False one counts
  * as absent. All three are always present here, the two abnormal-true ones False when they do not
  * apply, so a status says the same to every reader. Every status the reconciler decides is

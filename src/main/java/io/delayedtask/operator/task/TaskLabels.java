@@ -1,6 +1,6 @@
 package io.delayedtask.operator.task;
 
-/** The labels and annotations the operator puts on the Jobs it creates (shared/API.md). */
+/** The labels and annotations the operator puts on the Jobs it creates (docs/reference.md). */
 public final class TaskLabels {
   public static final String TASK = "delayedtask.io/task";
   public static final String TASK_UID = "delayedtask.io/task-uid";

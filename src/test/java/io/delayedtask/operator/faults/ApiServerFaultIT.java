@@ -68,7 +68,7 @@ class ApiServerFaultIT {
 
   /**
    * The same when the client's own retries are used up (here: it has none), as after a hang longer
-   * than all of them: a timeout is transient (API.md), so the operator retries, and does not
+   * than all of them: a timeout is transient (docs/reference.md), so the operator retries, and does not
    * report the task Failed.
    */
   @Test

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What Flux sees: tasks in every phase, read back from a real API server with kubectl, judged by
- * the real kstatus library (the Go program tools/kstatus, sigs.k8s.io/cli-utils), against API.md's
+ * the real kstatus library (the Go program tools/kstatus, sigs.k8s.io/cli-utils), against docs/reference.md's
  * table. No Job controller runs on the shared server, so a Job stays running until the test writes
  * its outcome (JobOutcomes).
  */

@@ -23,7 +23,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * No finalizer (shared/API.md): with the operator stopped, deleting a task returns at once and
+ * No finalizer (docs/reference.md): with the operator stopped, deleting a task returns at once and
  * deleting its namespace completes; started again, the operator drops the entries those tasks left
  * in Redis and fires nothing for them. On the real API server, with its namespace controller.
  */

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The phase table of shared/API.md: what Ready, Reconciling and Stalled say in every phase. */
+/** The phase table of docs/reference.md: what Ready, Reconciling and Stalled say in every phase. */
 class ReadinessTest {
   private static final Instant NOW = Instant.parse("2026-12-03T07:00:05Z");
   private static final Long GENERATION = 3L;
