@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
  * rules checked and unit-tested by Prometheus' own promtool: {@link PrometheusRulePromtoolIT}.
  */
 class PrometheusRuleTest {
+  private static final String RUNBOOKS = "https://github.com/delayedtask/delayed-task-operator/blob/main/docs/operations.md";
+
   private static RenderedChart chart;
 
   @BeforeAll
@@ -33,23 +35,35 @@ class PrometheusRuleTest {
   }
 
   @Test
-  void everyAlertHasASeverityASummaryAndARunbookLine() throws IOException {
+  void everyAlertHasASeverityASummaryAndARunbookUrlToItsHeadingInTheDocs() throws IOException {
     List<Map<String, Object>> rules = MonitoringChart.rules(chart);
     assertThat(rules).extracting(r -> r.get("alert")).containsExactly(
         "DelayedTaskNoReplicaFiring", "DelayedTaskOverdue", "DelayedTaskFireLagHigh",
-        "DelayedTaskRedisUnreachable", "DelayedTaskFiringsFailing", "DelayedTaskScheduleDrift");
-    List<String> runbookLines = Files.readAllLines(Path.of("docs", "operations.md")).stream()
-        .filter(line -> line.startsWith("| `DelayedTask")).toList();
+        "DelayedTaskRedisUnreachable", "DelayedTaskFiringsFailing", "DelayedTaskScheduleDrift",
+        "DelayedTaskDeliveriesFailing");
+    List<String> headings = Files.readAllLines(Path.of("docs", "operations.md")).stream()
+        .filter(line -> line.startsWith("### ")).map(line -> line.substring(4).strip()).toList();
     for (Map<String, Object> rule : rules) {
+      String alert = (String) rule.get("alert");
       @SuppressWarnings("unchecked")
       Map<String, Object> labels = (Map<String, Object>) rule.get("labels");
       @SuppressWarnings("unchecked")
       Map<String, Object> annotations = (Map<String, Object>) rule.get("annotations");
-      assertThat(labels.get("severity")).as("%s severity", rule.get("alert")).isIn("warning", "critical");
-      assertThat(annotations).as("%s annotations", rule.get("alert")).containsKeys("summary", "description", "runbook");
-      assertThat(runbookLines).as("docs/operations.md runbook line for %s", rule.get("alert"))
-          .anyMatch(line -> line.startsWith("| `" + rule.get("alert") + "` |"));
+      assertThat(labels.get("severity")).as("%s severity", alert).isIn("warning", "critical");
+      assertThat(annotations).as("%s annotations", alert).containsOnlyKeys("summary", "description", "runbook_url");
+      assertThat(headings).as("docs/operations.md: a runbook heading for %s", alert).contains(alert);
+      assertThat(annotations.get("runbook_url")).as("%s runbook_url", alert)
+          .isEqualTo(RUNBOOKS + "#" + alert.toLowerCase(java.util.Locale.ROOT));
     }
+  }
+
+  @Test
+  void theRunbookBaseUrlIsTheChartsHomeAndComesFromValues() throws IOException {
+    assertThat(Files.readString(Path.of("helm", "delayed-task-operator", "Chart.yaml")))
+        .contains("home: " + RUNBOOKS.substring(0, RUNBOOKS.indexOf("/blob/")));
+    RenderedChart mine = RenderedChart.render("prometheusRule: {enabled: true, runbookBaseUrl: 'https://wiki.example.com/dto'}");
+    assertThat(MonitoringChart.rules(mine)).allSatisfy(r -> assertThat(((Map<?, ?>) r.get("annotations")).get("runbook_url"))
+        .asString().startsWith("https://wiki.example.com/dto#delayedtask"));
   }
 
   @Test
@@ -60,7 +74,7 @@ class PrometheusRuleTest {
           labels: {release: prometheus}
           alertLabels: {team: platform}
           selector: 'job="delayed-tasks"'
-          thresholds: {oldestOverdueSeconds: 120, fireLagP99Seconds: 2.5, failedFirings: 3, driftRepairs: 7}
+          thresholds: {oldestOverdueSeconds: 120, fireLagP99Seconds: 2.5, failedFirings: 3, driftRepairs: 7, failedDeliveries: 4}
         """);
     GenericKubernetesResource rule = MonitoringChart.prometheusRule(custom);
     assertThat(rule.getMetadata().getLabels()).containsEntry("release", "prometheus");
@@ -75,6 +89,8 @@ class PrometheusRuleTest {
     assertThat(expressions.get("DelayedTaskFiringsFailing")).endsWith("> 3")
         .contains("{job=\"delayed-tasks\",outcome=\"failed\"}");
     assertThat(expressions.get("DelayedTaskScheduleDrift")).endsWith("> 7");
+    assertThat(expressions.get("DelayedTaskDeliveriesFailing")).endsWith("> 4")
+        .contains("{job=\"delayed-tasks\",outcome=~\"failed|dead_lettered\"}");
     assertThat(expressions.values()).noneMatch(e -> e.contains("dto-delayed-task-operator"));
   }
 
