@@ -9,14 +9,24 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What firing reports on /metrics: fire lag, what became of each due time ({@code
- * delayedtask_fired_total{outcome}}), and the claims that ended without an outcome ({@code
+ * delayedtask_due_times_total{outcome}}), and the claims that ended without an outcome ({@code
  * delayedtask_fire_skipped_total{reason}}). The two counters are apart so that a rate of firings
  * is not inflated by retries, stale entries and clock-skew hand-backs, which can repeat many times
  * for one due time.
  */
 public class FireMetrics {
   public static final String LAG = "delayedtask.fire.lag";
-  /** Prometheus: {@code delayedtask_fired_total{outcome=fired|job_created|missed|failed}}. */
+  /**
+   * Prometheus: {@code delayedtask_due_times_total{outcome=fired|job_created|missed|failed}}: due
+   * times settled, by what became of them (missed and failed ones fired nothing, so the counter is
+   * not named after firings).
+   */
+  public static final String DUE_TIMES = "delayedtask.due.times";
+  /**
+   * Prometheus: {@code delayedtask_fired_total{outcome}}, the same counts under the name of 0.1
+   * pre-releases. Deprecated: kept, equal to {@link #DUE_TIMES}, until 0.2.0 so that dashboards and
+   * alerts can move (CHANGELOG.md, docs/operations.md).
+   */
   public static final String FIRED = "delayedtask.fired";
   /** Prometheus: {@code delayedtask_fire_skipped_total{reason=retry|stale|clock_skew}}. */
   public static final String SKIPPED = "delayedtask.fire.skipped";
@@ -27,6 +37,7 @@ public class FireMetrics {
   private final MeterRegistry registry;
   private final Timer lag;
   private final Map<Outcome, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<Outcome, Counter> deprecatedCounters = new ConcurrentHashMap<>();
   private final Map<Delivery, Counter> deliveries = new java.util.EnumMap<>(Delivery.class);
 
   /** What became of one sink delivery attempt. */
@@ -83,6 +94,9 @@ public class FireMetrics {
     // increment when the series only appears with it, and the failed-firings alert needs that one.
     for (Outcome outcome : Outcome.values()) {
       counters.computeIfAbsent(outcome, this::counter);
+      if (outcome.isFinal()) {
+        deprecatedCounters.computeIfAbsent(outcome, this::deprecatedCounter);
+      }
     }
     for (Delivery delivery : Delivery.values()) {
       deliveries.put(delivery, Counter.builder(DELIVERIES)
@@ -102,11 +116,21 @@ public class FireMetrics {
 
   public void outcome(Outcome outcome) {
     counters.computeIfAbsent(outcome, this::counter).increment();
+    if (outcome.isFinal()) {
+      deprecatedCounters.computeIfAbsent(outcome, this::deprecatedCounter).increment();
+    }
+  }
+
+  private Counter deprecatedCounter(Outcome outcome) {
+    return Counter.builder(FIRED)
+        .description("Deprecated, until 0.2.0: delayedtask_due_times_total under its former name")
+        .tag("outcome", outcome.tag())
+        .register(registry);
   }
 
   private Counter counter(Outcome outcome) {
     if (outcome.isFinal()) {
-      return Counter.builder(FIRED)
+      return Counter.builder(DUE_TIMES)
           .description("Due times settled, by outcome: fired, job_created, missed, failed")
           .tag("outcome", outcome.tag())
           .register(registry);

@@ -120,7 +120,7 @@ class MonitoringIT {
     MonitoringChart.rules(chart).forEach(r -> names.addAll(metricsOf((String) r.get("expr"))));
     MonitoringChart.dashboardExpressions(MonitoringChart.dashboardFile()).forEach(e -> names.addAll(metricsOf(e)));
     names.removeAll(ONLY_AFTER_FAILURES);
-    assertThat(names).contains("delayedtask_leader", "delayedtask_redis_up", "delayedtask_fired_total",
+    assertThat(names).contains("delayedtask_leader", "delayedtask_redis_up", "delayedtask_due_times_total",
         "delayedtask_resync_drift_repairs_total", "delayedtask_fire_lag_seconds_bucket", "jvm_memory_used_bytes");
     for (String name : names) {
       assertThat(prometheus.query("count({__name__=\"" + name + "\",job=\"" + MonitoringChart.JOB + "\"})")

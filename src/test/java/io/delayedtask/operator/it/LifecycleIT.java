@@ -532,7 +532,7 @@ class LifecycleIT {
     String metrics = scrape("/metrics");
     assertThat(metrics)
         .contains("delayedtask_fire_lag_seconds_bucket")
-        .contains("delayedtask_fired_total{outcome=\"fired\"}")
+        .contains("delayedtask_due_times_total{outcome=\"fired\"}")
         .contains("delayedtask_schedule_waiting")
         .contains("delayedtask_schedule_in_flight")
         .contains("delayedtask_schedule_oldest_overdue_seconds")

@@ -26,10 +26,10 @@ class FireMetricsTest {
     metrics.outcome(Outcome.MISSED);
     metrics.outcome(Outcome.FAILED);
 
-    assertThat(registry.find(FireMetrics.FIRED).counters()).extracting(c -> c.getId().getTag("outcome"))
+    assertThat(registry.find(FireMetrics.DUE_TIMES).counters()).extracting(c -> c.getId().getTag("outcome"))
         .containsExactlyInAnyOrder("fired", "job_created", "missed", "failed");
-    assertThat(total(registry, FireMetrics.FIRED)).as("four due times settled, whatever the retries").isEqualTo(4);
-    assertThat(count(registry, FireMetrics.FIRED, "outcome", "job_created")).isEqualTo(1);
+    assertThat(total(registry, FireMetrics.DUE_TIMES)).as("four due times settled, whatever the retries").isEqualTo(4);
+    assertThat(count(registry, FireMetrics.DUE_TIMES, "outcome", "job_created")).isEqualTo(1);
 
     assertThat(registry.find(FireMetrics.SKIPPED).counters()).extracting(c -> c.getId().getTag("reason"))
         .containsExactlyInAnyOrder("retry", "stale", "clock_skew");
@@ -43,12 +43,12 @@ class FireMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     FireMetrics metrics = new FireMetrics(registry);
     for (Outcome outcome : Outcome.values()) {
-      String name = outcome.isFinal() ? FireMetrics.FIRED : FireMetrics.SKIPPED;
+      String name = outcome.isFinal() ? FireMetrics.DUE_TIMES : FireMetrics.SKIPPED;
       String tag = outcome.isFinal() ? "outcome" : "reason";
       assertThat(count(registry, name, tag, outcome.tag())).as(outcome.tag()).isZero();
     }
     metrics.outcome(Outcome.FAILED);
-    assertThat(count(registry, FireMetrics.FIRED, "outcome", "failed")).isEqualTo(1.0);
+    assertThat(count(registry, FireMetrics.DUE_TIMES, "outcome", "failed")).isEqualTo(1.0);
   }
 
   @Test
@@ -64,9 +64,27 @@ class FireMetricsTest {
     metrics.outcome(Outcome.FIRED);
     metrics.outcome(Outcome.CLOCK_SKEW);
     String scrape = registry.scrape();
-    assertThat(scrape).contains("delayedtask_fired_total{outcome=\"fired\"} 1.0")
+    assertThat(scrape).contains("delayedtask_due_times_total{outcome=\"fired\"} 1.0")
+        .contains("delayedtask_due_times_total{outcome=\"missed\"} 0.0")
         .contains("delayedtask_fire_skipped_total{reason=\"clock_skew\"} 1.0")
-        .doesNotContain("delayedtask_fired_total{outcome=\"clock_skew\"}");
+        .doesNotContain("delayedtask_due_times_total{outcome=\"clock_skew\"}");
+  }
+
+  @Test
+  void theDeprecatedNameCountsTheSameUntilItIsRemoved() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    FireMetrics metrics = new FireMetrics(registry);
+    metrics.outcome(Outcome.JOB_CREATED);
+    metrics.outcome(Outcome.JOB_CREATED);
+    metrics.outcome(Outcome.MISSED);
+    metrics.outcome(Outcome.RETRY);
+    String scrape = registry.scrape();
+    for (String outcome : java.util.List.of("fired 0.0", "job_created 2.0", "missed 1.0", "failed 0.0")) {
+      String[] parts = outcome.split(" ");
+      assertThat(scrape).contains("delayedtask_due_times_total{outcome=\"" + parts[0] + "\"} " + parts[1])
+          .contains("delayedtask_fired_total{outcome=\"" + parts[0] + "\"} " + parts[1]);
+    }
+    assertThat(scrape).doesNotContain("delayedtask_fired_total{outcome=\"retry\"}");
   }
 
   private static double count(MeterRegistry registry, String name, String tag, String value) {
