@@ -2,6 +2,7 @@ package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
@@ -43,6 +44,8 @@ import java.util.Optional;
  * records is in its plan.
  */
 public final class TaskDecider {
+  /** The longest wait for a TTL before the task is decided again (10 years: the largest TTL a spec may set). */
+  static final Duration LONGEST_REQUEUE = Duration.ofSeconds(DelayedTaskSpec.MAX_SECONDS);
   private final SpecValidator validator;
   private final FinishedTtl finishedTtl;
 
@@ -174,7 +177,7 @@ public final class TaskDecider {
     String jobName = JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
     Optional<Job> existing = Optional.ofNullable(draft.facts.jobs().get(jobName));
     Long deadline = task.getSpec().getStartingDeadlineSeconds();
-    if (deadline != null && claim.claimedAt().isAfter(due.plusSeconds(deadline))) {
+    if (deadline != null && claim.claimedAt().isAfter(Times.plusSecondsCapped(due, deadline))) {
       // The deadline bounds the Job's creation, not the status write: an earlier attempt may have
       // created the Job and lost its status write. A Job that exists is never followed by Missed.
       return existing.isPresent() ? running(draft, existing.get(), due, claim) : missed(draft, due, deadline, claim);
@@ -351,9 +354,10 @@ public final class TaskDecider {
     Instant finished = Conditions.lastTransition(draft.desired)
         .or(() -> Optional.ofNullable(Times.parseOrNull(draft.desired.getFiredTime())))
         .orElse(draft.now);
-    Duration remaining = Duration.between(draft.now, finished.plusSeconds(ttl.get()));
+    Duration remaining = Duration.between(draft.now, Times.plusSecondsCapped(finished, ttl.get()));
     if (!remaining.isNegative() && !remaining.isZero()) {
-      draft.requeue = Optional.of(remaining);
+      // Capped: JOSDK's timer takes milliseconds; a TTL past the cap is decided again then.
+      draft.requeue = Optional.of(remaining.compareTo(LONGEST_REQUEUE) > 0 ? LONGEST_REQUEUE : remaining);
       return;
     }
     Optional<GitOpsOwner> owner = GitOpsOwner.of(task);

@@ -228,6 +228,28 @@ class TaskDeciderTest {
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.MISSED);
   }
 
+  /**
+   * A deadline beyond Instant's range used to throw DateTimeException in every decision of the
+   * claim, which then went back with backoff for ever: now such a spec is Invalid and its claim is
+   * acknowledged.
+   */
+  @Test
+  void aClaimOfATaskWhoseDeadlineIsBeyondTenYearsIsSettledAndTheTaskInvalid() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setStartingDeadlineSeconds(40_000_000_000_000_000L);
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE)));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Invalid);
+    assertThat(plan.status().getMessage()).contains("spec.startingDeadlineSeconds is 40000000000000000; use a number "
+        + "of seconds from 0 to 315360000");
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.stale());
+    assertThat(plan.jobToCreate()).isEmpty();
+  }
+
   @Test
   void withinTheStartingDeadlineItFires() {
     DelayedTask task = scheduled(task(s -> {
@@ -438,6 +460,18 @@ class TaskDeciderTest {
 
     Plan expired = withTtl.decide(new TaskFacts(task, Map.of(), Optional.empty(), NOW.plusSeconds(61)));
     assertThat(expired.deleteTask()).isTrue();
+  }
+
+  /** The operator-wide default is not bounded by the CRD: a TTL beyond Instant's range must not throw. */
+  @Test
+  void aTtlBeyondInstantsRangeWaitsAtMostTenYearsAtATimeAndNeverThrows() {
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(), new FinishedTtl(Optional.of(Long.MAX_VALUE)));
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+
+    Plan waiting = withTtl.decide(facts(task, Optional.empty()));
+
+    assertThat(waiting.requeue()).contains(Duration.ofSeconds(315_360_000L));
+    assertThat(waiting.deleteTask()).isFalse();
   }
 
   @Test
