@@ -92,11 +92,30 @@ public final class TaskDecider {
     record Transient(String jobName, String reason) implements JobCreation {}
   }
 
+  /**
+   * How the API server answered a dry run ({@code dryRun=All}) of the creation of a Job task's Job,
+   * made once per generation when the task is scheduled.
+   */
+  public sealed interface JobCheck {
+    /** It would be created (or a Job of that name exists already: the template itself passed). */
+    record Accepted() implements JobCheck {}
+
+    /** Refused for a reason the template must fix (422, 403 from a policy webhook, 400). */
+    record Refused(String reason) implements JobCheck {}
+
+    /** No verdict (5xx, 429, a timeout): scheduled all the same, the real creation decides at the due time. */
+    record Unanswered(String reason) implements JobCheck {}
+  }
+
   public Plan decide(TaskFacts facts) {
     Draft draft = new Draft(facts, finishedTtl);
     Validation validation = validator.validate(facts.task());
     if (validation instanceof Validation.Invalid invalid) {
       return invalid(draft, invalid.message());
+    }
+    if (TaskState.jobTemplateRefused(facts.task())) {
+      // Refused by the API server for this generation: Invalid until the spec changes.
+      return invalid(draft, draft.current.getMessage(), TaskState.JOB_TEMPLATE_REFUSED);
     }
     Instant due = ((Validation.Valid) validation).due();
     boolean sink = facts.task().getSpec().getSink() != null;
@@ -118,16 +137,50 @@ public final class TaskDecider {
       return suspended(draft);
     }
     Optional<ClaimedEntry> claim = facts.claim();
-    return claim.isPresent() ? fire(draft, due, claim.get()) : scheduled(draft, due).build();
+    if (claim.isPresent()) {
+      return fire(draft, due, claim.get());
+    }
+    if (needsJobCheck(draft)) {
+      if (facts.jobCheck().isEmpty()) {
+        // Nothing else before the answer: the entry is written, or removed, by the decision after it.
+        draft.jobToCheck = Optional.of(JobFactory.jobFor(facts.task(), due, draft.now));
+        return draft.build();
+      }
+      if (facts.jobCheck().get() instanceof JobCheck.Refused refused) {
+        return invalid(draft, "spec.jobTemplate is refused by the API server (a dry run of the Job's creation): "
+            + refused.reason() + "; fix spec.jobTemplate and apply the task again", TaskState.JOB_TEMPLATE_REFUSED);
+      }
+    }
+    return scheduled(draft, due).build();
+  }
+
+  /**
+   * A Job task is checked by a dry run of its Job's creation once per generation, when it is
+   * scheduled: when its status does not yet describe this generation (or says Invalid, which an
+   * earlier version's rules may have said). A task that was scheduled already is not checked again.
+   */
+  private static boolean needsJobCheck(Draft draft) {
+    if (draft.facts.task().getSpec().getJobTemplate() == null) {
+      return false;
+    }
+    DelayedTaskStatus current = draft.current;
+    boolean described = current != null && Objects.equals(current.getObservedGeneration(), draft.generation)
+        && current.getPhase() != null && current.getPhase() != Phase.Invalid;
+    return !described;
   }
 
   private Plan invalid(Draft draft, String message) {
+    return invalid(draft, message, "Invalid");
+  }
+
+  /** {@code reason}: of the Scheduled condition ({@link TaskState#JOB_TEMPLATE_REFUSED} for a dry run's refusal). */
+  private Plan invalid(Draft draft, String message, String reason) {
     DelayedTaskStatus desired = draft.desired;
     boolean wasInvalid = draft.currentPhase() == Phase.Invalid;
     desired.setPhase(Phase.Invalid);
     desired.setMessage(message);
     desired.setDueTime(null);
-    Conditions.set(desired, Condition.SCHEDULED, false, "Invalid", message, draft.now, draft.generation);
+    Conditions.set(desired, Condition.SCHEDULED, false, reason, message, draft.now, draft.generation);
     // Once Invalid, the entry was removed when it became so.
     return draft.schedule(wasInvalid ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
         .claim(ClaimVerdict.Settle.stale())
@@ -429,6 +482,7 @@ public final class TaskDecider {
     final Instant now;
     ScheduleChange schedule = ScheduleChange.KEEP;
     Optional<Job> jobToCreate = Optional.empty();
+    Optional<Job> jobToCheck = Optional.empty();
     Optional<ClaimVerdict> claim = Optional.empty();
     Optional<Duration> requeue = Optional.empty();
     boolean deleteTask;
@@ -480,11 +534,12 @@ public final class TaskDecider {
       }
       Readiness.apply(desired, generation, now, readyNote);
       List<TaskEvent> events = new ArrayList<>();
-      if (jobToCreate.isEmpty()) {
+      if (jobToCreate.isEmpty() && jobToCheck.isEmpty()) {
         transition(current, desired).ifPresent(events::add);
       }
       events.addAll(extraEvents);
-      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask, delivery, deliveryMetric);
+      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask, delivery, deliveryMetric,
+          jobToCheck);
     }
   }
 }
