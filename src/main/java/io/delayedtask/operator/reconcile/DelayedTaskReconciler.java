@@ -8,6 +8,7 @@ import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
 import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
 import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.Disposition;
@@ -173,9 +174,22 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private UpdateControl<DelayedTask> reconcileAsLeader(DelayedTask cached, Optional<ClaimedEntry> claim,
       Context<DelayedTask> context) {
     DelayedTask task = cached;
+    // Kept across a conflict's decisions: one dry run per generation.
+    Optional<JobCheck> checked = Optional.empty();
+    Long checkedGeneration = null;
     for (int decision = 1; ; decision++) {
       TaskFacts facts = facts(task, claim, context);
       Plan plan = decider.decide(facts);
+      if (plan.jobToCheck().isPresent()) {
+        Long generation = task.getMetadata().getGeneration();
+        Optional<JobCheck> known = checked;
+        JobCheck check = known.isPresent() && generation != null && generation.equals(checkedGeneration)
+            ? known.get() : checkJob(task, plan.jobToCheck().get(), context);
+        checked = Optional.of(check);
+        checkedGeneration = generation;
+        facts = facts.withJobCheck(check);
+        plan = decider.decide(facts);
+      }
       changeSchedule(task, plan.schedule());
       if (plan.jobToCreate().isPresent()) {
         facts = facts.withJobCreation(createJob(task, plan.jobToCreate().get(), context));
@@ -253,6 +267,29 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       LOG.debug("Redis unavailable, schedule entry {} not changed yet ({}); the resync repairs it: {}", id,
           change.getClass().getSimpleName(), e.getMessage());
       scheduleBehind.run();
+    }
+  }
+
+  /**
+   * A dry run of the creation of the task's Job ({@code dryRun=All}): the API server validates it and
+   * runs its admission (webhooks and policies included) as for the real creation, and stores
+   * nothing. The same RBAC as the creation ({@code create jobs}).
+   */
+  private JobCheck checkJob(DelayedTask task, Job wanted, Context<DelayedTask> context) {
+    try {
+      context.getClient().batch().v1().jobs().inNamespace(task.getMetadata().getNamespace()).resource(wanted)
+          .dryRun().create();
+      return new JobCheck.Accepted();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return new JobCheck.Accepted(); // a Job of that name exists: the template passed validation before that
+      }
+      if (ApiErrors.isTransient(e)) {
+        LOG.info("The dry run of the task's Job got no verdict ({}); scheduled all the same, the creation at the due "
+            + "time decides", ApiErrors.reason(e));
+        return new JobCheck.Unanswered(ApiErrors.reason(e));
+      }
+      return new JobCheck.Refused(ApiErrors.jobTemplateReason(e));
     }
   }
 

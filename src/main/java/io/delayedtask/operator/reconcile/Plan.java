@@ -25,10 +25,13 @@ import java.util.Optional;
  * @param delivery    a sink delivery attempt to send now (without waiting: its outcome comes back
  *                    through {@link DeliveryOutcomes} and is recorded by a later reconcile)
  * @param deliveryMetric how the recorded delivery attempt counts on /metrics, if one was recorded
+ * @param jobToCheck  a Job task being scheduled for a new generation: dry-run the creation of this
+ *                    Job ({@code dryRun=All}) and decide again with the answer
+ *                    ({@link TaskFacts#withJobCheck}); a plan that names one has no other effect
  */
 public record Plan(ScheduleChange schedule, Optional<Job> jobToCreate, DelayedTaskStatus status,
     List<TaskEvent> events, Optional<ClaimVerdict> claim, Optional<Duration> requeue, boolean deleteTask,
-    Optional<DeliveryAttempt> delivery, Optional<FireMetrics.Delivery> deliveryMetric) {
+    Optional<DeliveryAttempt> delivery, Optional<FireMetrics.Delivery> deliveryMetric, Optional<Job> jobToCheck) {
 
   /**
    * One request to send: to which target, the how-many-th request of this due time it is ({@code
@@ -51,6 +54,7 @@ public record Plan(ScheduleChange schedule, Optional<Job> jobToCreate, DelayedTa
     Objects.requireNonNull(requeue, "requeue");
     Objects.requireNonNull(delivery, "delivery");
     Objects.requireNonNull(deliveryMetric, "deliveryMetric");
+    Objects.requireNonNull(jobToCheck, "jobToCheck");
   }
 
   /** The Redis entry of the task. */

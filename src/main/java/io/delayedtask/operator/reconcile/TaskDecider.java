@@ -2,6 +2,7 @@ package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
@@ -44,6 +45,8 @@ import java.util.Optional;
  * records is in its plan.
  */
 public final class TaskDecider {
+  /** The longest wait for a TTL before the task is decided again (10 years: the largest TTL a spec may set). */
+  static final Duration LONGEST_REQUEUE = Duration.ofSeconds(DelayedTaskSpec.MAX_SECONDS);
   private final SpecValidator validator;
   private final FinishedTtl finishedTtl;
   private final StartingDeadline startingDeadline;
@@ -96,11 +99,30 @@ public final class TaskDecider {
     record Transient(String jobName, String reason) implements JobCreation {}
   }
 
+  /**
+   * How the API server answered a dry run ({@code dryRun=All}) of the creation of a Job task's Job,
+   * made once per generation when the task is scheduled.
+   */
+  public sealed interface JobCheck {
+    /** It would be created (or a Job of that name exists already: the template itself passed). */
+    record Accepted() implements JobCheck {}
+
+    /** Refused for a reason the template must fix (422, 403 from a policy webhook, 400). */
+    record Refused(String reason) implements JobCheck {}
+
+    /** No verdict (5xx, 429, a timeout): scheduled all the same, the real creation decides at the due time. */
+    record Unanswered(String reason) implements JobCheck {}
+  }
+
   public Plan decide(TaskFacts facts) {
     Draft draft = new Draft(facts, finishedTtl);
     Validation validation = validator.validate(facts.task());
     if (validation instanceof Validation.Invalid invalid) {
       return invalid(draft, invalid.message());
+    }
+    if (TaskState.jobTemplateRefused(facts.task())) {
+      // Refused by the API server for this generation: Invalid until the spec changes.
+      return invalid(draft, draft.current.getMessage(), TaskState.JOB_TEMPLATE_REFUSED);
     }
     Instant due = ((Validation.Valid) validation).due();
     boolean sink = facts.task().getSpec().getSink() != null;
@@ -122,16 +144,50 @@ public final class TaskDecider {
       return suspended(draft);
     }
     Optional<ClaimedEntry> claim = facts.claim();
-    return claim.isPresent() ? fire(draft, due, claim.get()) : scheduled(draft, due).build();
+    if (claim.isPresent()) {
+      return fire(draft, due, claim.get());
+    }
+    if (needsJobCheck(draft)) {
+      if (facts.jobCheck().isEmpty()) {
+        // Nothing else before the answer: the entry is written, or removed, by the decision after it.
+        draft.jobToCheck = Optional.of(JobFactory.jobFor(facts.task(), due, draft.now));
+        return draft.build();
+      }
+      if (facts.jobCheck().get() instanceof JobCheck.Refused refused) {
+        return invalid(draft, "spec.jobTemplate is refused by the API server (a dry run of the Job's creation): "
+            + refused.reason() + "; fix spec.jobTemplate and apply the task again", TaskState.JOB_TEMPLATE_REFUSED);
+      }
+    }
+    return scheduled(draft, due).build();
+  }
+
+  /**
+   * A Job task is checked by a dry run of its Job's creation once per generation, when it is
+   * scheduled: when its status does not yet describe this generation (or says Invalid, which an
+   * earlier version's rules may have said). A task that was scheduled already is not checked again.
+   */
+  private static boolean needsJobCheck(Draft draft) {
+    if (draft.facts.task().getSpec().getJobTemplate() == null) {
+      return false;
+    }
+    DelayedTaskStatus current = draft.current;
+    boolean described = current != null && Objects.equals(current.getObservedGeneration(), draft.generation)
+        && current.getPhase() != null && current.getPhase() != Phase.Invalid;
+    return !described;
   }
 
   private Plan invalid(Draft draft, String message) {
+    return invalid(draft, message, "Invalid");
+  }
+
+  /** {@code reason}: of the Scheduled condition ({@link TaskState#JOB_TEMPLATE_REFUSED} for a dry run's refusal). */
+  private Plan invalid(Draft draft, String message, String reason) {
     DelayedTaskStatus desired = draft.desired;
     boolean wasInvalid = draft.currentPhase() == Phase.Invalid;
     desired.setPhase(Phase.Invalid);
     desired.setMessage(message);
     desired.setDueTime(null);
-    Conditions.set(desired, Condition.SCHEDULED, false, "Invalid", message, draft.now, draft.generation);
+    Conditions.set(desired, Condition.SCHEDULED, false, reason, message, draft.now, draft.generation);
     // Once Invalid, the entry was removed when it became so.
     return draft.schedule(wasInvalid ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
         .claim(ClaimVerdict.Settle.stale())
@@ -181,7 +237,7 @@ public final class TaskDecider {
     String jobName = JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
     Optional<Job> existing = Optional.ofNullable(draft.facts.jobs().get(jobName));
     Long deadline = startingDeadline.secondsFor(task).orElse(null);
-    if (deadline != null && claim.claimedAt().isAfter(due.plusSeconds(deadline))) {
+    if (deadline != null && claim.claimedAt().isAfter(Times.plusSecondsCapped(due, deadline))) {
       // The deadline bounds the Job's creation, not the status write: an earlier attempt may have
       // created the Job and lost its status write. A Job that exists is never followed by Missed.
       return existing.isPresent() ? running(draft, existing.get(), due, claim) : missed(draft, due, deadline, claim);
@@ -358,9 +414,10 @@ public final class TaskDecider {
     Instant finished = Conditions.lastTransition(draft.desired)
         .or(() -> Optional.ofNullable(Times.parseOrNull(draft.desired.getFiredTime())))
         .orElse(draft.now);
-    Duration remaining = Duration.between(draft.now, finished.plusSeconds(ttl.get()));
+    Duration remaining = Duration.between(draft.now, Times.plusSecondsCapped(finished, ttl.get()));
     if (!remaining.isNegative() && !remaining.isZero()) {
-      draft.requeue = Optional.of(remaining);
+      // Capped: JOSDK's timer takes milliseconds; a TTL past the cap is decided again then.
+      draft.requeue = Optional.of(remaining.compareTo(LONGEST_REQUEUE) > 0 ? LONGEST_REQUEUE : remaining);
       return;
     }
     Optional<GitOpsOwner> owner = GitOpsOwner.of(task);
@@ -432,6 +489,7 @@ public final class TaskDecider {
     final Instant now;
     ScheduleChange schedule = ScheduleChange.KEEP;
     Optional<Job> jobToCreate = Optional.empty();
+    Optional<Job> jobToCheck = Optional.empty();
     Optional<ClaimVerdict> claim = Optional.empty();
     Optional<Duration> requeue = Optional.empty();
     boolean deleteTask;
@@ -483,11 +541,12 @@ public final class TaskDecider {
       }
       Readiness.apply(desired, generation, now, readyNote);
       List<TaskEvent> events = new ArrayList<>();
-      if (jobToCreate.isEmpty()) {
+      if (jobToCreate.isEmpty() && jobToCheck.isEmpty()) {
         transition(current, desired).ifPresent(events::add);
       }
       events.addAll(extraEvents);
-      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask, delivery, deliveryMetric);
+      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask, delivery, deliveryMetric,
+          jobToCheck);
     }
   }
 }

@@ -13,10 +13,12 @@ import java.util.Optional;
  * by name, the schedule claim waiting for it (when the leader's poller found it due), the time, and
  * for a sink task the outcome of its last delivery attempt (waiting to be recorded) and whether a
  * request is still in flight. Once a decision has named a Job to create, the API server's answer
- * ({@code jobCreation}) joins the facts and the task is decided again.
+ * ({@code jobCreation}) joins the facts and the task is decided again; likewise the answer to the
+ * dry run of a Job task's creation when it is scheduled ({@code jobCheck}).
  */
 public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
-    Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation) {
+    Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation,
+    Optional<TaskDecider.JobCheck> jobCheck) {
   public TaskFacts {
     Objects.requireNonNull(task, "task");
     jobs = Map.copyOf(jobs);
@@ -24,12 +26,13 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
     Objects.requireNonNull(now, "now");
     Objects.requireNonNull(delivery, "delivery");
     Objects.requireNonNull(jobCreation, "jobCreation");
+    Objects.requireNonNull(jobCheck, "jobCheck");
   }
 
   /** Facts gathered before any effect of this reconcile. */
   public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
       Optional<DeliveryOutcome> delivery, boolean deliveryInFlight) {
-    this(task, jobs, claim, now, delivery, deliveryInFlight, Optional.empty());
+    this(task, jobs, claim, now, delivery, deliveryInFlight, Optional.empty(), Optional.empty());
   }
 
   /** Facts of a task without a delivery in progress. */
@@ -39,6 +42,11 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
 
   /** The same facts, and how the API server answered the creation of the Job a decision named. */
   public TaskFacts withJobCreation(TaskDecider.JobCreation creation) {
-    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation));
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation), jobCheck);
+  }
+
+  /** The same facts, and how the API server answered the dry run of the Job's creation a decision asked for. */
+  public TaskFacts withJobCheck(TaskDecider.JobCheck check) {
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.of(check));
   }
 }

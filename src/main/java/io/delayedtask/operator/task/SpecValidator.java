@@ -145,13 +145,15 @@ public final class SpecValidator {
       return invalid("neither spec.runAt nor spec.delay is set; set exactly one: spec.runAt (" + RUN_AT_EXAMPLE
           + ") or spec.delay (" + DELAY_EXAMPLE + ")");
     }
-    if (spec.getStartingDeadlineSeconds() != null && spec.getStartingDeadlineSeconds() < 0) {
+    if (outOfRange(spec.getStartingDeadlineSeconds())) {
       return invalid("spec.startingDeadlineSeconds is " + spec.getStartingDeadlineSeconds()
-          + "; use a number of seconds >= 0, or remove it for no deadline");
+          + "; use a number of seconds from 0 to " + DelayedTaskSpec.MAX_SECONDS + " (10 years), or remove it for "
+          + "no deadline");
     }
-    if (spec.getTtlSecondsAfterFinished() != null && spec.getTtlSecondsAfterFinished() < 0) {
+    if (outOfRange(spec.getTtlSecondsAfterFinished())) {
       return invalid("spec.ttlSecondsAfterFinished is " + spec.getTtlSecondsAfterFinished()
-          + "; use a number of seconds >= 0, or remove it to keep the task");
+          + "; use a number of seconds from 0 to " + DelayedTaskSpec.MAX_SECONDS + " (10 years), or remove it to "
+          + "keep the task");
     }
     ZoneId zone = null;
     if (spec.getTimeZone() != null) {
@@ -377,14 +379,28 @@ public final class SpecValidator {
     return null;
   }
 
+  private static boolean outOfRange(Long seconds) {
+    return seconds != null && (seconds < 0 || seconds > DelayedTaskSpec.MAX_SECONDS);
+  }
+
   private static Validation checkPayload(Map<String, String> payload) {
     if (payload == null) {
       return null;
     }
-    for (String key : payload.keySet()) {
+    if (payload.size() > DelayedTaskSpec.PAYLOAD_MAX_KEYS) {
+      return invalid("spec.payload has " + payload.size() + " keys; use at most " + DelayedTaskSpec.PAYLOAD_MAX_KEYS
+          + ", or pass a reference (a ConfigMap's name, a URL) instead of the data");
+    }
+    for (Map.Entry<String, String> entry : payload.entrySet()) {
+      String key = entry.getKey();
       if (key == null || !PAYLOAD_KEY.matcher(key).matches()) {
         return invalid("spec.payload key '" + key + "' cannot be used in the annotation delayedtask.io/payload.<key>; "
             + "use at most 55 letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
+      }
+      if (entry.getValue() != null && entry.getValue().length() > DelayedTaskSpec.PAYLOAD_MAX_VALUE_LENGTH) {
+        return invalid("spec.payload." + key + " has " + entry.getValue().length() + " characters; use at most "
+            + DelayedTaskSpec.PAYLOAD_MAX_VALUE_LENGTH + ", or pass a reference (a ConfigMap's name, a URL) instead "
+            + "of the data");
       }
     }
     return null;

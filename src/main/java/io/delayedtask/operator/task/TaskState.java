@@ -11,7 +11,26 @@ import java.util.Optional;
  * for which due time?
  */
 public final class TaskState {
+  /**
+   * The reason of the Scheduled condition of a Job task whose template the API server refused in a
+   * dry run of the Job's creation: it stays Invalid until its spec changes.
+   */
+  public static final String JOB_TEMPLATE_REFUSED = "JobTemplateRefused";
+
   private TaskState() {}
+
+  /**
+   * True when the status says the API server refused this generation's jobTemplate (a dry run when it
+   * was scheduled): nothing the operator checks itself would find it, so the status is the record.
+   */
+  public static boolean jobTemplateRefused(DelayedTask task) {
+    DelayedTaskStatus status = task.getStatus();
+    Long generation = task.getMetadata() == null ? null : task.getMetadata().getGeneration();
+    return status != null && status.getPhase() == Phase.Invalid && generation != null
+        && generation.equals(status.getObservedGeneration())
+        && Conditions.find(status, io.delayedtask.operator.api.v1alpha1.Condition.SCHEDULED)
+            .map(c -> JOB_TEMPLATE_REFUSED.equals(c.getReason())).orElse(false);
+  }
 
   /**
    * True when the status says the task already fired (or finished) for this due time. A firedTime
@@ -40,11 +59,11 @@ public final class TaskState {
   }
 
   /**
-   * When the task's schedule entry should be due, or empty when it is invalid, suspended or already
+   * When the task's schedule entry should be due, or empty when it is invalid (its jobTemplate refused included), suspended or already
    * handled: its due time, or for a sink task whose retry waits, that retry's time.
    */
   public static Optional<Instant> waitingDue(DelayedTask task, SpecValidator validator) {
-    if (!(validator.validate(task) instanceof Validation.Valid valid)) {
+    if (!(validator.validate(task) instanceof Validation.Valid valid) || jobTemplateRefused(task)) {
       return Optional.empty();
     }
     if (task.getSpec().isSuspended() || handledFor(task.getStatus(), valid.due())) {

@@ -16,6 +16,19 @@ public final class Times {
     return FORMAT.format(instant.truncatedTo(ChronoUnit.MILLIS));
   }
 
+  /**
+   * {@code instant} plus {@code seconds}, or {@link Instant#MAX} ({@link Instant#MIN} for a negative
+   * amount) where the sum leaves Instant's range: a deadline or TTL that far away never comes, and
+   * must not throw on every decision of the task.
+   */
+  public static Instant plusSecondsCapped(Instant instant, long seconds) {
+    try {
+      return instant.plusSeconds(seconds);
+    } catch (java.time.DateTimeException | ArithmeticException e) {
+      return seconds >= 0 ? Instant.MAX : Instant.MIN;
+    }
+  }
+
   /** Parses a time this operator wrote (or any ISO instant); null when absent or unreadable. */
   public static Instant parseOrNull(String value) {
     if (value == null || value.isBlank()) {

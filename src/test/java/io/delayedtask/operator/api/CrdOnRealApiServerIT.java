@@ -79,7 +79,31 @@ class CrdOnRealApiServerIT {
         Arguments.of("an over-long sink uri", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/" + "x".repeat(2048) + "\"}",
             "spec.sink.uri"),
         Arguments.of("a retry count above 100", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"
-            + "\n  delivery: {retry: 101}", "spec.delivery.retry"));
+            + "\n  delivery: {retry: 101}", "spec.delivery.retry"),
+        Arguments.of("a deadline above 10 years", "delay: 10m\n  startingDeadlineSeconds: 315360001",
+            "spec.startingDeadlineSeconds"),
+        Arguments.of("a deadline that overflowed the operator's times",
+            "delay: 10m\n  startingDeadlineSeconds: 40000000000000000", "spec.startingDeadlineSeconds"),
+        Arguments.of("a TTL above 10 years", "delay: 10m\n  ttlSecondsAfterFinished: 315360001",
+            "spec.ttlSecondsAfterFinished"),
+        Arguments.of("65 payload keys", "delay: 10m\n  payload: " + payload(65, 1, 4), "spec.payload"),
+        Arguments.of("a payload value of 4097 characters", "delay: 10m\n  payload: {big: " + "x".repeat(4097) + "}",
+            "spec.payload values are at most 4096 characters"),
+        Arguments.of("a payload key of 56 characters", "delay: 10m\n  payload: {" + "k".repeat(56) + ": x}",
+            "spec.payload keys become the annotation delayedtask.io/payload.<key>"),
+        Arguments.of("a payload key that is no annotation name", "delay: 10m\n  payload: {\"bad key!\": x}",
+            "spec.payload keys become the annotation delayedtask.io/payload.<key>"));
+  }
+
+  /** A flow-style YAML map of {@code keys} entries, keys of {@code keyLength} characters, values of {@code valueLength}. */
+  static String payload(int keys, int valueLength, int keyLength) {
+    StringBuilder map = new StringBuilder("{");
+    for (int i = 0; i < keys; i++) {
+      String number = Integer.toString(i);
+      map.append(i == 0 ? "" : ", ").append("k".repeat(keyLength - number.length())).append(number).append(": ")
+          .append("v".repeat(valueLength));
+    }
+    return map.append('}').toString();
   }
 
   private static final String JOB_TEMPLATE =
@@ -122,6 +146,19 @@ class CrdOnRealApiServerIT {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
       assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
     }
+  }
+
+  /**
+   * The largest payload and the longest deadline and TTL pass the schema and its CEL rules. Server-side
+   * apply: a client-side apply copies the whole task into its last-applied annotation, and the
+   * annotations of an object are at most 256 KiB, less than this payload (docs/reference.md says so).
+   */
+  @Test
+  void theLargestPayloadAndTheLongestDeadlineAndTtlAreAccepted() {
+    Kubectl.Result result = apply(manifest("largest", "delay: 10m\n  startingDeadlineSeconds: 315360000"
+        + "\n  ttlSecondsAfterFinished: 315360000\n  payload: " + payload(64, 4096, 55)), "--server-side",
+        "--dry-run=server");
+    assertThat(result.ok()).as(result.output()).isTrue();
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.delayedtask.operator.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.task.SpecValidator;
@@ -86,5 +87,33 @@ class LenientReadingTest {
     assertThat(copy).isNotSameAs(task);
     assertThat(copy.getSpec().unreadableFields()).containsExactlyElementsOf(task.getSpec().unreadableFields());
     assertThat(new SpecValidator().validate(copy)).isInstanceOf(Validation.Invalid.class);
+  }
+
+  /** A jobTemplate as JSON of exactly {@code bytes} bytes (one env value sized to fit). */
+  private static String jobTemplateOf(int bytes) {
+    String head = "{\"spec\":{\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\","
+        + "\"image\":\"busybox\",\"env\":[{\"name\":\"BIG\",\"value\":\"";
+    String tail = "\"}]}]}}}}";
+    return head + "x".repeat(bytes - head.length() - tail.length()) + tail;
+  }
+
+  @Test
+  void aJobTemplateUpToTheLimitIsKept() {
+    DelayedTask task = read("\"spec\":{\"delay\":\"10m\",\"jobTemplate\":"
+        + jobTemplateOf(DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES) + "}}");
+    assertThat(task.getSpec().unreadableFields()).isEmpty();
+    assertThat(task.getSpec().getJobTemplate()).isNotNull();
+    assertThat(new SpecValidator().validate(task)).isInstanceOf(Validation.Valid.class);
+  }
+
+  /** Not kept in memory at all (the informer holds every task), and the task is Invalid, saying why. */
+  @Test
+  void aJobTemplateAboveTheLimitIsNotKeptAndTheTaskIsInvalid() {
+    DelayedTask task = read("\"spec\":{\"delay\":\"10m\",\"jobTemplate\":"
+        + jobTemplateOf(DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES + 1) + "}}");
+    assertThat(task.getSpec().getJobTemplate()).isNull();
+    assertThat(new SpecValidator().validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
+        invalid -> assertThat(invalid.message()).contains("spec.jobTemplate is 131073 bytes as JSON, more than the "
+            + "131072 allowed; move large scripts or data into a ConfigMap"));
   }
 }

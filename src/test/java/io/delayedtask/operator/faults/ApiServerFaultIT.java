@@ -53,6 +53,51 @@ class ApiServerFaultIT {
   }
 
   /**
+   * The dry run of a Job task's Job when it is scheduled: an answer without a verdict (503, 429,
+   * every time, and the client's own retries off) never blocks scheduling, the task is Scheduled
+   * long before its due time and its Job is created then; a refusal (403 from a policy webhook)
+   * makes the task Invalid at once with the API server's message, and no Job is ever created.
+   */
+  @Test
+  void aDryRunWithoutAVerdictSchedulesTheTaskAndARefusalMakesItInvalid(FaultLab lab) {
+    lab.startOperator("op-a", java.util.Map.of("KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0"));
+    lab.awaitLiveLeader(Duration.ofSeconds(60));
+    ApiFault unavailable = lab.api.inject(ApiFault.of("POST", JOBS, 503, -1).onDryRunsOnly()
+        .whenBodyContains("\"delayedtask.io/task\":\"dry-503\""));
+    ApiFault throttled = lab.api.inject(ApiFault.of("POST", JOBS, 429, -1).onDryRunsOnly()
+        .whenBodyContains("\"delayedtask.io/task\":\"dry-429\""));
+    ApiFault webhook = lab.api.inject(ApiFault.of("POST", JOBS, 403, -1).onDryRunsOnly()
+        .whenBodyContains("\"delayedtask.io/task\":\"dry-403\"")
+        .withMessage("admission webhook \"validate.kyverno.svc\" denied the request: images must come from "
+            + "registry.example.com"));
+    Instant due = Instant.now().plusSeconds(20);
+    lab.create(Tasks.withJob(FaultLab.NAMESPACE, "dry-503", due));
+    lab.create(Tasks.withJob(FaultLab.NAMESPACE, "dry-429", due));
+    lab.create(Tasks.withJob(FaultLab.NAMESPACE, "dry-403", due));
+
+    await("scheduled, and refused, well before the due time").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      assertThat(lab.phaseOf("dry-503")).isEqualTo(Phase.Scheduled);
+      assertThat(lab.phaseOf("dry-429")).isEqualTo(Phase.Scheduled);
+      assertThat(lab.phaseOf("dry-403")).isEqualTo(Phase.Invalid);
+    });
+    assertThat(Instant.now()).isBefore(due);
+    assertThat(lab.get("dry-403").getStatus().getMessage()).isEqualTo("spec.jobTemplate is refused by the API server "
+        + "(a dry run of the Job's creation): admission webhook 'validate.kyverno.svc' denied the request: images must "
+        + "come from registry.example.com; fix spec.jobTemplate and apply the task again");
+    assertThat(List.of(unavailable, throttled, webhook)).allSatisfy(fault -> assertThat(fault.hits())
+        .as("one dry run per task and generation").isEqualTo(1));
+
+    lab.awaitAllFiredOnceNotEarly(List.of("dry-503", "dry-429"), Duration.ofSeconds(60));
+    await("Running").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      assertThat(lab.phaseOf("dry-503")).isEqualTo(Phase.Running);
+      assertThat(lab.phaseOf("dry-429")).isEqualTo(Phase.Running);
+    });
+    assertThat(lab.api.calls(call -> call.isJobCreation() && call.body().contains("\"delayedtask.io/task\":\"dry-403\"")))
+        .as("no Job for the refused task").isEmpty();
+    assertThat(lab.phaseOf("dry-403")).isEqualTo(Phase.Invalid);
+  }
+
+  /**
    * The client's request timeout, set the standard fabric8 way (the variable its Config reads, as
    * for any fabric8 client; the operator adds no setting of its own): 2 s instead of 10 s.
    */

@@ -11,6 +11,7 @@ import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
 import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
 import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
 import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.task.Conditions;
@@ -20,6 +21,7 @@ import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.TaskState;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -228,6 +230,28 @@ class TaskDeciderTest {
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.MISSED);
   }
 
+  /**
+   * A deadline beyond Instant's range used to throw DateTimeException in every decision of the
+   * claim, which then went back with backoff for ever: now such a spec is Invalid and its claim is
+   * acknowledged.
+   */
+  @Test
+  void aClaimOfATaskWhoseDeadlineIsBeyondTenYearsIsSettledAndTheTaskInvalid() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setStartingDeadlineSeconds(40_000_000_000_000_000L);
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+
+    Plan plan = decide(task, Optional.of(claim(task, DUE)));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Invalid);
+    assertThat(plan.status().getMessage()).contains("spec.startingDeadlineSeconds is 40000000000000000; use a number "
+        + "of seconds from 0 to 315360000");
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.stale());
+    assertThat(plan.jobToCreate()).isEmpty();
+  }
+
   @Test
   void theOperatorWideDefaultDeadlineAppliesToATaskThatSetsNone() {
     TaskDecider withDefault = new TaskDecider(new SpecValidator(), FinishedTtl.none(),
@@ -361,6 +385,95 @@ class TaskDeciderTest {
     assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.FAILED));
   }
 
+  // --- The jobTemplate's dry run when a Job task is scheduled ------------------------------------
+
+  @Test
+  void aNewJobTaskAsksForADryRunOfItsJobFirstAndDoesNothingElse() {
+    DelayedTask task = task(s -> {
+      s.setRunAt(LATER.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    });
+
+    Plan plan = decider.decide(facts(task, Optional.empty()));
+
+    assertThat(plan.jobToCheck()).hasValueSatisfying(job -> {
+      assertThat(job).isEqualTo(JobFactory.jobFor(task, LATER, NOW));
+    });
+    assertThat(plan.schedule()).isEqualTo(ScheduleChange.KEEP);
+    assertThat(plan.jobToCreate()).isEmpty();
+    assertThat(plan.events()).isEmpty();
+    assertThat(plan.claim()).isEmpty();
+  }
+
+  @Test
+  void aJobTaskWhoseDryRunIsAcceptedOrUnansweredIsScheduled() {
+    DelayedTask task = task(s -> {
+      s.setRunAt(LATER.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    });
+    for (JobCheck check : List.of(new JobCheck.Accepted(), new JobCheck.Unanswered("the server is currently unable "
+        + "to handle the request"))) {
+      Plan plan = decider.decide(facts(task, Optional.empty()).withJobCheck(check));
+
+      assertThat(plan.jobToCheck()).isEmpty();
+      assertThat(plan.status().getPhase()).as(check.toString()).isEqualTo(Phase.Scheduled);
+      assertThat(plan.schedule()).isEqualTo(new ScheduleChange.Write(LATER));
+      assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.SCHEDULED);
+    }
+  }
+
+  @Test
+  void aJobTaskWhoseDryRunIsRefusedIsInvalidWithTheApiServersMessageAndStaysSoUntilItsSpecChanges() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(LATER.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    task.getMetadata().setGeneration(4L); // the template was edited
+    String reason = "Job.batch \"t-1\" is invalid: spec.jobTemplate.spec.template.spec.restartPolicy: Required value";
+
+    Plan refused = decider.decide(facts(task, Optional.empty()).withJobCheck(new JobCheck.Refused(reason)));
+
+    assertThat(refused.status().getPhase()).isEqualTo(Phase.Invalid);
+    assertThat(refused.status().getMessage()).isEqualTo("spec.jobTemplate is refused by the API server (a dry run of "
+        + "the Job's creation): " + reason + "; fix spec.jobTemplate and apply the task again");
+    assertThat(refused.schedule()).as("its entry goes").isEqualTo(ScheduleChange.REMOVE);
+    assertThat(refused.events()).containsExactly(TaskEvent.warning(TaskEvents.INVALID, refused.status().getMessage()));
+    assertThat(condition(refused, Condition.READY)).isEqualTo("False");
+
+    task.setStatus(refused.status());
+    Plan again = decider.decide(facts(task, Optional.empty()));
+    assertThat(again.jobToCheck()).as("one dry run per generation").isEmpty();
+    assertThat(again.status()).as("no status write").isEqualTo(task.getStatus());
+    assertThat(again.schedule()).isEqualTo(ScheduleChange.KEEP);
+    assertThat(again.events()).isEmpty();
+    assertThat(TaskState.waitingDue(task, new SpecValidator())).as("the resync adds no entry").isEmpty();
+    Plan claimed = decider.decide(facts(task, Optional.of(claim(task, LATER))));
+    assertThat(claimed.jobToCreate()).isEmpty();
+    assertThat(claimed.claim()).contains(ClaimVerdict.Settle.stale());
+
+    task.getMetadata().setGeneration(5L); // fixed
+    assertThat(decider.decide(facts(task, Optional.empty())).jobToCheck()).as("checked again").isPresent();
+  }
+
+  @Test
+  void aJobTaskScheduledForItsGenerationIsNotCheckedAgainAndOtherTasksNever() {
+    DelayedTask job = scheduled(task(s -> {
+      s.setRunAt(LATER.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    assertThat(decider.decide(facts(job, Optional.empty())).jobToCheck()).isEmpty();
+    assertThat(decider.decide(facts(job, Optional.of(claim(job, LATER)))).jobToCheck()).as("a claim fires").isEmpty();
+
+    DelayedTask statusOnly = task(s -> s.setRunAt(LATER.toString()));
+    assertThat(decider.decide(facts(statusOnly, Optional.empty())).jobToCheck()).isEmpty();
+    DelayedTask suspended = task(s -> {
+      s.setRunAt(LATER.toString());
+      s.setSuspend(true);
+      s.setJobTemplate(Tasks.jobTemplate());
+    });
+    assertThat(decider.decide(facts(suspended, Optional.empty())).jobToCheck()).isEmpty();
+  }
+
   @Test
   void aTransientFailureKeepsTheTaskScheduledAndBacksOff() {
     DelayedTask task = scheduled(task(s -> {
@@ -469,6 +582,18 @@ class TaskDeciderTest {
 
     Plan expired = withTtl.decide(new TaskFacts(task, Map.of(), Optional.empty(), NOW.plusSeconds(61)));
     assertThat(expired.deleteTask()).isTrue();
+  }
+
+  /** The operator-wide default is not bounded by the CRD: a TTL beyond Instant's range must not throw. */
+  @Test
+  void aTtlBeyondInstantsRangeWaitsAtMostTenYearsAtATimeAndNeverThrows() {
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(), new FinishedTtl(Optional.of(Long.MAX_VALUE)));
+    DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
+
+    Plan waiting = withTtl.decide(facts(task, Optional.empty()));
+
+    assertThat(waiting.requeue()).contains(Duration.ofSeconds(315_360_000L));
+    assertThat(waiting.deleteTask()).isFalse();
   }
 
   @Test
@@ -683,8 +808,11 @@ class TaskDeciderTest {
         Duration.ofMillis(3), status, Optional.empty()));
   }
 
+  /** As the reconciler decides: a Job task's dry run, when the plan asks for one, is accepted. */
   private Plan decide(DelayedTask task, Optional<ClaimedEntry> claim) {
-    return decider.decide(facts(task, claim));
+    TaskFacts facts = facts(task, claim);
+    Plan plan = decider.decide(facts);
+    return plan.jobToCheck().isPresent() ? decider.decide(facts.withJobCheck(new JobCheck.Accepted())) : plan;
   }
 
   private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim) {

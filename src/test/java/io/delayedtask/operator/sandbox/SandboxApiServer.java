@@ -1,6 +1,10 @@
 package io.delayedtask.operator.sandbox;
 
+import io.delayedtask.operator.testing.IndexedCrudDispatcher;
 import io.delayedtask.operator.testing.KubectlDiscovery;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -29,8 +33,16 @@ final class SandboxApiServer implements AutoCloseable {
 
   SandboxApiServer(Path crd, int port) {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-    server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-        new KubernetesMixedDispatcher(responses), false);
+    KubernetesMixedDispatcher mixed = new KubernetesMixedDispatcher(responses);
+    // The stock store would keep what a dry run creates (the operator dry-runs each Job task's Job).
+    Dispatcher dryRunAware = new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        return "POST".equals(request.getMethod()) && IndexedCrudDispatcher.isDryRun(request.getPath())
+            ? IndexedCrudDispatcher.dryRunCreate(request) : mixed.dispatch(request);
+      }
+    };
+    server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, dryRunAware, false);
     server.init(InetAddress.getLoopbackAddress(), port);
     KubectlDiscovery.serve(server);
     // JOSDK checks it may use the Lease before it campaigns; the sandbox user may do everything.

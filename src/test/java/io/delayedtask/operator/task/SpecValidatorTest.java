@@ -48,6 +48,20 @@ class SpecValidatorTest {
         Arguments.of("payload", spec(s -> {
           s.setDelay("1m");
           s.setPayload(Map.of("order-id", "42", "customer.email", "a@b.c"));
+        }), "2026-12-01T10:01:00.000Z"),
+        Arguments.of("the largest payload: 64 keys of 4096 characters, keys of 55", spec(s -> {
+          s.setDelay("1m");
+          s.setPayload(payload(64, 4096, 55));
+        }), "2026-12-01T10:01:00.000Z"),
+        Arguments.of("the longest deadline and TTL (10 years)", spec(s -> {
+          s.setDelay("1m");
+          s.setStartingDeadlineSeconds(315_360_000L);
+          s.setTtlSecondsAfterFinished(315_360_000L);
+        }), "2026-12-01T10:01:00.000Z"),
+        Arguments.of("a deadline and TTL of 0", spec(s -> {
+          s.setDelay("1m");
+          s.setStartingDeadlineSeconds(0L);
+          s.setTtlSecondsAfterFinished(0L);
         }), "2026-12-01T10:01:00.000Z"));
   }
 
@@ -99,7 +113,31 @@ class SpecValidatorTest {
         Arguments.of("payload key not an annotation name", spec(s -> {
           s.setDelay("1m");
           s.setPayload(Map.of("bad key!", "x"));
-        }), "spec.payload key 'bad key!'"));
+        }), "spec.payload key 'bad key!'"),
+        Arguments.of("startingDeadlineSeconds above 10 years", spec(s -> {
+          s.setDelay("1m");
+          s.setStartingDeadlineSeconds(315_360_001L);
+        }), "spec.startingDeadlineSeconds is 315360001; use a number of seconds from 0 to 315360000"),
+        Arguments.of("startingDeadlineSeconds that overflows an Instant", spec(s -> {
+          s.setDelay("1m");
+          s.setStartingDeadlineSeconds(Long.MAX_VALUE);
+        }), "spec.startingDeadlineSeconds is " + Long.MAX_VALUE),
+        Arguments.of("ttlSecondsAfterFinished above 10 years", spec(s -> {
+          s.setDelay("1m");
+          s.setTtlSecondsAfterFinished(40_000_000_000_000_000L);
+        }), "spec.ttlSecondsAfterFinished is 40000000000000000; use a number of seconds from 0 to 315360000"),
+        Arguments.of("65 payload keys", spec(s -> {
+          s.setDelay("1m");
+          s.setPayload(payload(65, 1, 5));
+        }), "spec.payload has 65 keys; use at most 64"),
+        Arguments.of("a payload value of 4097 characters", spec(s -> {
+          s.setDelay("1m");
+          s.setPayload(Map.of("big", "x".repeat(4097)));
+        }), "spec.payload.big has 4097 characters; use at most 4096"),
+        Arguments.of("a payload key of 56 characters", spec(s -> {
+          s.setDelay("1m");
+          s.setPayload(Map.of("k".repeat(56), "x"));
+        }), "use at most 55 letters"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -218,6 +256,16 @@ class SpecValidatorTest {
         .withNewSpec().withNewTemplate().withNewSpec().addNewContainer().withName("c").withImage("busybox")
         .endContainer().withRestartPolicy("Never").endSpec().endTemplate().endSpec()
         .build();
+  }
+
+  /** {@code keys} entries, each key {@code keyLength} characters long, each value {@code valueLength}. */
+  static Map<String, String> payload(int keys, int valueLength, int keyLength) {
+    Map<String, String> payload = new java.util.HashMap<>();
+    for (int i = 0; i < keys; i++) {
+      String number = Integer.toString(i);
+      payload.put("k".repeat(keyLength - number.length()) + number, "v".repeat(valueLength));
+    }
+    return payload;
   }
 
   private static DelayedTask spec(Consumer<DelayedTaskSpec> setter) {

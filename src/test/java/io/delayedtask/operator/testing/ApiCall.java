@@ -10,8 +10,16 @@ public record ApiCall(Instant at, String method, String path, int code, boolean 
   }
 
 
+  /** A Job created (not a dry run of its creation). */
   public boolean isJobCreation() {
-    return method.equals("POST") && path.matches("/apis/batch/v1/namespaces/[^/]+/jobs(\\?.*)?");
+    return method.equals("POST") && path.matches("/apis/batch/v1/namespaces/[^/]+/jobs(\\?.*)?")
+        && !IndexedCrudDispatcher.isDryRun(path);
+  }
+
+  /** A dry run of a Job's creation ({@code dryRun=All}): the check of a Job task's template when it is scheduled. */
+  public boolean isJobDryRun() {
+    return method.equals("POST") && path.matches("/apis/batch/v1/namespaces/[^/]+/jobs(\\?.*)?")
+        && IndexedCrudDispatcher.isDryRun(path);
   }
 
   public boolean isStatusWrite() {

@@ -22,6 +22,8 @@ public final class ApiFault {
   private final Duration delay;
   private final AtomicInteger remaining;
   private final AtomicInteger hits = new AtomicInteger();
+  /** Whether it answers dry runs ({@code dryRun=All}) only, or (the default) real requests only. */
+  private boolean dryRuns;
 
   private ApiFault(String method, Pattern path, Predicate<String> body, int code, String reason, String statusReason,
       Duration delay, int times) {
@@ -51,23 +53,39 @@ public final class ApiFault {
 
   /** Only requests whose body contains {@code fragment} (for example one Job's name). */
   public ApiFault whenBodyContains(String fragment) {
-    return new ApiFault(method, path, b -> b != null && b.contains(fragment), code, reason, statusReason, delay,
-        remaining.get());
+    return keepingKind(new ApiFault(method, path, b -> b != null && b.contains(fragment), code, reason, statusReason,
+        delay, remaining.get()));
   }
 
   /** The answer comes only after {@code value}: the client sits in the request meanwhile. */
   public ApiFault delayed(Duration value) {
-    return new ApiFault(method, path, body, code, reason, statusReason, value, remaining.get());
+    return keepingKind(new ApiFault(method, path, body, code, reason, statusReason, value, remaining.get()));
   }
 
   /** The human message in the Status body. */
   public ApiFault withMessage(String value) {
-    return new ApiFault(method, path, body, code, value, statusReason, delay, remaining.get());
+    return keepingKind(new ApiFault(method, path, body, code, value, statusReason, delay, remaining.get()));
   }
 
   /** The machine reason in the Status body (409 comes as Conflict or AlreadyExists). */
   public ApiFault withStatusReason(String value) {
-    return new ApiFault(method, path, body, code, reason, value, delay, remaining.get());
+    return keepingKind(new ApiFault(method, path, body, code, reason, value, delay, remaining.get()));
+  }
+
+  /**
+   * Only dry runs ({@code dryRun=All}, the check of a Job task's template when it is scheduled);
+   * without this, a fault answers real requests only, so a fault on Job creations is not spent on
+   * the dry runs before them.
+   */
+  public ApiFault onDryRunsOnly() {
+    ApiFault copy = new ApiFault(method, path, body, code, reason, statusReason, delay, remaining.get());
+    copy.dryRuns = true;
+    return copy;
+  }
+
+  private ApiFault keepingKind(ApiFault copy) {
+    copy.dryRuns = dryRuns;
+    return copy;
   }
 
   /** How many requests this fault has answered so far. */
@@ -100,6 +118,9 @@ public final class ApiFault {
       return false;
     }
     String requestPath = request.getPath();
+    if (IndexedCrudDispatcher.isDryRun(requestPath) != dryRuns) {
+      return false;
+    }
     int query = requestPath.indexOf('?');
     if (!path.matcher(query < 0 ? requestPath : requestPath.substring(0, query)).matches()) {
       return false;

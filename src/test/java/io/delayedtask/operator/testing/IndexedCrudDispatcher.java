@@ -75,7 +75,26 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
   @Override
   public MockResponse handleCreate(RecordedRequest request) {
+    if (isDryRun(request.getPath())) {
+      return dryRunCreate(request);
+    }
     return writing(() -> super.handleCreate(request));
+  }
+
+  /**
+   * The stock store ignores {@code dryRun}: it would store the object. A real API server answers a
+   * dry run as it would the creation and stores nothing; so does this (no validation, as ever here).
+   */
+  public static MockResponse dryRunCreate(RecordedRequest request) {
+    return new MockResponse().setResponseCode(HttpURLConnection.HTTP_CREATED)
+        .setHeader("Content-Type", "application/json")
+        .setBody(new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** A request with {@code dryRun=All} in its query. */
+  public static boolean isDryRun(String path) {
+    int query = path.indexOf('?');
+    return query >= 0 && path.substring(query).matches(".*[?&]dryRun=All(&.*)?");
   }
 
   @Override

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -34,6 +35,24 @@ public class DelayedTaskSpec {
   public static final int MAX_LENGTH = 64;
   /** The longest IANA name today has 32 characters. */
   public static final int TIME_ZONE_MAX_LENGTH = 64;
+  /** The largest startingDeadlineSeconds and ttlSecondsAfterFinished: 10 years, far beyond any real use. */
+  public static final long MAX_SECONDS = 315_360_000L;
+  /** At most this many payload keys. */
+  public static final int PAYLOAD_MAX_KEYS = 64;
+  /** Each payload value is at most this many characters. */
+  public static final int PAYLOAD_MAX_VALUE_LENGTH = 4096;
+  /**
+   * A payload key: it becomes the annotation delayedtask.io/payload.&lt;key&gt;, whose name part (at
+   * most 63 characters, letters, digits, '-', '_', '.', starting and ending alphanumeric) already
+   * holds "payload.", so a key has at most 55 characters.
+   */
+  public static final String PAYLOAD_KEY_SHAPE = "^[A-Za-z0-9]([-A-Za-z0-9_.]{0,53}[A-Za-z0-9])?$";
+  /**
+   * The largest spec.jobTemplate, in bytes of its JSON: a pod template with a long inline script and
+   * many environment variables stays far below; the operator keeps every task in memory, so a task
+   * that is larger is not kept as written (task/SpecValidator, docs/reference.md).
+   */
+  public static final int JOB_TEMPLATE_MAX_BYTES = 128 * 1024;
 
   /**
    * The shape of an RFC 3339 time, the offset optional (it may be left out only with timeZone, which
@@ -79,8 +98,9 @@ public class DelayedTaskSpec {
   private String delay;
 
   @Min(0)
+  @Max(MAX_SECONDS)
   @JsonPropertyDescription("If the task cannot fire within this many seconds after its due time, it does not fire "
-      + "and its phase becomes Missed. Unset: no deadline.")
+      + "and its phase becomes Missed. 0 to 315360000 (10 years). Unset: no deadline.")
   private Long startingDeadlineSeconds;
 
   @Default("false")
@@ -89,8 +109,9 @@ public class DelayedTaskSpec {
   private Boolean suspend;
 
   @Min(0)
+  @Max(MAX_SECONDS)
   @JsonPropertyDescription("The DelayedTask is deleted this many seconds after it reaches a finished phase "
-      + "(Fired, Succeeded, Failed, Missed); its Job goes with it. Unset: kept.")
+      + "(Fired, Succeeded, Failed, Missed); its Job goes with it. 0 to 315360000 (10 years). Unset: kept.")
   private Long ttlSecondsAfterFinished;
 
   // The full Job schema would make the CRD too large for client-side apply (its last-applied
@@ -98,11 +119,19 @@ public class DelayedTaskSpec {
   // server validates the Job itself when the operator creates it.
   @SchemaFrom(type = JobTemplateSchema.class)
   @JsonPropertyDescription("A batch/v1 JobTemplateSpec (metadata, spec). Present: firing creates a Job from it "
-      + "in the task's namespace. Absent: firing only records it in the status.")
+      + "in the task's namespace. Absent: firing only records it in the status. At most 131072 bytes as JSON.")
   private JobTemplateSpec jobTemplate;
 
+  @Size(max = PAYLOAD_MAX_KEYS)
+  @ValidationRule(value = "self.all(k, size(self[k]) <= " + PAYLOAD_MAX_VALUE_LENGTH + ")",
+      message = "spec.payload values are at most 4096 characters; shorten the value, or pass a reference "
+          + "(a ConfigMap's name, a URL) instead of the data")
+  @ValidationRule(value = "self.all(k, k.matches(r'" + PAYLOAD_KEY_SHAPE + "'))",
+      message = "spec.payload keys become the annotation delayedtask.io/payload.<key>: use at most 55 letters, "
+          + "digits, '-', '_' or '.', starting and ending with a letter or digit")
   @JsonPropertyDescription("Opaque data for whoever reacts to the task; copied onto the created Job as "
-      + "annotations delayedtask.io/payload.<key>.")
+      + "annotations delayedtask.io/payload.<key>. At most 64 keys (each at most 55 letters, digits, '-', '_' "
+      + "or '.'), each value at most 4096 characters.")
   private Map<String, String> payload;
 
   @JsonPropertyDescription("Present: firing sends a CloudEvent over HTTP (POST, binary mode, the payload as a "

@@ -1,5 +1,7 @@
 package io.delayedtask.operator.api.v1alpha1;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DatabindException;
@@ -11,6 +13,7 @@ import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -35,6 +38,8 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
   private final String path;
   private final Supplier<T> factory;
   private final BiConsumer<T, List<String>> unreadable;
+  /** The largest JSON, in bytes, kept of a property (by name); a larger one is left unset and named. */
+  private final Map<String, Integer> largestBytes;
   /**
    * The class's settable properties, introspected once: every informer event, clone and API answer
    * reads a spec and a status, and introspecting the class each time cost more than the reading.
@@ -46,10 +51,20 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
 
   /** {@code path} names the object in messages ("spec"); {@code unreadable} receives the problems. */
   LenientDeserializer(Class<T> type, String path, Supplier<T> factory, BiConsumer<T, List<String>> unreadable) {
+    this(type, path, factory, unreadable, Map.of());
+  }
+
+  /**
+   * {@code largestBytes}: for these properties, a value whose JSON is longer is not read at all (so
+   * it is not kept in the informer's cache either, where every task lives) and is named instead.
+   */
+  LenientDeserializer(Class<T> type, String path, Supplier<T> factory, BiConsumer<T, List<String>> unreadable,
+      Map<String, Integer> largestBytes) {
     super(type);
     this.path = path;
     this.factory = factory;
     this.unreadable = unreadable;
+    this.largestBytes = Map.copyOf(largestBytes);
   }
 
   @Override
@@ -67,6 +82,15 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
       if (value == null || value.isNull()) {
         continue;
       }
+      Integer largest = largestBytes.get(property.name());
+      if (largest != null) {
+        long bytes = jsonBytes(value);
+        if (bytes > largest) {
+          problems.add(path + "." + property.name() + " is " + bytes + " bytes as JSON, more than the " + largest
+              + " allowed; move large scripts or data into a ConfigMap or Secret the Job mounts");
+          continue;
+        }
+      }
       JavaType type = property.type();
       try {
         property.mutator().setValue(bean, context.readTreeAsValue(value, type));
@@ -78,6 +102,31 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
     }
     unreadable.accept(bean, problems);
     return bean;
+  }
+
+  /** The length of {@code value} written as compact JSON, in UTF-8 bytes. */
+  private static long jsonBytes(JsonNode value) throws IOException {
+    CountingStream counter = new CountingStream();
+    try (JsonGenerator generator = JSON.createGenerator(counter)) {
+      generator.writeTree(value);
+    }
+    return counter.count;
+  }
+
+  private static final JsonFactory JSON = new com.fasterxml.jackson.databind.ObjectMapper().getFactory();
+
+  private static final class CountingStream extends OutputStream {
+    long count;
+
+    @Override
+    public void write(int b) {
+      count++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      count += len;
+    }
   }
 
   private List<Property> properties(DeserializationContext context) {
