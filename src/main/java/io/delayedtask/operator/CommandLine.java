@@ -104,9 +104,10 @@ final class CommandLine {
             "how long a claimed schedule entry stays in flight before another poller may take it back"),
         new Variable(OperatorConfig.FINISHED_TTL_SECONDS, "none (finished tasks are kept)",
             "ttlSecondsAfterFinished for tasks that set none; tasks a GitOps tool manages are never deleted"),
-        new Variable(SinkConfig.ALLOWED_URIS, sink.allowedUriPrefixes().isEmpty() ? "none" : String.join(",",
-            sink.allowedUriPrefixes()),
-            "comma-separated URL prefixes an absolute spec.sink.uri may start with"),
+        new Variable(SinkConfig.ALLOWED_URIS, sink.allowedUris().isEmpty() ? "none" : String.join(",",
+            sink.allowedUris()),
+            "comma-separated URLs allowing an absolute spec.sink.uri or an ExternalName's URL, compared by scheme, "
+                + "host, port and path segments (https://hooks.example.com/acme allows /acme and /acme/x)"),
         new Variable(SinkConfig.CLUSTER_DOMAIN, sink.clusterDomain(),
             "the cluster domain a spec.sink.ref Service's URL ends in"),
         new Variable(SinkConfig.SERVICE_ACCOUNT, sink.serviceAccount(),

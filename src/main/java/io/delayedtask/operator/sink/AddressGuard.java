@@ -43,7 +43,7 @@ public final class AddressGuard {
       return Optional.of(shown + " is unspecified");
     }
     if (judged.isLoopbackAddress() && !loopbackAllowed) {
-      return Optional.of(shown + " is loopback and " + SinkConfig.ALLOWED_URIS + " names no loopback prefix");
+      return Optional.of(shown + " is loopback, and no entry of " + SinkConfig.ALLOWED_URIS + " naming a loopback host allowed this URL");
     }
     return Optional.empty();
   }

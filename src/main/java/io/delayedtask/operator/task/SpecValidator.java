@@ -7,6 +7,7 @@ import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
+import io.delayedtask.operator.config.AllowedUris;
 import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
@@ -23,6 +24,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -352,11 +354,20 @@ public final class SpecValidator {
       return invalid(field + ".uri '" + uri + "' must be an absolute http:// or https:// URL, or a path with "
           + field + ".ref naming a Service");
     }
+    Optional<String> never = AllowedUris.problem(uri);
+    if (never.isPresent()) {
+      return invalid(field + ".uri '" + uri + "' is not allowed: " + never.get());
+    }
     if (!sinkConfig.allows(uri)) {
-      return invalid(field + ".uri '" + uri + "' is not allowed: it must start with one of the prefixes in the "
-          + "operator's " + SinkConfig.ALLOWED_URIS + " (" + (sinkConfig.allowedUriPrefixes().isEmpty() ? "none set"
-          : String.join(", ", sinkConfig.allowedUriPrefixes())) + "); name a Service in this namespace with "
-          + field + ".ref instead, or ask the operator's administrators to allow the prefix");
+      return invalid(field + ".uri '" + uri + "' is not allowed: no entry of the operator's " + SinkConfig.ALLOWED_URIS
+          + " (" + (sinkConfig.allowedUris().isEmpty() ? "none set" : String.join(", ", sinkConfig.allowedUris()))
+          + ") allows its scheme, host, port and path; name a Service in this namespace with " + field
+          + ".ref instead, or ask the operator's administrators to allow the URL");
+    }
+    if (destination.getAudience() != null && "http".equals(parsed.getScheme())) {
+      return invalid(field + ".audience is set and " + field + ".uri '" + uri + "' is plain http: a token is sent only "
+          + "over https or to a Service of this namespace; use an https:// URL, name a Service with " + field
+          + ".ref, or remove " + field + ".audience");
     }
     return null;
   }

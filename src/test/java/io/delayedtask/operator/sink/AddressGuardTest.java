@@ -27,11 +27,11 @@ class AddressGuardTest {
       "::a9fe:a9fe                  | true  | ::a9fe:a9fe is link-local (cloud metadata)",
       "::ffff:0:0                   | true  | 0.0.0.0 is unspecified",
       "::6464:64c8                  | true  | ::6464:64c8 is a cloud metadata endpoint",
-      "::7f00:1                     | false | ::7f00:1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      "::7f00:1                     | false | ::7f00:1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
       // loopback only when allowed
-      "127.0.0.1                    | false | 127.0.0.1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
-      "127.255.0.9                  | false | 127.255.0.9 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
-      "::1                          | false | ::1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      "127.0.0.1                    | false | 127.0.0.1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      "127.255.0.9                  | false | 127.255.0.9 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      "::1                          | false | ::1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
       "127.0.0.1                    | true  | ALLOWED",
       "::1                          | true  | ALLOWED",
       // ordinary addresses
