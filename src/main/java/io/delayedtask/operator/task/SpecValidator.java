@@ -48,6 +48,9 @@ public final class SpecValidator {
   /** The name part of an annotation key is at most 63 characters; "payload." takes 8 of them. */
   private static final Pattern PAYLOAD_KEY = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,53}[A-Za-z0-9])?");
 
+  /** A Service's name: an RFC 1123 DNS label. */
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
   private static final String RUN_AT_EXAMPLE = "an RFC 3339 time such as 2026-12-03T07:00:00Z";
   private static final String TIME_ZONE_EXAMPLE = "an IANA time zone such as Europe/Berlin, America/New_York or Etc/UTC";
   private static final String DELAY_EXAMPLE = "a duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M";
@@ -335,6 +338,11 @@ public final class SpecValidator {
       }
       if (ref.getName() == null || ref.getName().isEmpty()) {
         return invalid(field + ".ref.name is missing; name a Service in the task's namespace");
+      }
+      if (!DNS_LABEL.matcher(ref.getName()).matches()) {
+        return invalid(field + ".ref.name '" + ref.getName() + "' is not a DNS label; name a Service in the task's "
+            + "namespace: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 "
+            + "characters");
       }
       if (uri != null && !uri.startsWith("/")) {
         return invalid(field + ".uri '" + uri + "' must be a path such as /orders/cancel when " + field

@@ -253,6 +253,33 @@ class SpecValidatorTest {
           sink.setRef(new ServiceReference("apps/v1", "Deployment", "orders"));
           s.setSink(sink);
         }), "spec.sink.ref is apps/v1 Deployment; it must name a Service"),
+        Arguments.of("ref.name not a DNS label", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", "orders.payments"));
+          s.setSink(sink);
+        }), "spec.sink.ref.name 'orders.payments' is not a DNS label"),
+        Arguments.of("ref.name with upper case", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", "Orders"));
+          s.setSink(sink);
+        }), "spec.sink.ref.name 'Orders' is not a DNS label"),
+        Arguments.of("ref.name longer than 63", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", "a".repeat(64)));
+          s.setSink(sink);
+        }), "is not a DNS label"),
+        Arguments.of("dead-letter ref.name not a DNS label", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          Destination dead = new Destination();
+          dead.setRef(new ServiceReference("v1", "Service", "../x"));
+          delivery.setDeadLetterSink(dead);
+          s.setDelivery(delivery);
+        }), "spec.delivery.deadLetterSink.ref.name '../x' is not a DNS label"),
         Arguments.of("absolute uri with ref", spec(s -> {
           s.setDelay("1m");
           Destination sink = new Destination();
