@@ -101,7 +101,9 @@ app.kubernetes.io/part-of: delayed-task-operator
        to raise the count of the one Event per task and reason.
      - serviceaccounts/token: create, for the sender ServiceAccount's name only (sink.serviceAccount),
        so a sink.audience token is never one of another ServiceAccount in the namespace.
-     - services: get, to resolve a sink.ref Service's port; never list or watch. */}}
+     - services and discovery.k8s.io endpointslices: list and watch (informers), to resolve a sink.ref
+       Service's port and check that its endpoints are Pods of the task's namespace without a request
+       per delivery; never get, create or change them. */}}
 {{- define "dto.operatorRules" -}}
 - apiGroups: ["delayedtask.io"]
   resources: ["delayedtasks"]
@@ -124,5 +126,8 @@ app.kubernetes.io/part-of: delayed-task-operator
   verbs: ["create"]
 - apiGroups: [""]
   resources: ["services"]
-  verbs: ["get"]
+  verbs: ["list", "watch"]
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["list", "watch"]
 {{- end }}

@@ -106,9 +106,10 @@ final class CommandLine {
             "ttlSecondsAfterFinished for tasks that set none; tasks a GitOps tool manages are never deleted"),
         new Variable(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, "none (no deadline)",
             "startingDeadlineSeconds for tasks that set none (0 to 315360000): a task re-created long after its due time is Missed"),
-        new Variable(SinkConfig.ALLOWED_URIS, sink.allowedUriPrefixes().isEmpty() ? "none" : String.join(",",
-            sink.allowedUriPrefixes()),
-            "comma-separated URL prefixes an absolute spec.sink.uri may start with"),
+        new Variable(SinkConfig.ALLOWED_URIS, sink.allowedUris().isEmpty() ? "none" : String.join(",",
+            sink.allowedUris()),
+            "comma-separated URLs allowing an absolute spec.sink.uri or an ExternalName's URL, compared by scheme, "
+                + "host, port and path segments (https://hooks.example.com/acme allows /acme and /acme/x)"),
         new Variable(SinkConfig.CLUSTER_DOMAIN, sink.clusterDomain(),
             "the cluster domain a spec.sink.ref Service's URL ends in"),
         new Variable(SinkConfig.SERVICE_ACCOUNT, sink.serviceAccount(),

@@ -20,6 +20,7 @@ import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.Destinations;
+import io.delayedtask.operator.sink.InformedServices;
 import io.delayedtask.operator.sink.NameResolver;
 import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
@@ -233,7 +234,10 @@ public final class DelayedTaskOperator implements AutoCloseable {
           clock);
       stopInReverse.push(sender);
       DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
-      DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender, new Destinations(client, config.sink()),
+      // A sink.ref's Service and EndpointSlices come from informers: no request per delivery.
+      InformedServices services = new InformedServices(client, config.namespaces());
+      stopInReverse.push(services);
+      DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender, new Destinations(services, config.sink()),
           new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics, clock);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),

@@ -1,10 +1,7 @@
 package io.delayedtask.operator.config;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -12,13 +9,14 @@ import java.util.regex.Pattern;
 /**
  * The sink delivery's settings (docs/reference.md, the DELAYEDTASK_SINK_* variables).
  *
- * @param allowedUriPrefixes  DELAYEDTASK_SINK_ALLOWED_URIS: prefixes an absolute sink.uri may start with
+ * @param allowedUris         DELAYEDTASK_SINK_ALLOWED_URIS: the entries (URLs) that allow an absolute
+ *                            sink.uri or the URL an ExternalName Service yields ({@link AllowedUris})
  * @param clusterDomain       DELAYEDTASK_SINK_CLUSTER_DOMAIN, default cluster.local
  * @param serviceAccount      DELAYEDTASK_SINK_SERVICE_ACCOUNT, default delayedtask-sender
  * @param maxInFlight         DELAYEDTASK_SINK_MAX_IN_FLIGHT, default 256
  * @param maxInFlightPerHost  DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST, default 32
  */
-public record SinkConfig(List<String> allowedUriPrefixes, String clusterDomain, String serviceAccount,
+public record SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount,
     int maxInFlight, int maxInFlightPerHost) {
   public static final String ALLOWED_URIS = "DELAYEDTASK_SINK_ALLOWED_URIS";
   public static final String CLUSTER_DOMAIN = "DELAYEDTASK_SINK_CLUSTER_DOMAIN";
@@ -30,11 +28,13 @@ public record SinkConfig(List<String> allowedUriPrefixes, String clusterDomain, 
       Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final String SUBDOMAIN_RULE =
       "a DNS subdomain name: lower-case letters, digits, '-' and '.', at most 253 characters";
-  /** An IPv4 loopback literal: 127.0.0.0/8, written as four decimal octets. */
-  private static final Pattern IPV4_LOOPBACK = Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}");
 
+  /**
+   * @throws ConfigException when an entry of {@code allowedUris} is not one (named, with why)
+   */
   public SinkConfig {
-    allowedUriPrefixes = List.copyOf(allowedUriPrefixes);
+    allowedUris = List.copyOf(allowedUris);
+    allowlistOf(allowedUris);
     Objects.requireNonNull(clusterDomain, "clusterDomain");
     Objects.requireNonNull(serviceAccount, "serviceAccount");
   }
@@ -50,91 +50,46 @@ public record SinkConfig(List<String> allowedUriPrefixes, String clusterDomain, 
    */
   public static SinkConfig fromEnvironment(Map<String, String> env) {
     SinkConfig defaults = defaults();
-    List<String> prefixes = allowedPrefixes(env.get(ALLOWED_URIS));
+    List<String> allowed = entries(env.get(ALLOWED_URIS));
     String clusterDomain = subdomain(env, CLUSTER_DOMAIN, defaults.clusterDomain());
     String serviceAccount = subdomain(env, SERVICE_ACCOUNT, defaults.serviceAccount());
     int maxInFlight = positive(env, MAX_IN_FLIGHT, defaults.maxInFlight());
     int maxInFlightPerHost = positive(env, MAX_IN_FLIGHT_PER_HOST, defaults.maxInFlightPerHost());
-    return new SinkConfig(prefixes, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost);
+    return new SinkConfig(allowed, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost);
   }
 
-  /** Whether an absolute sink URI is allowed: it starts with one of the prefixes. */
+  /** The entries, parsed (they were checked when this was made, so this does not throw). */
+  public AllowedUris allowlist() {
+    return allowlistOf(allowedUris);
+  }
+
+  /** Whether an entry allows {@code absoluteUri} (compared by parts: {@link AllowedUris}). */
   public boolean allows(String absoluteUri) {
-    return allowedUriPrefixes.stream().anyMatch(absoluteUri::startsWith);
+    return allowlist().entryAllowing(absoluteUri).isPresent();
   }
 
-  /**
-   * Whether a delivery may reach a loopback address: only when an allowed prefix names a loopback
-   * host ({@code 127.x.x.x}, {@code [::1]} or {@code localhost}), so the operator's own process and
-   * node-local services stay out of reach unless the operator's installer asked for them.
-   */
-  public boolean loopbackAllowed() {
-    return allowedUriPrefixes.stream().map(SinkConfig::host).anyMatch(SinkConfig::isLoopbackHost);
+  private static AllowedUris allowlistOf(List<String> entries) {
+    try {
+      return AllowedUris.of(entries);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(ALLOWED_URIS + " has " + e.getMessage() + "; give comma-separated absolute http:// "
+          + "or https:// URLs such as https://hooks.example.com/acme,http://127.0.0.1:8099, or leave it unset to "
+          + "allow no absolute sink.uri");
+    }
   }
 
-  private static boolean isLoopbackHost(String host) {
-    String lower = host.toLowerCase(Locale.ROOT);
-    return lower.equals("localhost") || lower.equals("[::1]") || lower.equals("[0:0:0:0:0:0:0:1]")
-        || IPV4_LOOPBACK.matcher(lower).matches();
-  }
-
-  private static List<String> allowedPrefixes(String value) {
+  private static List<String> entries(String value) {
     if (value == null || value.isBlank()) {
       return List.of();
     }
-    List<String> prefixes = new ArrayList<>();
+    List<String> entries = new ArrayList<>();
     for (String part : value.split(",")) {
-      String prefix = part.trim();
-      if (prefix.isEmpty()) {
-        continue;
-      }
-      if (!isHttpUrlPrefix(prefix)) {
-        throw new ConfigException(ALLOWED_URIS + " has '" + prefix + "', which is not an absolute http:// or "
-            + "https:// URL prefix with a host; give comma-separated prefixes such as "
-            + "https://hooks.example.com/,http://127.0.0.1:, or leave it unset to allow no absolute sink.uri");
-      }
-      prefixes.add(prefix);
-    }
-    return prefixes;
-  }
-
-  /**
-   * An http(s) URL prefix with a host. A prefix may stop anywhere after the host ({@code http://127.0.0.1:}
-   * ends before its port), so it is checked as written up to the end of the host, not as a whole URI.
-   */
-  private static boolean isHttpUrlPrefix(String prefix) {
-    String lower = prefix.toLowerCase(Locale.ROOT);
-    if (!lower.startsWith("http://") && !lower.startsWith("https://")) {
-      return false;
-    }
-    String host = host(prefix);
-    if (host.isEmpty() || host.contains("@")) {
-      return false;
-    }
-    try {
-      // The host part alone must make a valid absolute URI.
-      URI uri = new URI("http://" + host + "/");
-      return uri.getHost() != null;
-    } catch (URISyntaxException e) {
-      return false;
-    }
-  }
-
-  /** The host of a URL prefix as written: between "://" and the first ':' (port), '/', '?' or '#'. */
-  private static String host(String prefix) {
-    String rest = prefix.substring(prefix.indexOf("://") + 3);
-    if (rest.startsWith("[")) {
-      int close = rest.indexOf(']');
-      return close < 0 ? "" : rest.substring(0, close + 1);
-    }
-    int end = rest.length();
-    for (char stop : new char[] {':', '/', '?', '#'}) {
-      int at = rest.indexOf(stop);
-      if (at >= 0) {
-        end = Math.min(end, at);
+      String entry = part.trim();
+      if (!entry.isEmpty()) {
+        entries.add(entry);
       }
     }
-    return rest.substring(0, end);
+    return entries;
   }
 
   private static String subdomain(Map<String, String> env, String name, String fallback) {

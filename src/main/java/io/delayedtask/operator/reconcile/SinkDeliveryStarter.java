@@ -69,6 +69,13 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
     String url = resolved.url().toString();
     Optional<String> token = Optional.empty();
     if (destination.getAudience() != null) {
+      if (!"https".equals(resolved.url().getScheme()) && !resolved.inCluster()) {
+        // A token goes only over https, or to a Service of the task's namespace (not an ExternalName).
+        outcomes.completed(id, notSent(task, due, attempt, url, claim, "sink.audience is set, and a token is sent "
+            + "only over https or to a Service of this namespace, not to " + url + "; use an https:// URL or "
+            + "remove sink.audience", false));
+        return;
+      }
       try {
         token = Optional.of(tokens.tokenFor(namespace, destination.getAudience()));
       } catch (MissingServiceAccountException e) {
@@ -90,7 +97,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         due, attempt.targetAttempt(),
         task.getSpec().getPayload() == null ? Map.of() : task.getSpec().getPayload(),
         extensions);
-    DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.connectHost(), config.loopbackAllowed(),
+    DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.connectHost(), resolved.loopbackAllowed(),
         event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout());
     outcomes.sending(id);
     sender.send(request).whenComplete((result, error) -> outcomes.completed(id, new DeliveryOutcome(uid, due,

@@ -11,13 +11,19 @@ import java.util.Set;
 
 /**
  * Which addresses a delivery may never reach, whatever name led there (shared/API.md: link-local,
- * cloud metadata endpoints and unspecified addresses always; loopback unless an allowed prefix names
- * it). IPv4 addresses hidden in IPv6 ({@code ::ffff:169.254.169.254}, {@code ::169.254.169.254})
- * are judged as the IPv4 address they carry, since the kernel connects to that.
+ * cloud metadata endpoints and unspecified addresses always; loopback unless the allowlist entry
+ * that allowed the URL names that loopback host). IPv4 addresses hidden in IPv6 are judged as the
+ * IPv4 address they carry, since that is where the packet ends up: IPv4-mapped
+ * ({@code ::ffff:169.254.169.254}) and -compatible ({@code ::169.254.169.254}), which the kernel
+ * connects to as IPv4, NAT64 ({@code 64:ff9b::a9fe:a9fe}, RFC 6052), which a NAT64 gateway
+ * translates, and 6to4 ({@code 2002:a9fe:a9fe::}, RFC 3056), which a 6to4 relay tunnels there.
  */
 public final class AddressGuard {
-  /** Metadata services that are not link-local: AWS's IPv6 endpoint and Alibaba Cloud's. */
-  private static final Set<String> METADATA_ELSEWHERE = Set.of("fd00:ec2::254", "100.100.100.200");
+  /**
+   * Metadata services that are not link-local: AWS's IPv6 endpoints (instance metadata, and the
+   * Amazon Time Sync/DNS-adjacent fd00:ec2::23) and Alibaba Cloud's.
+   */
+  private static final Set<String> METADATA_ELSEWHERE = Set.of("fd00:ec2::254", "fd00:ec2::23", "100.100.100.200");
   private static final String METADATA_LINK_LOCAL = "169.254.169.254";
 
   private AddressGuard() {}
@@ -43,7 +49,7 @@ public final class AddressGuard {
       return Optional.of(shown + " is unspecified");
     }
     if (judged.isLoopbackAddress() && !loopbackAllowed) {
-      return Optional.of(shown + " is loopback and " + SinkConfig.ALLOWED_URIS + " names no loopback prefix");
+      return Optional.of(shown + " is loopback, and no entry of " + SinkConfig.ALLOWED_URIS + " naming a loopback host allowed this URL");
     }
     return Optional.empty();
   }
@@ -53,9 +59,13 @@ public final class AddressGuard {
     return address instanceof Inet4Address && address.getAddress()[0] == 0;
   }
 
+  /** NAT64's well-known prefix, 64:ff9b::/96 (RFC 6052): the IPv4 address in the last 32 bits. */
+  private static final byte[] NAT64_PREFIX = {0, 0x64, (byte) 0xff, (byte) 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+
   /**
-   * The IPv4 address inside an IPv4-mapped ({@code ::ffff:a.b.c.d}) or IPv4-compatible
-   * ({@code ::a.b.c.d}, deprecated but still routed by some stacks) IPv6 address.
+   * The IPv4 address inside an IPv4-mapped ({@code ::ffff:a.b.c.d}), IPv4-compatible
+   * ({@code ::a.b.c.d}, deprecated but still routed by some stacks), NAT64 ({@code 64:ff9b::a.b.c.d})
+   * or 6to4 ({@code 2002:aabb:ccdd::/48}) IPv6 address.
    */
   private static Optional<InetAddress> embeddedIpv4(InetAddress address) {
     if (!(address instanceof Inet6Address)) {
@@ -66,11 +76,20 @@ public final class AddressGuard {
     boolean mapped = firstTenZero && bytes[10] == (byte) 0xff && bytes[11] == (byte) 0xff;
     // ::0.x.x.x is no IPv4 address's compatible form (it covers :: and ::1, IPv6's own unspecified and loopback).
     boolean compatible = firstTenZero && bytes[10] == 0 && bytes[11] == 0 && bytes[12] != 0;
-    if (!mapped && !compatible) {
-      return Optional.empty();
+    boolean nat64 = Arrays.equals(bytes, 0, 12, NAT64_PREFIX, 0, 12);
+    if (mapped || compatible || nat64) {
+      return Optional.of(ipv4(Arrays.copyOfRange(bytes, 12, 16)));
     }
+    boolean sixToFour = bytes[0] == 0x20 && bytes[1] == 0x02;
+    if (sixToFour) {
+      return Optional.of(ipv4(Arrays.copyOfRange(bytes, 2, 6)));
+    }
+    return Optional.empty();
+  }
+
+  private static InetAddress ipv4(byte[] four) {
     try {
-      return Optional.of(InetAddress.getByAddress(Arrays.copyOfRange(bytes, 12, 16)));
+      return InetAddress.getByAddress(four);
     } catch (UnknownHostException impossible) {
       throw new IllegalStateException(impossible);
     }

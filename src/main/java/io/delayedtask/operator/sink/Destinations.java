@@ -1,10 +1,12 @@
 package io.delayedtask.operator.sink;
 
+import io.delayedtask.operator.config.AllowedUris;
 import io.delayedtask.operator.config.SinkConfig;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
@@ -12,21 +14,35 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Where a sink points (shared/API.md; Knative's Destination shape): a {@code v1} Service in the
- * task's namespace, with {@code uri} as path and query, or an absolute {@code uri}. Resolving a
- * Service reads it once, so the sender can connect to its clusterIP (or ExternalName) while the
- * Host header and TLS name stay the Service's DNS name. Whether an absolute uri is allowed
- * (DELAYEDTASK_SINK_ALLOWED_URIS) is the caller's check; where the address leads, the sender's guard.
+ * Where a sink points (docs/reference.md; Knative's Destination shape): a {@code v1} Service in the
+ * task's namespace, with {@code uri} as path and query, or an absolute {@code uri}. A Service is
+ * read from the {@link ServiceDirectory} (informers, no request per attempt), so the sender can
+ * connect to its clusterIP (or ExternalName) while the Host header and TLS name stay the Service's
+ * DNS name.
+ *
+ * <p>What a destination may reach is decided here, before the sender's address guard:
+ * <ul>
+ *   <li>an absolute uri only when an entry of DELAYEDTASK_SINK_ALLOWED_URIS allows it;
+ *   <li>a {@code ref} reaches only the task's namespace: an ExternalName Service only when the URL it
+ *       yields ({@code http://<externalName>:<port><uri>}) is allowed as an absolute uri would be, and
+ *       a Service only when every address of its EndpointSlices is a Pod of the task's namespace
+ *       (targetRef kind Pod in that namespace);
+ *   <li>loopback only when the entry that allowed the URL names that loopback host
+ *       ({@link Resolution.Resolved#loopbackAllowed}).
+ * </ul>
  */
 public final class Destinations {
   private static final int DEFAULT_HTTP_PORT = 80;
+  private static final String REF_RULE = "a sink.ref reaches only the task's namespace";
 
-  private final KubernetesClient client;
+  private final ServiceDirectory services;
   private final String clusterDomain;
+  private final AllowedUris allowlist;
 
-  public Destinations(KubernetesClient client, SinkConfig config) {
-    this.client = Objects.requireNonNull(client, "client");
+  public Destinations(ServiceDirectory services, SinkConfig config) {
+    this.services = Objects.requireNonNull(services, "services");
     this.clusterDomain = config.clusterDomain();
+    this.allowlist = config.allowlist();
   }
 
   /** {@code sink.ref}: only {@code apiVersion: v1, kind: Service} resolves. */
@@ -39,11 +55,16 @@ public final class Destinations {
   /** The outcome of resolving a sink. */
   public sealed interface Resolution {
     /**
-     * @param url         where to POST
-     * @param connectHost what to resolve and connect to instead of the URL's host (a clusterIP or
-     *                    an ExternalName's name); empty for a headless Service or an absolute uri
+     * @param url             where to POST
+     * @param connectHost     what to resolve and connect to instead of the URL's host (a clusterIP or
+     *                        an ExternalName's name); empty for a headless Service or an absolute uri
+     * @param loopbackAllowed the entry of DELAYEDTASK_SINK_ALLOWED_URIS that allowed this URL names a
+     *                        loopback host, so the guard may let a loopback address through
+     * @param inCluster       a Service of the task's namespace that is not an ExternalName: the only
+     *                        place a token may go over plain http
      */
-    record Resolved(URI url, Optional<String> connectHost) implements Resolution {}
+    record Resolved(URI url, Optional<String> connectHost, boolean loopbackAllowed, boolean inCluster)
+        implements Resolution {}
 
     /**
      * @param message   why, for the task's status
@@ -55,7 +76,7 @@ public final class Destinations {
 
   public Resolution resolve(String namespace, Optional<ServiceRef> ref, Optional<String> uri) {
     if (ref.isEmpty()) {
-      return uri.map(Destinations::absolute)
+      return uri.map(this::absolute)
           .orElseGet(() -> new Resolution.Unresolvable("sink needs a ref or a uri", false));
     }
     ServiceRef service = ref.get();
@@ -68,43 +89,103 @@ public final class Destinations {
       return new Resolution.Unresolvable("with sink.ref, sink.uri is a path and must start with '/', not '"
           + pathAndQuery + "'", false);
     }
-    Service found;
-    try {
-      found = client.services().inNamespace(namespace).withName(service.name()).get();
-    } catch (KubernetesClientException e) {
-      return new Resolution.Unresolvable("could not read Service " + service.name() + " in namespace " + namespace
-          + " (HTTP " + e.getCode() + ")", true);
+    if (!services.knows(namespace)) {
+      return new Resolution.Unresolvable("the operator has not listed the Services of namespace " + namespace
+          + " yet", true);
     }
-    if (found == null) {
+    Optional<Service> found = services.service(namespace, service.name());
+    if (found.isEmpty()) {
       return new Resolution.Unresolvable("Service " + service.name() + " not found in namespace " + namespace, true);
     }
-    Optional<Integer> port = port(found);
+    Optional<Integer> port = port(found.get());
     if (port.isEmpty()) {
       return new Resolution.Unresolvable("Service " + service.name() + " in namespace " + namespace
           + " has several ports and none named http: name the one to deliver to http", false);
     }
-    String authority = service.name() + "." + namespace + ".svc." + clusterDomain
-        + (port.get() == DEFAULT_HTTP_PORT ? "" : ":" + port.get());
+    String authority = service.name() + "." + namespace + ".svc." + clusterDomain + portSuffix(port.get());
     URI url;
     try {
       url = new URI("http://" + authority + pathAndQuery);
     } catch (URISyntaxException e) {
       return new Resolution.Unresolvable("sink.uri '" + pathAndQuery + "' is not a valid path: " + e.getReason(), false);
     }
-    return new Resolution.Resolved(url, connectHost(found));
+    if ("ExternalName".equals(found.get().getSpec().getType())) {
+      return externalName(namespace, service.name(), found.get(), port.get(), pathAndQuery, url);
+    }
+    Optional<String> foreign = foreignEndpoint(namespace, service.name());
+    if (foreign.isPresent()) {
+      return new Resolution.Unresolvable(REF_RULE + ": Service " + service.name() + " lists " + foreign.get()
+          + " in its EndpointSlices, which is not a Pod of namespace " + namespace + " (a Service without a selector "
+          + "and hand-made endpoints); point the Service at this namespace's Pods, or use an absolute sink.uri that "
+          + "the operator's " + SinkConfig.ALLOWED_URIS + " allows", false);
+    }
+    return new Resolution.Resolved(url, clusterIp(found.get()), false, true);
   }
 
-  private static Resolution absolute(String uri) {
+  /**
+   * An ExternalName leads out of the namespace: followed only when the URL it yields is allowed as
+   * an absolute uri would be; loopback then only through an entry naming that loopback host.
+   */
+  private Resolution externalName(String namespace, String name, Service service, int port, String pathAndQuery,
+      URI url) {
+    String externalName = Optional.ofNullable(service.getSpec().getExternalName()).orElse("").trim();
+    if (externalName.isEmpty()) {
+      return new Resolution.Unresolvable("Service " + name + " in namespace " + namespace
+          + " is an ExternalName without a name", false);
+    }
+    String host = externalName.contains(":") ? "[" + externalName + "]" : externalName;
+    String yields = "http://" + host + portSuffix(port) + pathAndQuery;
+    Optional<AllowedUris.Entry> entry = allowlist.entryAllowing(yields);
+    if (entry.isEmpty()) {
+      return new Resolution.Unresolvable(REF_RULE + ": Service " + name + " is an ExternalName for " + externalName
+          + ", and no entry of the operator's " + SinkConfig.ALLOWED_URIS + " allows the URL it yields, " + yields
+          + "; point sink.ref at a Service of this namespace, or ask the operator's administrators to allow that URL",
+          false);
+    }
+    return new Resolution.Resolved(url, Optional.of(externalName), entry.get().namesLoopback(), false);
+  }
+
+  private Resolution absolute(String uri) {
+    URI url;
     try {
-      URI url = new URI(uri);
-      String scheme = url.getScheme();
-      if (url.getHost() == null || !("http".equals(scheme) || "https".equals(scheme))) {
-        return new Resolution.Unresolvable("sink.uri '" + uri + "' is not an absolute http:// or https:// URL", false);
-      }
-      return new Resolution.Resolved(url, Optional.empty());
+      url = new URI(uri);
     } catch (URISyntaxException e) {
       return new Resolution.Unresolvable("sink.uri '" + uri + "' is not a valid URL: " + e.getReason(), false);
     }
+    String scheme = url.getScheme();
+    if (url.getHost() == null || !("http".equals(scheme) || "https".equals(scheme))) {
+      return new Resolution.Unresolvable("sink.uri '" + uri + "' is not an absolute http:// or https:// URL", false);
+    }
+    // The validator refused it already; checked again, as the allowlist may have changed since.
+    Optional<AllowedUris.Entry> entry = allowlist.entryAllowing(uri);
+    if (entry.isEmpty()) {
+      return new Resolution.Unresolvable("sink.uri '" + uri + "' is not allowed by any entry of the operator's "
+          + SinkConfig.ALLOWED_URIS, false);
+    }
+    return new Resolution.Resolved(url, Optional.empty(), entry.get().namesLoopback(), false);
+  }
+
+  /**
+   * The first address of the Service's EndpointSlices that is not a Pod of {@code namespace}
+   * (targetRef kind Pod in that namespace), as "10.1.2.3"; empty when every address is one.
+   */
+  private Optional<String> foreignEndpoint(String namespace, String service) {
+    for (EndpointSlice slice : services.endpointSlices(namespace, service)) {
+      for (Endpoint endpoint : Optional.ofNullable(slice.getEndpoints()).orElse(List.of())) {
+        ObjectReference target = endpoint.getTargetRef();
+        boolean podHere = target != null && "Pod".equals(target.getKind()) && namespace.equals(target.getNamespace())
+            && (target.getApiVersion() == null || target.getApiVersion().isEmpty() || "v1".equals(target.getApiVersion()));
+        if (!podHere) {
+          List<String> addresses = Optional.ofNullable(endpoint.getAddresses()).orElse(List.of());
+          return Optional.of(addresses.isEmpty() ? "an endpoint" : String.join(", ", addresses));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String portSuffix(int port) {
+    return port == DEFAULT_HTTP_PORT ? "" : ":" + port;
   }
 
   /** The port named http, else the only port; 80 when the Service lists none (ExternalName, some headless ones). */
@@ -120,14 +201,8 @@ public final class Destinations {
     return ports.size() == 1 ? Optional.of(ports.get(0).getPort()) : Optional.empty();
   }
 
-  /**
-   * The name or IP to connect to: an ExternalName's name, else the clusterIP; nothing for a
-   * headless Service (its DNS name resolves to the pods).
-   */
-  private static Optional<String> connectHost(Service service) {
-    if ("ExternalName".equals(service.getSpec().getType())) {
-      return Optional.ofNullable(service.getSpec().getExternalName()).filter(name -> !name.isBlank());
-    }
+  /** The clusterIP to connect to; nothing for a headless Service (its DNS name resolves to the pods). */
+  private static Optional<String> clusterIp(Service service) {
     return Optional.ofNullable(service.getSpec().getClusterIP())
         .filter(ip -> !ip.isBlank() && !"None".equals(ip));
   }

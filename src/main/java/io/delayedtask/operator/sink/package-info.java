@@ -19,8 +19,8 @@
  *
  * <p>A task author chooses the destination, so the operator must not become a way into what only
  * it can reach: link-local addresses and cloud metadata endpoints (credentials), unspecified
- * addresses, and loopback unless DELAYEDTASK_SINK_ALLOWED_URIS names a loopback prefix
- * ({@link io.delayedtask.operator.sink.AddressGuard}). A URL string says little (a DNS name, an
+ * addresses, and loopback unless the entry of DELAYEDTASK_SINK_ALLOWED_URIS that allowed the URL
+ * names that loopback host ({@link io.delayedtask.operator.sink.AddressGuard}). A URL string says little (a DNS name, an
  * ExternalName Service, {@code [::ffff:169.254.169.254]} all lead there), so the check runs on
  * addresses: after resolution, in OkHttp's {@code Dns} hook ({@code GuardedDns}, which drops
  * forbidden addresses and fails when none remain), and again on the address each connection

@@ -7,6 +7,7 @@ import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
+import io.delayedtask.operator.config.AllowedUris;
 import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
@@ -23,6 +24,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -45,6 +47,9 @@ public final class SpecValidator {
   static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
   /** The name part of an annotation key is at most 63 characters; "payload." takes 8 of them. */
   private static final Pattern PAYLOAD_KEY = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,53}[A-Za-z0-9])?");
+
+  /** A Service's name: an RFC 1123 DNS label. */
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   private static final String RUN_AT_EXAMPLE = "an RFC 3339 time such as 2026-12-03T07:00:00Z";
   private static final String TIME_ZONE_EXAMPLE = "an IANA time zone such as Europe/Berlin, America/New_York or Etc/UTC";
@@ -336,6 +341,11 @@ public final class SpecValidator {
       if (ref.getName() == null || ref.getName().isEmpty()) {
         return invalid(field + ".ref.name is missing; name a Service in the task's namespace");
       }
+      if (!DNS_LABEL.matcher(ref.getName()).matches()) {
+        return invalid(field + ".ref.name '" + ref.getName() + "' is not a DNS label; name a Service in the task's "
+            + "namespace: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 "
+            + "characters");
+      }
       if (uri != null && !uri.startsWith("/")) {
         return invalid(field + ".uri '" + uri + "' must be a path such as /orders/cancel when " + field
             + ".ref is set");
@@ -354,11 +364,20 @@ public final class SpecValidator {
       return invalid(field + ".uri '" + uri + "' must be an absolute http:// or https:// URL, or a path with "
           + field + ".ref naming a Service");
     }
+    Optional<String> never = AllowedUris.problem(uri);
+    if (never.isPresent()) {
+      return invalid(field + ".uri '" + uri + "' is not allowed: " + never.get());
+    }
     if (!sinkConfig.allows(uri)) {
-      return invalid(field + ".uri '" + uri + "' is not allowed: it must start with one of the prefixes in the "
-          + "operator's " + SinkConfig.ALLOWED_URIS + " (" + (sinkConfig.allowedUriPrefixes().isEmpty() ? "none set"
-          : String.join(", ", sinkConfig.allowedUriPrefixes())) + "); name a Service in this namespace with "
-          + field + ".ref instead, or ask the operator's administrators to allow the prefix");
+      return invalid(field + ".uri '" + uri + "' is not allowed: no entry of the operator's " + SinkConfig.ALLOWED_URIS
+          + " (" + (sinkConfig.allowedUris().isEmpty() ? "none set" : String.join(", ", sinkConfig.allowedUris()))
+          + ") allows its scheme, host, port and path; name a Service in this namespace with " + field
+          + ".ref instead, or ask the operator's administrators to allow the URL");
+    }
+    if (destination.getAudience() != null && "http".equals(parsed.getScheme())) {
+      return invalid(field + ".audience is set and " + field + ".uri '" + uri + "' is plain http: a token is sent only "
+          + "over https or to a Service of this namespace; use an https:// URL, name a Service with " + field
+          + ".ref, or remove " + field + ".audience");
     }
     return null;
   }

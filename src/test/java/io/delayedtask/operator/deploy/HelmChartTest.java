@@ -217,14 +217,14 @@ class HelmChartTest {
 
     RenderedChart chart = RenderedChart.render("""
         sink:
-          allowedUris: [https://hooks.example.com/, http://127.0.0.1:]
+          allowedUris: [https://hooks.example.com/, http://127.0.0.1:8099]
           clusterDomain: corp.internal
           serviceAccount: orders-sender
           maxInFlight: 64
           maxInFlightPerHost: 4
         """);
     Map<String, EnvVar> set = chart.operatorEnv();
-    assertThat(set.get(SinkConfig.ALLOWED_URIS).getValue()).isEqualTo("https://hooks.example.com/,http://127.0.0.1:");
+    assertThat(set.get(SinkConfig.ALLOWED_URIS).getValue()).isEqualTo("https://hooks.example.com/,http://127.0.0.1:8099");
     assertThat(set.get(SinkConfig.CLUSTER_DOMAIN).getValue()).isEqualTo("corp.internal");
     assertThat(set.get(SinkConfig.SERVICE_ACCOUNT).getValue()).isEqualTo("orders-sender");
     assertThat(set.get(SinkConfig.MAX_IN_FLIGHT).getValue()).isEqualTo("64");

@@ -211,7 +211,7 @@ class LeastPrivilegeIT {
   }
 
   @Test
-  void theServiceAccountGetsAServiceByNameButCannotListOrChangeServices() {
+  void theServiceAccountListsAndWatchesServicesAndEndpointSlicesButCannotReadOneByNameOrChangeThem() {
     for (String ns : List.of(teamA, outsider)) {
       admin.services().inNamespace(ns).resource(new ServiceBuilder()
           .withNewMetadata().withName("orders").endMetadata()
@@ -220,16 +220,21 @@ class LeastPrivilegeIT {
     }
     for (ChartRelease release : List.of(everywhere, scoped)) {
       try (KubernetesClient operator = clientOf(release)) {
-        assertThat(operator.services().inNamespace(teamA).withName("orders").get().getSpec().getPorts())
-            .extracting(p -> p.getPort()).containsExactly(8080);
-        assertForbidden(() -> operator.services().inNamespace(teamA).list());
-        for (String verb : List.of("list", "watch", "update", "patch", "delete", "create")) {
-          assertThat(can(operator, verb, "", "services", teamA, null)).as("%s services", verb).isFalse();
+        assertThat(operator.services().inNamespace(teamA).list().getItems())
+            .extracting(service -> service.getMetadata().getName()).containsExactly("orders");
+        assertThat(operator.discovery().v1().endpointSlices().inNamespace(teamA).list().getItems()).isNotNull();
+        for (String[] resource : new String[][] {{"", "services"}, {"discovery.k8s.io", "endpointslices"}}) {
+          assertThat(can(operator, "watch", resource[0], resource[1], teamA, null)).as("watch %s", resource[1]).isTrue();
+          for (String verb : List.of("get", "update", "patch", "delete", "create")) {
+            assertThat(can(operator, verb, resource[0], resource[1], teamA, null)).as("%s %s", verb, resource[1])
+                .isFalse();
+          }
         }
       }
     }
     try (KubernetesClient operator = clientOf(scoped)) {
-      assertForbidden(() -> operator.services().inNamespace(outsider).withName("orders").get());
+      assertForbidden(() -> operator.services().inNamespace(outsider).list());
+      assertForbidden(() -> operator.discovery().v1().endpointSlices().inNamespace(outsider).list());
     }
   }
 

@@ -106,7 +106,7 @@ class RbacFromAuditLogIT {
     flags.add("--enable-admission-plugins=OwnerReferencesPermissionEnforcement");
     try (RealKubernetes kube = RealKubernetes.startDedicated(flags.toArray(String[]::new));
         RedisProcess redis = RedisProcess.start();
-        Receiver receiver = Receiver.start()) {
+        Receiver receiver = Receiver.startHttps()) {
       KubernetesClient admin = kube.client();
       ChartRelease release = ChartRelease.install(kube, "rbac", kube.createNamespace("ops"), "{}");
       String user = "system:serviceaccount:" + release.namespace() + ":" + release.fullname();
@@ -116,7 +116,7 @@ class RbacFromAuditLogIT {
       // The chart points at its bundled Redis Service, which has no pod here; and port 8080 may be taken.
       env.put(OperatorConfig.REDIS_URI, redis.uri());
       env.put(OperatorConfig.HTTP_PORT, "0");
-      env.put(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:");
+      env.put(SinkConfig.ALLOWED_URIS, receiver.base());
       Map<String, String> names = Map.of(
           "{lease}", env.get(OperatorConfig.LEASE_NAME),
           "{sender}", env.get(SinkConfig.SERVICE_ACCOUNT));
@@ -255,13 +255,15 @@ class RbacFromAuditLogIT {
       s.setDelay("0s");
       Destination sink = new Destination();
       sink.setUri(receiver.base() + "/rbac");
-      sink.setAudience("orders");
+      sink.setAudience("orders"); // a token goes only over https (or to a Service of the namespace)
+      sink.setCaCerts(receiver.caCertsPem());
       s.setSink(sink);
     }));
     step.get().until(() -> phase(admin, ns, "delivered").orElse(null) == Phase.Succeeded);
     assertThat(receiver.requestsTo("/rbac")).singleElement()
         .satisfies(r -> assertThat(r.header("Authorization")).startsWith("Bearer "));
-    // Two ports, neither named http: the Service is read, and the sink cannot be resolved (no packet sent).
+    // Two ports, neither named http: the Service is known from the informers (list, watch), and the sink
+    // cannot be resolved (no packet sent).
     admin.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName("two-ports")
         .endMetadata().withNewSpec().addNewPort().withName("a").withPort(8080).endPort()
         .addNewPort().withName("b").withPort(9090).endPort().endSpec().build()).create();

@@ -43,7 +43,7 @@ class SinkLeaderKillIT {
     try (Receiver receiver = Receiver.start()
         .answer("/retry", Answer.status(503))
         .answer("/held", Answer.status(200).after(Duration.ofSeconds(4)))) {
-      Map<String, String> env = Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:");
+      Map<String, String> env = Map.of(SinkConfig.ALLOWED_URIS, receiver.base());
       lab.startOperator("op-a", env);
       OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
       lab.startOperator("op-b", env);

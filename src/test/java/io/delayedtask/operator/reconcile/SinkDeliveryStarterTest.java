@@ -10,6 +10,9 @@ import io.delayedtask.operator.sink.DeliveryResult;
 import io.delayedtask.operator.sink.Destinations;
 import io.delayedtask.operator.sink.Sender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
+import io.delayedtask.operator.sink.ServiceDirectory;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -56,7 +59,7 @@ class SinkDeliveryStarterTest {
       public void close() {}
     };
     SinkConfig config = new SinkConfig(List.of("http://orders.example/"), "cluster.local", "delayedtask-sender", 8, 8);
-    SinkDeliveryStarter starter = new SinkDeliveryStarter(answersAtOnce, new Destinations(unusedClient, config),
+    SinkDeliveryStarter starter = new SinkDeliveryStarter(answersAtOnce, new Destinations(new NoServices(), config),
         new ServiceAccountTokens(unusedClient, config), config, outcomes,
         new FireMetrics(new SimpleMeterRegistry()), Clock.systemUTC());
     DelayedTask task = uriSinkTask();
@@ -71,6 +74,24 @@ class SinkDeliveryStarterTest {
     assertThat(outcome.redisTimeAtEnd())
         .as("the Redis clock at the answer is at least the claim's time plus the 200 ms since it was sent")
         .isAfterOrEqualTo(CLAIMED_AT.plus(CLAIM_TO_RECONCILE));
+  }
+
+  /** A uri sink reads no Service. */
+  private static final class NoServices implements ServiceDirectory {
+    @Override
+    public boolean knows(String namespace) {
+      return false;
+    }
+
+    @Override
+    public Optional<Service> service(String namespace, String name) {
+      return Optional.empty();
+    }
+
+    @Override
+    public List<EndpointSlice> endpointSlices(String namespace, String service) {
+      return List.of();
+    }
   }
 
   private static DelayedTask uriSinkTask() {

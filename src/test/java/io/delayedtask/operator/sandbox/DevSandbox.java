@@ -110,8 +110,9 @@ public final class DevSandbox {
         .endMetadata().withNewSpec().withType("ExternalName").withExternalName("localhost")
         .addNewPort().withName("http").withPort(receiver.port()).endPort().endSpec().build()).createOr(s -> s.update());
 
-    // 4. The operator, configured the way the process reads its environment; the receiver's
-    //    loopback address allowed by prefix.
+    // 4. The operator, configured the way the process reads its environment; allowed: the receiver's
+    //    origin, and the URL the ExternalName "orders" yields (localhost, the receiver's port): a
+    //    sink.ref reaches loopback only through an entry naming that loopback host.
     int httpPort = freePortPreferring(Integer.getInteger("sandbox.httpPort", 8080));
     OperatorConfig config = OperatorConfig.fromEnv(Map.of(
         OperatorConfig.REDIS_URI, redis.uri(),
@@ -119,7 +120,7 @@ public final class DevSandbox {
         OperatorConfig.LEASE_NAMESPACE, "default",
         OperatorConfig.IDENTITY, "sandbox",
         OperatorConfig.RESYNC_SECONDS, "60",
-        SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"));
+        SinkConfig.ALLOWED_URIS, receiver.base() + ",http://localhost:" + receiver.port()));
     running.push(DelayedTaskOperator.start(config, client));
 
     // 5. Watch every task and say what happens to it.

@@ -50,7 +50,7 @@ class RequestBudgetIT {
          Receiver receiver = Receiver.start()) {
       int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("budget-op", port, OperatorProcess.jar(),
-          Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"))) {
+          Map.of(SinkConfig.ALLOWED_URIS, receiver.base()))) {
         await("the operator is ready").atMost(TIMEOUT).until(() -> lab.ready(port));
 
         Map<String, Long> statusOnly = requestsUntil(lab, "s", i -> Tasks.statusOnly(NS, "s-" + i, dueSoon()),

@@ -60,7 +60,7 @@ public final class SinkLagScale {
       OperatorScaleLab.banner("SinkLagScale, " + rate + "/s for " + seconds + " s, then a burst of " + burst, lab.target);
       int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("sink-op", port, OperatorProcess.jar(),
-          Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"))) {
+          Map.of(SinkConfig.ALLOWED_URIS, fast.base() + "," + slow.base()))) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
 
         // Warm-up, not reported: the first deliveries of a fresh JVM load and compile the HTTP

@@ -1,8 +1,11 @@
 package io.delayedtask.operator.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -19,6 +22,8 @@ class AddressGuardTest {
       "febf:ffff::1                 | true  | febf:ffff::1 is link-local",
       "fd00:ec2::254                | true  | fd00:ec2::254 is a cloud metadata endpoint",
       "100.100.100.200              | true  | 100.100.100.200 is a cloud metadata endpoint",
+      "fd00:ec2::23                 | true  | fd00:ec2::23 is a cloud metadata endpoint",
+      "fd00:ec2:0:0:0:0:0:23        | true  | fd00:ec2::23 is a cloud metadata endpoint",
       // unspecified
       "0.0.0.0                      | true  | 0.0.0.0 is unspecified",
       "0.1.2.3                      | true  | 0.1.2.3 is unspecified",
@@ -27,11 +32,24 @@ class AddressGuardTest {
       "::a9fe:a9fe                  | true  | ::a9fe:a9fe is link-local (cloud metadata)",
       "::ffff:0:0                   | true  | 0.0.0.0 is unspecified",
       "::6464:64c8                  | true  | ::6464:64c8 is a cloud metadata endpoint",
-      "::7f00:1                     | false | ::7f00:1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      // NAT64 (64:ff9b::/96, the IPv4 address in the last 32 bits) and 6to4 (2002::/16, in bits 16-47)
+      "64:ff9b::a9fe:a9fe           | true  | 64:ff9b::a9fe:a9fe is link-local (cloud metadata)",
+      "64:ff9b::169.254.169.254     | true  | 64:ff9b::a9fe:a9fe is link-local (cloud metadata)",
+      "64:ff9b::a9fe:1              | true  | 64:ff9b::a9fe:1 is link-local",
+      "64:ff9b::6464:64c8           | true  | 64:ff9b::6464:64c8 is a cloud metadata endpoint",
+      "64:ff9b::                    | true  | 64:ff9b:: is unspecified",
+      "64:ff9b::7f00:1              | false | 64:ff9b::7f00:1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      "2002:a9fe:a9fe::             | true  | 2002:a9fe:a9fe:: is link-local (cloud metadata)",
+      "2002:a9fe:a9fe:1::5          | true  | 2002:a9fe:a9fe:1::5 is link-local (cloud metadata)",
+      "2002:a9fe:1::                | true  | 2002:a9fe:1:: is link-local",
+      "2002:6464:64c8::             | true  | 2002:6464:64c8:: is a cloud metadata endpoint",
+      "2002::                       | true  | 2002:: is unspecified",
+      "2002::1                      | true  | 2002::1 is unspecified",
+      "::7f00:1                     | false | ::7f00:1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
       // loopback only when allowed
-      "127.0.0.1                    | false | 127.0.0.1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
-      "127.255.0.9                  | false | 127.255.0.9 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
-      "::1                          | false | ::1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix",
+      "127.0.0.1                    | false | 127.0.0.1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      "127.255.0.9                  | false | 127.255.0.9 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      "::1                          | false | ::1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
       "127.0.0.1                    | true  | ALLOWED",
       "::1                          | true  | ALLOWED",
       // ordinary addresses
@@ -42,6 +60,12 @@ class AddressGuardTest {
       "100.100.100.201              | false | ALLOWED",
       "fec0::1                      | false | ALLOWED",
       "fd00:ec2::253                | false | ALLOWED",
+      "fd00:ec2::24                 | false | ALLOWED",
+      "64:ff9b::a00:1               | false | ALLOWED",
+      "64:ff9c::a9fe:a9fe           | false | ALLOWED",
+      "64:ff9b:1::a9fe:a9fe         | false | ALLOWED",
+      "2002:c000:201::              | false | ALLOWED",
+      "2003:a9fe:a9fe::             | false | ALLOWED",
       "2001:db8::1                  | false | ALLOWED",
       "::2                          | false | ALLOWED"})
   void judgesAddresses(String literal, boolean loopbackAllowed, String rule) throws Exception {
@@ -54,6 +78,15 @@ class AddressGuardTest {
   void ipv4MappedLiteralsAreJudgedAsTheirIpv4Address(String literal) throws Exception {
     // Java already turns ::ffff:a.b.c.d into the IPv4 address; whatever the form, it is refused.
     assertThat(AddressGuard.forbidden(InetAddress.getByName(literal), false)).isPresent();
+  }
+
+  /** The same forms through a name (the test resolver: no lookup): the guarded lookup drops them all. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"fd00:ec2::23", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::", "64:ff9b::", "2002:a9fe:1::"})
+  void aNameResolvingToAnEmbeddedMetadataOrLinkLocalAddressIsRefused(String literal) {
+    NameResolver resolver = host -> List.of(InetAddress.getByName(literal));
+    GuardedDns dns = new GuardedDns(resolver, Optional.empty(), true);
+    assertThatThrownBy(() -> dns.lookup("embedded.test")).isInstanceOf(ForbiddenAddressException.class);
   }
 
   @ParameterizedTest(name = "{0} -> {1}")

@@ -5,81 +5,129 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.sink.Destinations.Resolution;
 import io.delayedtask.operator.sink.Destinations.ServiceRef;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Reads Services from the fabric8 mock API server (CRUD mode): a GET is all resolution does. */
-@EnableKubernetesMockClient(crud = true)
+/**
+ * Where a sink leads, from a hand-written directory of Services and EndpointSlices (what the
+ * informers hold). What Kubernetes decides (ExternalName, EndpointSlices) is tested on a real API
+ * server in {@code SinkReachIT}.
+ */
 class DestinationsTest {
   private static final String NS = "shop";
 
-  KubernetesClient client;
-  private Destinations destinations;
+  private final Directory directory = new Directory();
 
-  @BeforeEach
-  void services() {
-    destinations = new Destinations(client, new SinkConfig(List.of(), "corp.example", "delayedtask-sender", 1, 1));
-    service("orders", "ClusterIP", "10.96.0.20", null, port("http", 80), port("metrics", 9090));
-    service("billing", "ClusterIP", "10.96.0.21", null, port("grpc", 8443));
-    service("headless", "ClusterIP", "None", null, port(null, 8080));
-    service("external", "ExternalName", null, "hooks.example.com");
-    service("node", "NodePort", "10.96.0.22", null, port("web", 8080), port("http", 8081));
-    service("several", "ClusterIP", "10.96.0.23", null, port("web", 8080), port("admin", 9000));
+  private Destinations destinations(String... allowed) {
+    return new Destinations(directory, new SinkConfig(List.of(allowed), "corp.example", "delayedtask-sender", 1, 1));
+  }
+
+  /** Services and slices by hand; {@code knows} only the namespaces listed. */
+  static final class Directory implements ServiceDirectory {
+    final Map<String, Service> services = new HashMap<>();
+    final List<EndpointSlice> slices = new ArrayList<>();
+    boolean listed = true;
+
+    @Override
+    public boolean knows(String namespace) {
+      return listed;
+    }
+
+    @Override
+    public Optional<Service> service(String namespace, String name) {
+      return Optional.ofNullable(services.get(namespace + "/" + name));
+    }
+
+    @Override
+    public List<EndpointSlice> endpointSlices(String namespace, String service) {
+      return slices.stream().filter(s -> s.getMetadata().getNamespace().equals(namespace)
+          && service.equals(s.getMetadata().getLabels().get("kubernetes.io/service-name"))).toList();
+    }
+
+    void service(String name, String type, String clusterIp, String externalName, ServicePort... ports) {
+      services.put(NS + "/" + name, new ServiceBuilder()
+          .withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+          .withNewSpec().withType(type).withClusterIP(clusterIp).withExternalName(externalName).withPorts(ports)
+          .endSpec().build());
+    }
+
+    void slice(String service, String address, ObjectReference target) {
+      slices.add(new EndpointSliceBuilder()
+          .withNewMetadata().withName(service + "-" + slices.size()).withNamespace(NS)
+          .withLabels(Map.of("kubernetes.io/service-name", service)).endMetadata()
+          .withAddressType("IPv4")
+          .withEndpoints(new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
+          .build());
+    }
   }
 
   private static ServicePort port(String name, int port) {
     return new ServicePortBuilder().withName(name).withPort(port).build();
   }
 
-  private void service(String name, String type, String clusterIp, String externalName, ServicePort... ports) {
-    client.services().inNamespace(NS).resource(new ServiceBuilder()
-        .withNewMetadata().withName(name).endMetadata()
-        .withNewSpec().withType(type).withClusterIP(clusterIp).withExternalName(externalName).withPorts(ports).endSpec()
-        .build()).create();
+  private static ObjectReference pod(String namespace, String name) {
+    return new ObjectReferenceBuilder().withKind("Pod").withNamespace(namespace).withName(name).build();
   }
 
-  private Resolution resolve(String service, String uri) {
+  private Resolution resolve(Destinations destinations, String service, String uri) {
     return destinations.resolve(NS, Optional.of(new ServiceRef("v1", "Service", service)), Optional.ofNullable(uri));
   }
 
-  private static Resolution resolved(String url, String connectHost) {
-    return new Resolution.Resolved(URI.create(url), Optional.ofNullable(connectHost));
+  private Resolution resolve(String service, String uri) {
+    return resolve(destinations(), service, uri);
+  }
+
+  private static Resolution inCluster(String url, String connectHost) {
+    return new Resolution.Resolved(URI.create(url), Optional.ofNullable(connectHost), false, true);
+  }
+
+  private void standardServices() {
+    directory.service("orders", "ClusterIP", "10.96.0.20", null, port("http", 80), port("metrics", 9090));
+    directory.service("billing", "ClusterIP", "10.96.0.21", null, port("grpc", 8443));
+    directory.service("headless", "ClusterIP", "None", null, port(null, 8080));
+    directory.service("node", "NodePort", "10.96.0.22", null, port("web", 8080), port("http", 8081));
+    directory.service("several", "ClusterIP", "10.96.0.23", null, port("web", 8080), port("admin", 9000));
   }
 
   @Test
   void theHttpPortOnItsDefaultIsLeftOut() {
+    standardServices();
+    directory.slice("orders", "10.0.0.5", pod(NS, "orders-1"));
     assertThat(resolve("orders", "/orders/cancel?reason=late"))
-        .isEqualTo(resolved("http://orders.shop.svc.corp.example/orders/cancel?reason=late", "10.96.0.20"));
-    assertThat(resolve("orders", null)).isEqualTo(resolved("http://orders.shop.svc.corp.example", "10.96.0.20"));
+        .isEqualTo(inCluster("http://orders.shop.svc.corp.example/orders/cancel?reason=late", "10.96.0.20"));
+    assertThat(resolve("orders", null)).isEqualTo(inCluster("http://orders.shop.svc.corp.example", "10.96.0.20"));
   }
 
   @Test
   void theOnlyPortOrThePortNamedHttp() {
-    assertThat(resolve("billing", "/x")).isEqualTo(resolved("http://billing.shop.svc.corp.example:8443/x", "10.96.0.21"));
-    assertThat(resolve("node", "/x")).isEqualTo(resolved("http://node.shop.svc.corp.example:8081/x", "10.96.0.22"));
+    standardServices();
+    assertThat(resolve("billing", "/x")).isEqualTo(inCluster("http://billing.shop.svc.corp.example:8443/x", "10.96.0.21"));
+    assertThat(resolve("node", "/x")).isEqualTo(inCluster("http://node.shop.svc.corp.example:8081/x", "10.96.0.22"));
   }
 
   @Test
   void aHeadlessServiceResolvesByItsDnsName() {
-    assertThat(resolve("headless", "/")).isEqualTo(resolved("http://headless.shop.svc.corp.example:8080/", null));
-  }
-
-  @Test
-  void anExternalNameServiceConnectsToItsExternalName() {
-    assertThat(resolve("external", "/hook")).isEqualTo(resolved("http://external.shop.svc.corp.example/hook",
-        "hooks.example.com"));
+    standardServices();
+    assertThat(resolve("headless", "/")).isEqualTo(inCluster("http://headless.shop.svc.corp.example:8080/", null));
   }
 
   @Test
   void severalPortsNoneNamedHttpIsNotRetried() {
+    standardServices();
     assertThat(resolve("several", "/")).isEqualTo(new Resolution.Unresolvable("Service several in namespace shop "
         + "has several ports and none named http: name the one to deliver to http", false));
   }
@@ -91,7 +139,16 @@ class DestinationsTest {
   }
 
   @Test
+  void untilTheServicesAreListedARefWaits() {
+    standardServices();
+    directory.listed = false;
+    assertThat(resolve("orders", "/")).isEqualTo(new Resolution.Unresolvable(
+        "the operator has not listed the Services of namespace shop yet", true));
+  }
+
+  @Test
   void withARefTheUriIsAPath() {
+    standardServices();
     assertThat(resolve("orders", "orders/cancel")).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
       assertThat(u.retryable()).isFalse();
       assertThat(u.message()).contains("must start with '/'");
@@ -100,19 +157,82 @@ class DestinationsTest {
 
   @Test
   void onlyAV1ServiceIsARef() {
-    Resolution resolution = destinations.resolve(NS, Optional.of(new ServiceRef("serving.knative.dev/v1", "Service",
+    Resolution resolution = destinations().resolve(NS, Optional.of(new ServiceRef("serving.knative.dev/v1", "Service",
         "orders")), Optional.empty());
     assertThat(resolution).isEqualTo(new Resolution.Unresolvable(
         "sink.ref must name a v1 Service, not serving.knative.dev/v1 Service", false));
   }
 
   @Test
-  void withoutARefTheUriIsUsedAsIs() {
-    assertThat(destinations.resolve(NS, Optional.empty(), Optional.of("https://hooks.example.com/a?b=c")))
-        .isEqualTo(resolved("https://hooks.example.com/a?b=c", null));
-    assertThat(destinations.resolve(NS, Optional.empty(), Optional.of("/relative")))
+  void anExternalNameIsFollowedOnlyWhenTheUrlItYieldsIsAllowed() {
+    directory.service("external", "ExternalName", null, "hooks.example.com");
+    directory.service("external-port", "ExternalName", null, "hooks.example.com", port("http", 8080));
+    assertThat(resolve("external", "/hook")).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
+      assertThat(u.retryable()).isFalse();
+      assertThat(u.message()).contains("a sink.ref reaches only the task's namespace", "ExternalName for hooks.example.com",
+          "http://hooks.example.com/hook", SinkConfig.ALLOWED_URIS);
+    });
+    Destinations allowing = destinations("http://hooks.example.com/hook");
+    assertThat(resolve(allowing, "external", "/hook")).isEqualTo(new Resolution.Resolved(
+        URI.create("http://external.shop.svc.corp.example/hook"), Optional.of("hooks.example.com"), false, false));
+    assertThat(resolve(allowing, "external", "/other")).isInstanceOf(Resolution.Unresolvable.class);
+    assertThat(resolve(allowing, "external-port", "/hook")).as("the port is part of the URL it yields")
+        .isInstanceOf(Resolution.Unresolvable.class);
+    assertThat(resolve(destinations("http://hooks.example.com:8080/"), "external-port", "/hook"))
+        .isInstanceOf(Resolution.Resolved.class);
+  }
+
+  @Test
+  void anExternalNameReachesLoopbackOnlyThroughAnEntryNamingThatLoopbackHost() {
+    directory.service("local", "ExternalName", null, "localhost", port("http", 8099));
+    directory.service("local-ip", "ExternalName", null, "127.0.0.1", port("http", 8099));
+    // Another entry naming loopback, or a loopback entry for another port, lends nothing.
+    Destinations otherLoopback = destinations("http://127.0.0.1:8099", "http://localhost:9000");
+    assertThat(resolve(otherLoopback, "local", "/")).isInstanceOf(Resolution.Unresolvable.class);
+    assertThat(resolve(otherLoopback, "local-ip", "/")).isInstanceOfSatisfying(Resolution.Resolved.class,
+        r -> assertThat(r.loopbackAllowed()).isTrue());
+    assertThat(resolve(destinations("http://localhost:8099/"), "local", "/")).isInstanceOfSatisfying(
+        Resolution.Resolved.class, r -> assertThat(r.loopbackAllowed()).isTrue());
+  }
+
+  @Test
+  void aServiceWhoseEndpointSlicesListAnAddressThatIsNoPodOfTheNamespaceIsRefused() {
+    directory.service("mine", "ClusterIP", "10.96.0.30", null, port("http", 80));
+    directory.service("borrowed", "ClusterIP", "10.96.0.31", null, port("http", 80));
+    directory.service("bare", "ClusterIP", "10.96.0.32", null, port("http", 80));
+    directory.service("node", "ClusterIP", "10.96.0.33", null, port("http", 80));
+    directory.slice("mine", "10.0.0.5", pod(NS, "mine-1"));
+    directory.slice("borrowed", "10.0.0.5", pod(NS, "mine-1"));
+    directory.slice("borrowed", "10.0.9.9", pod("payments", "refunds-1"));
+    directory.slice("bare", "10.1.2.3", null);
+    directory.slice("node", "10.1.2.4", new ObjectReferenceBuilder().withKind("Node").withName("n1").build());
+
+    assertThat(resolve("mine", "/")).isInstanceOf(Resolution.Resolved.class);
+    for (String[] refused : new String[][] {{"borrowed", "10.0.9.9"}, {"bare", "10.1.2.3"}, {"node", "10.1.2.4"}}) {
+      assertThat(resolve(refused[0], "/")).as(refused[0]).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
+        assertThat(u.retryable()).isFalse();
+        assertThat(u.message()).contains("a sink.ref reaches only the task's namespace", refused[1],
+            "not a Pod of namespace shop", SinkConfig.ALLOWED_URIS);
+      });
+    }
+  }
+
+  @Test
+  void withoutARefTheUriMustBeAllowedAndLoopbackFollowsItsEntry() {
+    assertThat(destinations("https://hooks.example.com/a").resolve(NS, Optional.empty(),
+        Optional.of("https://hooks.example.com/a?b=c")))
+        .isEqualTo(new Resolution.Resolved(URI.create("https://hooks.example.com/a?b=c"), Optional.empty(), false, false));
+    assertThat(destinations("https://hooks.example.com/a").resolve(NS, Optional.empty(),
+        Optional.of("https://hooks.example.com/b"))).isInstanceOf(Resolution.Unresolvable.class);
+    assertThat(destinations("http://127.0.0.1:8099", "https://hooks.example.com/").resolve(NS, Optional.empty(),
+        Optional.of("http://127.0.0.1:8099/x"))).isInstanceOfSatisfying(Resolution.Resolved.class,
+        r -> assertThat(r.loopbackAllowed()).isTrue());
+    assertThat(destinations("http://127.0.0.1:8099", "https://hooks.example.com/").resolve(NS, Optional.empty(),
+        Optional.of("https://hooks.example.com/x"))).isInstanceOfSatisfying(Resolution.Resolved.class,
+        r -> assertThat(r.loopbackAllowed()).as("another entry names loopback: not this URL's").isFalse());
+    assertThat(destinations().resolve(NS, Optional.empty(), Optional.of("/relative")))
         .isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> assertThat(u.retryable()).isFalse());
-    assertThat(destinations.resolve(NS, Optional.empty(), Optional.empty()))
+    assertThat(destinations().resolve(NS, Optional.empty(), Optional.empty()))
         .isEqualTo(new Resolution.Unresolvable("sink needs a ref or a uri", false));
   }
 }

@@ -43,7 +43,8 @@ class LinkLocalSinkIT {
     RealKubernetes kube = RealKubernetes.shared();
     KubernetesClient client = kube.client();
     try (OperatorFixture.OnRealKubernetes world = OperatorFixture.startOnRealKubernetes(kube, "link-local",
-        Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"))) {
+        // The URLs the ExternalNames yield are allowed, so that what refuses them is the address guard.
+        Map.of(SinkConfig.ALLOWED_URIS, "http://169.254.169.254/," + "http://" + TestResolver.METADATA + "/"))) {
       String ns = world.namespace();
       // Two ways there: an ExternalName that is an IP literal, and one whose name resolves to the
       // metadata address (TestResolver; no DNS). Besides the namespace, the operator's sockets

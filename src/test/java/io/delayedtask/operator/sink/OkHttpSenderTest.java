@@ -43,7 +43,7 @@ class OkHttpSenderTest {
   private static final Clock CLOCK = Clock.fixed(DUE.plusSeconds(2), ZoneOffset.UTC);
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final Duration WAIT = Duration.ofSeconds(10);
-  private static final String LOOPBACK_RULE = "127.0.0.1 is loopback and DELAYEDTASK_SINK_ALLOWED_URIS names no loopback prefix";
+  private static final String LOOPBACK_RULE = "127.0.0.1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL";
 
   private final LoopbackOnlySockets sockets = new LoopbackOnlySockets();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -24,6 +24,7 @@ class ServiceAccountTokensIT {
 
   private static KubernetesClient client;
   private static String namespace;
+  private static String otherNamespace;
 
   /** A clock the test moves: the API server's own clock decides the token's expiry, this one when to renew. */
   private static final class MovableClock extends Clock {
@@ -54,8 +55,11 @@ class ServiceAccountTokensIT {
     RealKubernetes kube = RealKubernetes.shared();
     client = kube.client();
     namespace = kube.createNamespace("sink-tokens");
-    client.serviceAccounts().inNamespace(namespace)
-        .resource(new ServiceAccountBuilder().withNewMetadata().withName(SENDER).endMetadata().build()).create();
+    otherNamespace = kube.createNamespace("sink-tokens-other");
+    for (String ns : new String[] {namespace, otherNamespace}) {
+      client.serviceAccounts().inNamespace(ns)
+          .resource(new ServiceAccountBuilder().withNewMetadata().withName(SENDER).endMetadata().build()).create();
+    }
   }
 
   private static TokenReview review(String token, String audience) {
@@ -98,6 +102,23 @@ class ServiceAccountTokensIT {
   void eachAudienceAndNamespaceHasItsOwnToken() {
     ServiceAccountTokens tokens = new ServiceAccountTokens(client, SENDER, Clock.systemUTC());
     assertThat(tokens.tokenFor(namespace, "a")).isNotEqualTo(tokens.tokenFor(namespace, "b"));
+  }
+
+  @Test
+  void aNamespacesTokenIsNeverUsedForAnotherNamespaceWithTheSameAudience() {
+    ServiceAccountTokens tokens = new ServiceAccountTokens(client, SENDER, Clock.systemUTC());
+
+    String first = tokens.tokenFor(namespace, "shared-audience");
+    String other = tokens.tokenFor(otherNamespace, "shared-audience");
+    String firstAgain = tokens.tokenFor(namespace, "shared-audience");
+
+    assertThat(other).isNotEqualTo(first);
+    assertThat(firstAgain).as("kept per namespace and audience").isSameAs(first);
+    assertThat(review(first, "shared-audience").getStatus().getUser().getUsername())
+        .isEqualTo("system:serviceaccount:" + namespace + ":" + SENDER);
+    assertThat(review(other, "shared-audience").getStatus().getUser().getUsername())
+        .as("the TokenReview a receiver in the other namespace makes names that namespace's sender")
+        .isEqualTo("system:serviceaccount:" + otherNamespace + ":" + SENDER);
   }
 
   @Test

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A sink task end to end: the operator in-process on a real API server and a real Redis, delivering
  * to a real HTTP server on 127.0.0.1 (the only address any of these tests reaches), allowed by the
- * prefix {@code http://127.0.0.1:}. What the receiver records, on its own clock, is the proof.
+ * entries naming each receiver's origin. What the receiver records, on its own clock, is the proof.
  */
 @RequiresRealKubernetes
 class SinkDeliveryIT {
@@ -51,13 +51,19 @@ class SinkDeliveryIT {
   private static OperatorFixture.OnRealKubernetes world;
   private static String ns;
   private static Receiver receiver;
+  private static Receiver hanging;
+  private static Receiver tls;
 
   @BeforeAll
   static void start() {
     receiver = Receiver.start();
+    hanging = Receiver.start();
+    tls = Receiver.startHttps();
     kube = RealKubernetes.shared();
     client = kube.client();
-    world = OperatorFixture.startOnRealKubernetes(kube, "sink", Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"));
+    // Each receiver's origin, and the URL the ExternalName "orders" (localhost, the receiver's port) yields.
+    world = OperatorFixture.startOnRealKubernetes(kube, "sink", Map.of(SinkConfig.ALLOWED_URIS, String.join(",",
+        receiver.base(), hanging.base(), tls.base(), "http://localhost:" + receiver.port() + "/orders/")));
     ns = world.namespace();
   }
 
@@ -66,8 +72,10 @@ class SinkDeliveryIT {
     if (world != null) {
       world.close();
     }
-    if (receiver != null) {
-      receiver.close();
+    for (Receiver started : new Receiver[] {receiver, hanging, tls}) {
+      if (started != null) {
+        started.close();
+      }
     }
   }
 
@@ -205,7 +213,8 @@ class SinkDeliveryIT {
 
   @Test
   void aReceiverThatNeverAnswersHoldsBackNoOtherDelivery() {
-    try (Receiver hanging = Receiver.start().answer("/hangs", Answer.status(200).after(Duration.ofSeconds(30)))) {
+    hanging.answer("/hangs", Answer.status(200).after(Duration.ofSeconds(30)));
+    {
       Instant due = Instant.now().plusSeconds(4);
       List<String> fast = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
@@ -275,11 +284,12 @@ class SinkDeliveryIT {
   void anAudienceSendsTheSenderServiceAccountsTokenForExactlyThatAudience() {
     client.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata()
         .withName("delayedtask-sender").endMetadata().build()).createOr(existing -> existing.update());
-    create(client, sinkTask("with-token", Instant.now(), "/authenticated", s -> s.getSink().setAudience("orders")));
+    // A token goes only over https (or to a Service of the namespace): the https receiver, trusted through caCerts.
+    create(client, httpsTask("with-token", "/authenticated", "orders"));
 
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "with-token").orElse(null) == Phase.Succeeded);
 
-    String authorization = receiver.requestsTo("/authenticated").get(0).header("authorization");
+    String authorization = tls.requestsTo("/authenticated").get(0).header("authorization");
     assertThat(authorization).startsWith("Bearer ");
     TokenReview review = client.resource(new TokenReviewBuilder().withNewSpec()
         .withToken(authorization.substring("Bearer ".length())).withAudiences("orders").endSpec().build()).create();
@@ -293,12 +303,23 @@ class SinkDeliveryIT {
     // Another audience than the test above, so no cached token stands in for the missing account.
     client.serviceAccounts().inNamespace(ns).withName("delayedtask-sender").delete();
     await().atMost(TIMEOUT).until(() -> client.serviceAccounts().inNamespace(ns).withName("delayedtask-sender").get() == null);
-    create(client, sinkTask("no-sender", Instant.now(), "/never", s -> s.getSink().setAudience("billing")));
+    create(client, httpsTask("no-sender", "/never", "billing"));
 
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "no-sender").orElse(null) == Phase.Failed);
     assertThat(get(client, ns, "no-sender").getStatus().getMessage())
         .contains("ServiceAccount delayedtask-sender does not exist in namespace " + ns + ": create it");
-    assertThat(receiver.requestsTo("/never")).isEmpty();
+    assertThat(tls.requestsTo("/never")).isEmpty();
+  }
+
+  private DelayedTask httpsTask(String name, String path, String audience) {
+    return task(ns, name, s -> {
+      s.setRunAt(rfc3339(Instant.now()));
+      Destination sink = new Destination();
+      sink.setUri(tls.base() + path);
+      sink.setAudience(audience);
+      sink.setCaCerts(tls.caCertsPem());
+      s.setSink(sink);
+    });
   }
 
   private DelayedTask sinkTask(String name, Instant due, String path, Consumer<DelayedTaskSpec> more) {

@@ -301,6 +301,33 @@ class SpecValidatorTest {
           sink.setRef(new ServiceReference("apps/v1", "Deployment", "orders"));
           s.setSink(sink);
         }), "spec.sink.ref is apps/v1 Deployment; it must name a Service"),
+        Arguments.of("ref.name not a DNS label", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", "orders.payments"));
+          s.setSink(sink);
+        }), "spec.sink.ref.name 'orders.payments' is not a DNS label"),
+        Arguments.of("ref.name with upper case", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", "Orders"));
+          s.setSink(sink);
+        }), "spec.sink.ref.name 'Orders' is not a DNS label"),
+        Arguments.of("ref.name longer than 63", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", "a".repeat(64)));
+          s.setSink(sink);
+        }), "is not a DNS label"),
+        Arguments.of("dead-letter ref.name not a DNS label", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          Destination dead = new Destination();
+          dead.setRef(new ServiceReference("v1", "Service", "../x"));
+          delivery.setDeadLetterSink(dead);
+          s.setDelivery(delivery);
+        }), "spec.delivery.deadLetterSink.ref.name '../x' is not a DNS label"),
         Arguments.of("absolute uri with ref", spec(s -> {
           s.setDelay("1m");
           Destination sink = new Destination();
@@ -315,8 +342,27 @@ class SpecValidatorTest {
         Arguments.of("uri outside the allowed prefixes", spec(s -> {
           s.setDelay("1m");
           s.setSink(uri("http://169.254.169.254/latest/meta-data"));
-        }), "is not allowed: it must start with one of the prefixes in the operator's DELAYEDTASK_SINK_ALLOWED_URIS "
-            + "(http://127.0.0.1:8080/)"),
+        }), "is not allowed: no entry of the operator's DELAYEDTASK_SINK_ALLOWED_URIS (http://127.0.0.1:8080/) allows "
+            + "its scheme, host, port and path"),
+        Arguments.of("uri a string prefix would allow: another port", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8081/due"));
+        }), "is not allowed: no entry of the operator's DELAYEDTASK_SINK_ALLOWED_URIS"),
+        Arguments.of("uri a string prefix would allow: userinfo", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080@payments.prod.svc.cluster.local:8080/refund"));
+        }), "is not allowed: it has userinfo"),
+        Arguments.of("uri with a fragment", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due#x"));
+        }), "is not allowed: it has a fragment"),
+        Arguments.of("audience over plain http to an absolute uri", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = uri("http://127.0.0.1:8080/due");
+          sink.setAudience("orders");
+          s.setSink(sink);
+        }), "spec.sink.audience is set and spec.sink.uri 'http://127.0.0.1:8080/due' is plain http: a token is sent "
+            + "only over https or to a Service of this namespace"),
         Arguments.of("timeout above 5m", spec(s -> {
           s.setDelay("1m");
           s.setSink(uri("http://127.0.0.1:8080/due"));

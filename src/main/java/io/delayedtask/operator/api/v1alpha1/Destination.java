@@ -30,8 +30,9 @@ public class Destination {
 
   @Size(max = URI_MAX_LENGTH)
   @JsonPropertyDescription("With ref: the path (and query) on the Service, such as /orders/cancel. Without ref: an "
-      + "absolute http:// or https:// URL, accepted only when it starts with a prefix in the operator's "
-      + "DELAYEDTASK_SINK_ALLOWED_URIS.")
+      + "absolute http:// or https:// URL, accepted only when an entry of the operator's "
+      + "DELAYEDTASK_SINK_ALLOWED_URIS allows it (compared by scheme, host, port and path segments); no userinfo "
+      + "or fragment.")
   private String uri;
 
   @Size(max = 253)

@@ -3,6 +3,7 @@ package io.delayedtask.operator.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -25,7 +26,9 @@ public class ServiceReference {
 
   @Required
   @Size(max = 63)
-  @JsonPropertyDescription("The Service's name, in the task's namespace.")
+  @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+  @JsonPropertyDescription("The Service's name, in the task's namespace: a DNS label (lower-case letters, digits "
+      + "and '-', at most 63 characters).")
   private String name;
 
   public ServiceReference() {}
