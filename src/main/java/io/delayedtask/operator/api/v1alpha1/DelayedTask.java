@@ -26,6 +26,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Due", jsonPath = ".status.dueTime", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Job", jsonPath = ".status.jobName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+// kubectl get dt -o wide only (priority 1): a sink task's attempts and where the last one went.
+@AdditionalPrinterColumn(name = "Attempts", jsonPath = ".status.delivery.attempts",
+    type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
+@AdditionalPrinterColumn(name = "Sink", jsonPath = ".status.sinkUri", type = AdditionalPrinterColumn.Type.STRING,
+    priority = 1)
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonClassDescription("A task that fires once, at a time: at spec.runAt, or spec.delay after its creation. "
     + "Firing creates a Job from spec.jobTemplate, or without one only records it in the status. The operator "
