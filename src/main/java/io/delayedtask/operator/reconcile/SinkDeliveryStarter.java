@@ -120,7 +120,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   }
 
   private static String describe(Destination destination) {
-    return destination.getRef() != null ? "Service " + destination.getRef().getName()
+    return destination.getRef() != null ? destination.getRef().getKind() + " " + destination.getRef().getName()
         + (destination.getUri() == null ? "" : destination.getUri()) : String.valueOf(destination.getUri());
   }
 

@@ -23,13 +23,15 @@ public final class Destinations {
 
   private final KubernetesClient client;
   private final String clusterDomain;
+  private final Addressables addressables;
 
   public Destinations(KubernetesClient client, SinkConfig config) {
     this.client = Objects.requireNonNull(client, "client");
     this.clusterDomain = config.clusterDomain();
+    this.addressables = new Addressables(client);
   }
 
-  /** {@code sink.ref}: only {@code apiVersion: v1, kind: Service} resolves. */
+  /** {@code sink.ref}: a {@code v1} Service, or any other kind as a Knative Addressable ({@link Addressables}). */
   public record ServiceRef(String apiVersion, String kind, String name) {
     public ServiceRef {
       Objects.requireNonNull(name, "name");
@@ -59,14 +61,14 @@ public final class Destinations {
           .orElseGet(() -> new Resolution.Unresolvable("sink needs a ref or a uri", false));
     }
     ServiceRef service = ref.get();
-    if (!"v1".equals(service.apiVersion()) || !"Service".equals(service.kind())) {
-      return new Resolution.Unresolvable("sink.ref must name a v1 Service, not " + service.apiVersion() + " "
-          + service.kind(), false);
-    }
     String pathAndQuery = uri.orElse("");
     if (!pathAndQuery.isEmpty() && !pathAndQuery.startsWith("/")) {
       return new Resolution.Unresolvable("with sink.ref, sink.uri is a path and must start with '/', not '"
           + pathAndQuery + "'", false);
+    }
+    if (!"v1".equals(service.apiVersion()) || !"Service".equals(service.kind())) {
+      // Any other kind is a Knative Addressable: its status.address.url.
+      return addressables.resolve(namespace, service.apiVersion(), service.kind(), service.name(), pathAndQuery);
     }
     Service found;
     try {

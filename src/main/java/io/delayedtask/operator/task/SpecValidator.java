@@ -47,6 +47,8 @@ public final class SpecValidator {
   /** The name part of an annotation key is at most 63 characters; "payload." takes 8 of them. */
   private static final Pattern PAYLOAD_KEY = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,53}[A-Za-z0-9])?");
 
+  private static final Pattern REF_API_VERSION = Pattern.compile(ServiceReference.API_VERSION);
+  private static final Pattern REF_KIND = Pattern.compile(ServiceReference.KIND);
   private static final Pattern MEDIA_TYPE = Pattern.compile(DelayedTaskSpec.MEDIA_TYPE);
   private static final Pattern EXTENSION_NAME = Pattern.compile(CeOverrides.NAME_SHAPE);
 
@@ -335,9 +337,12 @@ public final class SpecValidator {
           + field + ".uri (an absolute http:// or https:// URL)");
     }
     if (ref != null) {
-      if (!"v1".equals(ref.getApiVersion()) || !"Service".equals(ref.getKind())) {
-        return invalid(field + ".ref is " + ref.getApiVersion() + " " + ref.getKind() + "; it must name a Service: "
-            + "apiVersion: v1, kind: Service");
+      if (ref.getApiVersion() == null || ref.getKind() == null || !REF_API_VERSION.matcher(ref.getApiVersion()).matches()
+          || !REF_KIND.matcher(ref.getKind()).matches()
+          || ("v1".equals(ref.getApiVersion()) && !"Service".equals(ref.getKind()))) {
+        return invalid(field + ".ref is " + ref.getApiVersion() + " " + ref.getKind() + "; it must name a Service "
+            + "(apiVersion: v1, kind: Service) or a Knative Addressable such as apiVersion: serving.knative.dev/v1, "
+            + "kind: Service or apiVersion: eventing.knative.dev/v1, kind: Broker");
       }
       if (ref.getName() == null || ref.getName().isEmpty()) {
         return invalid(field + ".ref.name is missing; name a Service in the task's namespace");

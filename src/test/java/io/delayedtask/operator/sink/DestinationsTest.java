@@ -99,11 +99,11 @@ class DestinationsTest {
   }
 
   @Test
-  void onlyAV1ServiceIsARef() {
+  void anyOtherKindIsResolvedAsAnAddressableAndAKindNotServedIsARetryNamingIt() {
     Resolution resolution = destinations.resolve(NS, Optional.of(new ServiceRef("serving.knative.dev/v1", "Service",
         "orders")), Optional.empty());
-    assertThat(resolution).isEqualTo(new Resolution.Unresolvable(
-        "sink.ref must name a v1 Service, not serving.knative.dev/v1 Service", false));
+    assertThat(resolution).isEqualTo(new Resolution.Unresolvable("the API server serves no kind Service in "
+        + "serving.knative.dev/v1: install the CRD (Knative) that defines it, or fix sink.ref", true));
   }
 
   @Test

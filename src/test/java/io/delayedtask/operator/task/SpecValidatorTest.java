@@ -248,12 +248,19 @@ class SpecValidatorTest {
           s.setDelay("1m");
           s.setSink(new Destination());
         }), "spec.sink names no destination; set spec.sink.ref"),
-        Arguments.of("ref to a Deployment", spec(s -> {
+        Arguments.of("ref to a core kind other than Service", spec(s -> {
           s.setDelay("1m");
           Destination sink = new Destination();
-          sink.setRef(new ServiceReference("apps/v1", "Deployment", "orders"));
+          sink.setRef(new ServiceReference("v1", "ConfigMap", "orders"));
           s.setSink(sink);
-        }), "spec.sink.ref is apps/v1 Deployment; it must name a Service"),
+        }), "spec.sink.ref is v1 ConfigMap; it must name a Service (apiVersion: v1, kind: Service) or a Knative "
+            + "Addressable"),
+        Arguments.of("ref with an apiVersion that is no group/version", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("serving.knative.dev", "Service", "orders"));
+          s.setSink(sink);
+        }), "spec.sink.ref is serving.knative.dev Service; it must name a Service"),
         Arguments.of("absolute uri with ref", spec(s -> {
           s.setDelay("1m");
           Destination sink = new Destination();
@@ -309,6 +316,22 @@ class SpecValidatorTest {
         "cluster.local", "delayedtask-sender", 256, 32));
     assertThat(allowingOnePrefix.validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
         invalid -> assertThat(invalid.message()).contains(expected));
+  }
+
+  @Test
+  void acceptsAKnativeServiceAndABrokerAsRefs() {
+    for (ServiceReference ref : List.of(new ServiceReference("serving.knative.dev/v1", "Service", "orders"),
+        new ServiceReference("eventing.knative.dev/v1", "Broker", "default"),
+        new ServiceReference("messaging.knative.dev/v1beta1", "InMemoryChannel", "orders"))) {
+      DelayedTask task = spec(s -> {
+        s.setDelay("1m");
+        Destination sink = new Destination();
+        sink.setRef(ref);
+        sink.setUri("/orders");
+        s.setSink(sink);
+      });
+      assertThat(new SpecValidator().validate(task)).as(ref.getApiVersion()).isInstanceOf(Validation.Valid.class);
+    }
   }
 
   @Test
