@@ -27,13 +27,24 @@ elseif phase == "Suspended" then
   hs.message = "Suspended; it does not fire until spec.suspend is false"
 elseif phase == "Running" then
   hs.status = "Progressing"
-  hs.message = "Job " .. (obj.status.jobName or "") .. " is running"
+  if obj.status.jobName ~= nil then
+    hs.message = "Job " .. obj.status.jobName .. " is running"
+  elseif obj.status.delivery ~= nil and obj.status.delivery.nextAttemptTime ~= nil then
+    hs.message = "Delivering to " .. (obj.status.sinkUri or "the sink") .. ": attempt " ..
+        (obj.status.delivery.attempts or 0) .. " did not succeed, the next is at " .. obj.status.delivery.nextAttemptTime
+  else
+    hs.message = "Delivering to " .. (obj.status.sinkUri or "the sink")
+  end
 elseif phase == "Fired" then
   hs.status = "Healthy"
   hs.message = "Fired at " .. (obj.status.firedTime or due)
 elseif phase == "Succeeded" then
   hs.status = "Healthy"
-  hs.message = "Job " .. (obj.status.jobName or "") .. " succeeded"
+  if obj.status.jobName ~= nil then
+    hs.message = "Job " .. obj.status.jobName .. " succeeded"
+  else
+    hs.message = "Delivered to " .. (obj.status.sinkUri or "the sink")
+  end
 elseif phase == "Failed" or phase == "Missed" or phase == "Invalid" then
   hs.status = "Degraded"
   hs.message = obj.status.message or phase

@@ -19,6 +19,7 @@ import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import io.delayedtask.operator.sink.Addressables;
 import io.delayedtask.operator.sink.Destinations;
 import io.delayedtask.operator.sink.InformedServices;
 import io.delayedtask.operator.sink.NameResolver;
@@ -237,7 +238,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
       // A sink.ref's Service and EndpointSlices come from informers: no request per delivery.
       InformedServices services = new InformedServices(client, config.namespaces());
       stopInReverse.push(services);
-      DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender, new Destinations(services, config.sink()),
+      // A sink.ref to a Knative Addressable: an informer per kind, started when a task first names it.
+      Addressables addressables = new Addressables(client);
+      stopInReverse.push(addressables);
+      DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender,
+          new Destinations(services, addressables, config.sink()),
           new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics, clock);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),

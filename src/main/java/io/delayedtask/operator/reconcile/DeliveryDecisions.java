@@ -112,6 +112,9 @@ final class DeliveryDecisions {
       delivery.setResponseCode(code.orElse(null));
     }
     desired.setDelivery(delivery);
+    if (sentTo(outcome.url())) {
+      desired.setSinkUri(outcome.url()); // Knative's status.sinkUri: where this attempt went
+    }
     if (desired.getFiredTime() == null) {
       desired.setFiredTime(Times.format(outcome.result().at()));
       Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + desired.getFiredTime(), draft.now,
@@ -162,6 +165,15 @@ final class DeliveryDecisions {
       return draft.schedule(new ScheduleChange.Write(outcome.redisTimeAtEnd())).build();
     }
     return draft.schedule(ScheduleChange.REMOVE).build();
+  }
+
+  /**
+   * Whether an outcome's url is a URL the attempt was sent (or meant to be sent) to: a destination
+   * that could not be resolved (a missing Service, an Addressable without an address) is described
+   * by name instead, and then the last URL stays.
+   */
+  private static boolean sentTo(String url) {
+    return url.startsWith("http://") || url.startsWith("https://");
   }
 
   /** When the attempt ended, on this host's clock: its answer (or failure), or when it could not start. */

@@ -6,6 +6,7 @@ import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.reconcile.DeliveryOutcome.Target;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.sink.DeliveryRequest;
+import io.delayedtask.operator.task.EventBodies;
 import io.delayedtask.operator.sink.Destinations;
 import io.delayedtask.operator.sink.MissingServiceAccountException;
 import io.delayedtask.operator.sink.Sender;
@@ -87,7 +88,11 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         return;
       }
     }
-    Map<String, String> extensions = new HashMap<>(attempt.extensions());
+    Map<String, String> extensions = new HashMap<>();
+    if (task.getSpec().getCeOverrides() != null && task.getSpec().getCeOverrides().getExtensions() != null) {
+      extensions.putAll(task.getSpec().getCeOverrides().getExtensions());
+    }
+    extensions.putAll(attempt.extensions()); // the operator's own (delayedtask...): no override may name them
     if (attempt.target() == Target.DEAD_LETTER_SINK) {
       extensions.put("delayedtaskerrordest", sinkUrl(task));
     }
@@ -96,6 +101,8 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         "/apis/delayedtask.io/v1alpha1/namespaces/" + namespace + "/delayedtasks/" + task.getMetadata().getName(),
         due, attempt.targetAttempt(),
         task.getSpec().getPayload() == null ? Map.of() : task.getSpec().getPayload(),
+        Optional.ofNullable(task.getSpec().getData())
+            .map(data -> new DeliveryRequest.Data(EventBodies.contentType(task.getSpec().getContentType()), data)),
         extensions);
     DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.connectHost(), resolved.loopbackAllowed(),
         event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout());
@@ -120,7 +127,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   }
 
   private static String describe(Destination destination) {
-    return destination.getRef() != null ? "Service " + destination.getRef().getName()
+    return destination.getRef() != null ? destination.getRef().getKind() + " " + destination.getRef().getName()
         + (destination.getUri() == null ? "" : destination.getUri()) : String.valueOf(destination.getUri());
   }
 

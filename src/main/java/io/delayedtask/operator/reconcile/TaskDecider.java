@@ -444,6 +444,7 @@ public final class TaskDecider {
       desired.setFiredTime(null);
       desired.setJobName(null);
       desired.setDelivery(null);
+      desired.setSinkUri(null);
       Conditions.remove(desired, Condition.FIRED);
       Conditions.remove(desired, Condition.COMPLETE);
       Conditions.remove(desired, Condition.FAILED);

@@ -7,6 +7,7 @@ import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.http.impl.HttpMessageWriter;
 import io.cloudevents.rw.CloudEventContextWriter;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -16,14 +17,15 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A task's CloudEvent in HTTP binary mode (shared/API.md): the attributes as {@code ce-*} headers,
- * {@code Content-Type: application/json}, the payload as the JSON body. The CloudEvents SDK builds
+ * A task's CloudEvent in HTTP binary mode (docs/reference.md): the attributes as {@code ce-*} headers
+ * (the task's {@code ceOverrides} among them), and either {@code spec.data} verbatim with {@code
+ * Content-Type: <contentType>}, or {@code Content-Type: application/json} and the payload as the JSON body. The CloudEvents SDK builds
  * and validates the event and names the headers; only {@code ce-time} is formatted here, because
  * the SDK writes ISO_OFFSET_DATE_TIME, which drops a zero fraction ({@code 07:00:00Z}) where the
  * contract wants the status's format, three fraction digits ({@code 07:00:00.000Z}).
  *
  * @param headers the headers in the order the SDK wrote them
- * @param body    the JSON body
+ * @param body    the body
  */
 record CloudEventMessage(Map<String, String> headers, byte[] body) {
   static final String ATTEMPT_EXTENSION = "delayedtaskattempt";
@@ -38,8 +40,10 @@ record CloudEventMessage(Map<String, String> headers, byte[] body) {
         .withSource(URI.create(task.source()))
         .withType(DeliveryRequest.TaskEvent.TYPE)
         .withTime(task.time().atOffset(ZoneOffset.UTC))
-        .withData(JSON, json(task.payload()))
         .withExtension(ATTEMPT_EXTENSION, task.attempt());
+    task.data().ifPresentOrElse(
+        data -> builder.withData(data.contentType(), data.text().getBytes(StandardCharsets.UTF_8)),
+        () -> builder.withData(JSON, json(task.payload())));
     new TreeMap<>(task.extensions()).forEach(builder::withExtension);
     CloudEvent event = builder.build();
     Map<String, String> headers = new LinkedHashMap<>();

@@ -40,12 +40,13 @@ public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loo
    * @param source    {@code ce-source}: {@code /apis/delayedtask.io/v1alpha1/namespaces/<ns>/delayedtasks/<name>}
    * @param time      {@code ce-time}: the due time
    * @param attempt   {@code ce-delayedtaskattempt}: 1, 2, ...
-   * @param payload   the body, as a JSON object ({@code {}} when empty)
-   * @param extensions further {@code ce-} extensions, for the dead-letter sink: {@code delayedtaskerrorcode},
-   *                  {@code delayedtaskerrordest}
+   * @param payload   the body, as a JSON object ({@code {}} when empty), when there is no {@code data}
+   * @param data      the body verbatim ({@code spec.data}) with its content type, instead of the payload
+   * @param extensions further {@code ce-} extensions: the task's {@code ceOverrides}, and for the
+   *                  dead-letter sink {@code delayedtaskerrorcode} and {@code delayedtaskerrordest}
    */
   public record TaskEvent(String id, String source, Instant time, int attempt, Map<String, String> payload,
-      Map<String, String> extensions) {
+      Optional<Data> data, Map<String, String> extensions) {
     public static final String TYPE = "io.delayedtask.task.due";
 
     public TaskEvent {
@@ -53,7 +54,27 @@ public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loo
       Objects.requireNonNull(source, "source");
       Objects.requireNonNull(time, "time");
       payload = Map.copyOf(payload);
+      Objects.requireNonNull(data, "data");
       extensions = Map.copyOf(extensions);
+    }
+
+    /** An event whose body is the payload as a JSON object. */
+    public TaskEvent(String id, String source, Instant time, int attempt, Map<String, String> payload,
+        Map<String, String> extensions) {
+      this(id, source, time, attempt, payload, Optional.empty(), extensions);
+    }
+  }
+
+  /**
+   * A body sent verbatim.
+   *
+   * @param contentType its media type, sent as {@code Content-Type}
+   * @param text        the body, sent as UTF-8
+   */
+  public record Data(String contentType, String text) {
+    public Data {
+      Objects.requireNonNull(contentType, "contentType");
+      Objects.requireNonNull(text, "text");
     }
   }
 }

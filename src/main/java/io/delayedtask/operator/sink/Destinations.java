@@ -38,14 +38,16 @@ public final class Destinations {
   private final ServiceDirectory services;
   private final String clusterDomain;
   private final AllowedUris allowlist;
+  private final Addressables addressables;
 
-  public Destinations(ServiceDirectory services, SinkConfig config) {
+  public Destinations(ServiceDirectory services, Addressables addressables, SinkConfig config) {
     this.services = Objects.requireNonNull(services, "services");
     this.clusterDomain = config.clusterDomain();
     this.allowlist = config.allowlist();
+    this.addressables = Objects.requireNonNull(addressables, "addressables");
   }
 
-  /** {@code sink.ref}: only {@code apiVersion: v1, kind: Service} resolves. */
+  /** {@code sink.ref}: a {@code v1} Service, or any other kind as a Knative Addressable ({@link Addressables}). */
   public record ServiceRef(String apiVersion, String kind, String name) {
     public ServiceRef {
       Objects.requireNonNull(name, "name");
@@ -80,14 +82,15 @@ public final class Destinations {
           .orElseGet(() -> new Resolution.Unresolvable("sink needs a ref or a uri", false));
     }
     ServiceRef service = ref.get();
-    if (!"v1".equals(service.apiVersion()) || !"Service".equals(service.kind())) {
-      return new Resolution.Unresolvable("sink.ref must name a v1 Service, not " + service.apiVersion() + " "
-          + service.kind(), false);
-    }
     String pathAndQuery = uri.orElse("");
     if (!pathAndQuery.isEmpty() && !pathAndQuery.startsWith("/")) {
       return new Resolution.Unresolvable("with sink.ref, sink.uri is a path and must start with '/', not '"
           + pathAndQuery + "'", false);
+    }
+    if (!"v1".equals(service.apiVersion()) || !"Service".equals(service.kind())) {
+      // Any other kind is a Knative Addressable: its status.address.url.
+      return addressable(addressables.resolve(namespace, service.apiVersion(), service.kind(), service.name(),
+          pathAndQuery));
     }
     if (!services.knows(namespace)) {
       return new Resolution.Unresolvable("the operator has not listed the Services of namespace " + namespace
@@ -143,6 +146,22 @@ public final class Destinations {
           false);
     }
     return new Resolution.Resolved(url, Optional.of(externalName), entry.get().namesLoopback(), false);
+  }
+
+  /**
+   * An Addressable's URL is the one its owner (Knative) publishes; the same walls apply as to any
+   * other URL: loopback only through an entry naming that loopback host, and a token over plain
+   * http only to an address inside the cluster (a name under {@code .svc.<cluster domain>}).
+   */
+  private Resolution addressable(Resolution resolution) {
+    if (!(resolution instanceof Resolution.Resolved resolved)) {
+      return resolution;
+    }
+    URI url = resolved.url();
+    boolean loopback = allowlist.entryAllowing(url.toString()).map(AllowedUris.Entry::namesLoopback).orElse(false);
+    String host = Optional.ofNullable(url.getHost()).orElse("");
+    boolean inCluster = host.endsWith(".svc." + clusterDomain);
+    return new Resolution.Resolved(url, Optional.empty(), loopback, inCluster);
   }
 
   private Resolution absolute(String uri) {

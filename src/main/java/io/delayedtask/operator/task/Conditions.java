@@ -27,6 +27,7 @@ public final class Conditions {
     copy.setJobName(status.getJobName());
     copy.setMessage(status.getMessage());
     copy.setObservedGeneration(status.getObservedGeneration());
+    copy.setSinkUri(status.getSinkUri());
     copy.setDelivery(status.getDelivery() == null ? null : new DeliveryStatus(status.getDelivery()));
     List<Condition> conditions = new ArrayList<>();
     for (Condition c : status.getConditions()) {

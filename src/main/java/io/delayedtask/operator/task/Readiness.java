@@ -2,6 +2,7 @@ package io.delayedtask.operator.task;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.DeliveryStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import java.time.Instant;
 
@@ -25,15 +26,36 @@ public final class Readiness {
     return switch (phase) {
       case Scheduled -> new Verdict(true, false, false, "scheduled: due at " + status.getDueTime());
       case Suspended -> new Verdict(true, false, false, "suspended: spec.suspend is true, so it does not fire");
-      case Running -> new Verdict(false, true, false,
-          "running: Job " + status.getJobName() + " was created at " + status.getFiredTime() + " and has not finished");
+      case Running -> new Verdict(false, true, false, status.getJobName() != null
+          ? "running: Job " + status.getJobName() + " was created at " + status.getFiredTime() + " and has not finished"
+          : "running: " + delivering(status));
       case Fired -> new Verdict(true, false, false, "fired at " + status.getFiredTime());
-      case Succeeded -> new Verdict(true, false, false,
-          "succeeded: Job " + status.getJobName() + " completed (fired at " + status.getFiredTime() + ")");
+      case Succeeded -> new Verdict(true, false, false, status.getJobName() != null
+          ? "succeeded: Job " + status.getJobName() + " completed (fired at " + status.getFiredTime() + ")"
+          : "succeeded: delivered to " + sink(status) + attempt(status) + " (fired at " + status.getFiredTime() + ")");
       case Failed, Missed, Invalid -> new Verdict(false, false, true,
           phase.name().toLowerCase(java.util.Locale.ROOT) + ": "
               + (status.getMessage() != null ? status.getMessage() : "no reason recorded"));
     };
+  }
+
+  /** A sink task between attempts: how many were made, where to, and when the next one is. */
+  private static String delivering(DelayedTaskStatus status) {
+    DeliveryStatus delivery = status.getDelivery();
+    if (delivery == null || delivery.getAttempts() == null) {
+      return "delivering to " + sink(status) + " (fired at " + status.getFiredTime() + ")";
+    }
+    return "delivery attempt " + delivery.getAttempts() + " to " + sink(status) + " did not succeed"
+        + (delivery.getNextAttemptTime() == null ? "" : "; the next attempt is at " + delivery.getNextAttemptTime());
+  }
+
+  private static String sink(DelayedTaskStatus status) {
+    return status.getSinkUri() != null ? status.getSinkUri() : "the sink";
+  }
+
+  private static String attempt(DelayedTaskStatus status) {
+    DeliveryStatus delivery = status.getDelivery();
+    return delivery == null || delivery.getAttempts() == null ? "" : " on attempt " + delivery.getAttempts();
   }
 
   /** Sets Ready, Reconciling and Stalled from the phase, and stamps the generation everywhere. */

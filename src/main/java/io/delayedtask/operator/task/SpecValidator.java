@@ -1,5 +1,6 @@
 package io.delayedtask.operator.task;
 
+import io.delayedtask.operator.api.v1alpha1.CeOverrides;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
@@ -50,6 +51,10 @@ public final class SpecValidator {
 
   /** A Service's name: an RFC 1123 DNS label. */
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern REF_API_VERSION = Pattern.compile(ServiceReference.API_VERSION);
+  private static final Pattern REF_KIND = Pattern.compile(ServiceReference.KIND);
+  private static final Pattern MEDIA_TYPE = Pattern.compile(DelayedTaskSpec.MEDIA_TYPE);
+  private static final Pattern EXTENSION_NAME = Pattern.compile(CeOverrides.NAME_SHAPE);
 
   private static final String RUN_AT_EXAMPLE = "an RFC 3339 time such as 2026-12-03T07:00:00Z";
   private static final String TIME_ZONE_EXAMPLE = "an IANA time zone such as Europe/Berlin, America/New_York or Etc/UTC";
@@ -179,6 +184,10 @@ public final class SpecValidator {
     Validation delivery = checkDelivery(spec);
     if (delivery != null) {
       return delivery;
+    }
+    Validation event = checkEvent(spec);
+    if (event != null) {
+      return event;
     }
     return hasRunAt ? dueFromRunAt(spec.getRunAt(), zone) : dueFromDelay(task, spec.getDelay());
   }
@@ -334,9 +343,12 @@ public final class SpecValidator {
           + field + ".uri (an absolute http:// or https:// URL)");
     }
     if (ref != null) {
-      if (!"v1".equals(ref.getApiVersion()) || !"Service".equals(ref.getKind())) {
-        return invalid(field + ".ref is " + ref.getApiVersion() + " " + ref.getKind() + "; it must name a Service: "
-            + "apiVersion: v1, kind: Service");
+      if (ref.getApiVersion() == null || ref.getKind() == null || !REF_API_VERSION.matcher(ref.getApiVersion()).matches()
+          || !REF_KIND.matcher(ref.getKind()).matches()
+          || ("v1".equals(ref.getApiVersion()) && !"Service".equals(ref.getKind()))) {
+        return invalid(field + ".ref is " + ref.getApiVersion() + " " + ref.getKind() + "; it must name a Service "
+            + "(apiVersion: v1, kind: Service) or a Knative Addressable such as apiVersion: serving.knative.dev/v1, "
+            + "kind: Service or apiVersion: eventing.knative.dev/v1, kind: Broker");
       }
       if (ref.getName() == null || ref.getName().isEmpty()) {
         return invalid(field + ".ref.name is missing; name a Service in the task's namespace");
@@ -378,6 +390,70 @@ public final class SpecValidator {
       return invalid(field + ".audience is set and " + field + ".uri '" + uri + "' is plain http: a token is sent only "
           + "over https or to a Service of this namespace; use an https:// URL, name a Service with " + field
           + ".ref, or remove " + field + ".audience");
+    }
+    return null;
+  }
+
+  /** spec.data, spec.contentType and spec.ceOverrides: what the CRD's rules say, and whether JSON data is JSON. */
+  private static Validation checkEvent(DelayedTaskSpec spec) {
+    String data = spec.getData();
+    String contentType = spec.getContentType();
+    CeOverrides overrides = spec.getCeOverrides();
+    if (spec.getSink() == null) {
+      if (data != null) {
+        return invalid("spec.data is the body of a sink's request and applies only to spec.sink; add spec.sink or "
+            + "remove spec.data (spec.payload reaches a Job as annotations)");
+      }
+      if (overrides != null) {
+        return invalid("spec.ceOverrides adds CloudEvents attributes to a sink's request and applies only to "
+            + "spec.sink; add spec.sink or remove spec.ceOverrides");
+      }
+    }
+    if (contentType != null && (spec.getSink() == null || data == null)) {
+      return invalid("spec.contentType is the Content-Type of spec.data and applies only with spec.sink and "
+          + "spec.data; add them or remove spec.contentType");
+    }
+    if (data != null && data.length() > DelayedTaskSpec.DATA_MAX_LENGTH) {
+      return invalid("spec.data has " + data.length() + " characters; at most " + DelayedTaskSpec.DATA_MAX_LENGTH
+          + " are sent");
+    }
+    if (contentType != null && (contentType.length() > DelayedTaskSpec.CONTENT_TYPE_MAX_LENGTH
+        || !MEDIA_TYPE.matcher(contentType).matches())) {
+      return invalid("spec.contentType '" + contentType + "' must be a media type such as application/json, "
+          + "text/plain or application/xml");
+    }
+    if (data != null && EventBodies.isJson(EventBodies.contentType(contentType)) && !EventBodies.isJsonText(data)) {
+      return invalid("spec.data is not valid JSON, and spec.contentType is "
+          + EventBodies.contentType(contentType) + (contentType == null ? " (the default)" : "")
+          + "; fix spec.data, or set spec.contentType to the data's media type, such as text/plain");
+    }
+    if (overrides != null && overrides.getExtensions() != null) {
+      Map<String, String> extensions = overrides.getExtensions();
+      if (extensions.size() > CeOverrides.MAX_EXTENSIONS) {
+        return invalid("spec.ceOverrides.extensions has " + extensions.size() + " entries; at most "
+            + CeOverrides.MAX_EXTENSIONS);
+      }
+      for (Map.Entry<String, String> extension : new java.util.TreeMap<>(extensions).entrySet()) {
+        String name = extension.getKey();
+        String field = "spec.ceOverrides.extensions." + name;
+        if (!EXTENSION_NAME.matcher(name).matches()) {
+          return invalid("spec.ceOverrides.extensions name '" + name + "' must be 1 to 20 lowercase letters or "
+              + "digits (a CloudEvents extension name), such as team or region");
+        }
+        if (CeOverrides.CLOUDEVENTS_ATTRIBUTES.contains(name)) {
+          return invalid(field + ": " + name + " is a CloudEvents attribute the operator sets; use another name");
+        }
+        if (name.startsWith(CeOverrides.RESERVED_PREFIX)) {
+          return invalid(field + ": names beginning with delayedtask are the operator's own; use another name");
+        }
+        if (extension.getValue() == null) {
+          return invalid(field + " has no value; give it a string or remove it");
+        }
+        if (extension.getValue().length() > CeOverrides.VALUE_MAX_LENGTH) {
+          return invalid(field + " has " + extension.getValue().length() + " characters; a value is at most "
+              + CeOverrides.VALUE_MAX_LENGTH);
+        }
+      }
     }
     return null;
   }

@@ -7,6 +7,7 @@ import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -63,9 +64,12 @@ class CrdOnRealApiServerIT {
             + "\n  sink: {uri: \"https://hooks.example.com/due\"}", "set at most one of spec.jobTemplate (run a Job) and spec.sink"),
         Arguments.of("delivery without a sink", "delay: 10m\n  delivery: {retry: 2}",
             "spec.delivery applies only to spec.sink; add spec.sink or remove spec.delivery"),
-        Arguments.of("a sink ref to something else than a Service",
-            "delay: 10m\n  sink: {ref: {apiVersion: apps/v1, kind: Deployment, name: orders}}",
-            "sink.ref must name a Service: apiVersion: v1, kind: Service"),
+        Arguments.of("a sink ref to a core kind other than Service",
+            "delay: 10m\n  sink: {ref: {apiVersion: v1, kind: ConfigMap, name: orders}}",
+            "sink.ref must name a Service (apiVersion: v1, kind: Service) or a Knative Addressable"),
+        Arguments.of("a sink ref whose apiVersion is no group/version",
+            "delay: 10m\n  sink: {ref: {apiVersion: serving.knative.dev, kind: Service, name: orders}}",
+            "sink.ref must name a Service (apiVersion: v1, kind: Service) or a Knative Addressable"),
         Arguments.of("a sink ref whose name is no DNS label",
             "delay: 10m\n  sink: {ref: {apiVersion: v1, kind: Service, name: orders.payments}}",
             "spec.sink.ref.name"),
@@ -95,7 +99,28 @@ class CrdOnRealApiServerIT {
         Arguments.of("a payload key of 56 characters", "delay: 10m\n  payload: {" + "k".repeat(56) + ": x}",
             "spec.payload keys become the annotation delayedtask.io/payload.<key>"),
         Arguments.of("a payload key that is no annotation name", "delay: 10m\n  payload: {\"bad key!\": x}",
-            "spec.payload keys become the annotation delayedtask.io/payload.<key>"));
+            "spec.payload keys become the annotation delayedtask.io/payload.<key>"),
+        Arguments.of("data without a sink", "delay: 10m\n  data: '{}'",
+            "spec.data is the body of a sink's request and applies only to spec.sink"),
+        Arguments.of("a contentType without data", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"
+            + "\n  contentType: text/plain", "spec.contentType is the Content-Type of spec.data and applies only with"),
+        Arguments.of("ceOverrides without a sink", "delay: 10m\n  ceOverrides: {extensions: {team: orders}}",
+            "spec.ceOverrides adds CloudEvents attributes to a sink's request and applies only to spec.sink"),
+        Arguments.of("a contentType that is no media type", SINK + "\n  data: x\n  contentType: plain text",
+            "spec.contentType must be a media type"),
+        Arguments.of("an over-long data", SINK + "\n  contentType: text/plain\n  data: " + "x".repeat(65_537),
+            "spec.data"),
+        Arguments.of("an extension name with capitals", SINK + "\n  ceOverrides: {extensions: {Team: orders}}",
+            "spec.ceOverrides.extensions: a name is 1 to 20 lowercase letters or digits"),
+        Arguments.of("an extension name of 21 characters", SINK + "\n  ceOverrides: {extensions: {"
+            + "a".repeat(21) + ": x}}", "spec.ceOverrides.extensions: a name is 1 to 20 lowercase letters or digits"),
+        Arguments.of("an extension named like a CloudEvents attribute", SINK
+            + "\n  ceOverrides: {extensions: {source: x}}", "are CloudEvents attributes the operator sets"),
+        Arguments.of("an extension in the operator's prefix", SINK
+            + "\n  ceOverrides: {extensions: {delayedtaskattempt: \"9\"}}",
+            "spec.ceOverrides.extensions: names beginning with delayedtask are the operator's own"),
+        Arguments.of("an extension value of 257 characters", SINK + "\n  ceOverrides: {extensions: {team: "
+            + "x".repeat(257) + "}}", "spec.ceOverrides.extensions: a value is at most 256 characters"));
   }
 
   /** A flow-style YAML map of {@code keys} entries, keys of {@code keyLength} characters, values of {@code valueLength}. */
@@ -108,6 +133,8 @@ class CrdOnRealApiServerIT {
     }
     return map.append('}').toString();
   }
+
+  private static final String SINK = "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}";
 
   private static final String JOB_TEMPLATE =
       "{spec: {template: {spec: {restartPolicy: Never, containers: [{name: run, image: busybox}]}}}}";
@@ -145,7 +172,16 @@ class CrdOnRealApiServerIT {
         "delay: 10m\n  sink: {ref: {apiVersion: v1, kind: Service, name: orders}, uri: /orders/cancel, audience: orders}"
             + "\n  delivery: {retry: 5, backoffPolicy: exponential, backoffDelay: 1s, timeout: 10s,"
             + " deadLetterSink: {uri: \"https://hooks.example.com/dead\"}}",
-        "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"}) {
+        "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}",
+        "delay: 10m\n  sink: {ref: {apiVersion: serving.knative.dev/v1, kind: Service, name: orders}, uri: /cancel}",
+        "delay: 10m\n  sink: {ref: {apiVersion: eventing.knative.dev/v1, kind: Broker, name: default}}"
+            + "\n  ceOverrides: {extensions: {team: orders}}",
+        SINK + "\n  data: '{\"orderId\": 42, \"items\": [1, 2]}'",
+        SINK + "\n  data: '<order id=\"42\"/>'\n  contentType: application/xml",
+        SINK + "\n  data: x\n  contentType: \"text/plain; charset=utf-8\"",
+        SINK + "\n  contentType: text/plain\n  data: " + "x".repeat(65_536),
+        SINK + "\n  ceOverrides: {extensions: {team: orders, " + "a".repeat(20) + ": " + "x".repeat(256)
+            + ", region2: \"\"}}"}) {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
       assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
     }
@@ -174,6 +210,27 @@ class CrdOnRealApiServerIT {
     String header = get.stdout().lines().findFirst().orElse("");
     assertThat(header.trim().split("\\s+")).containsExactly("NAME", "PHASE", "DUE", "JOB", "AGE");
     assertThat(kube.kubectl("get", "delayedtasks.delayedtask.io", "-n", ns, "columns").ok()).isTrue();
+  }
+
+  @Test
+  void kubectlGetWideAddsTheAttemptsAndTheSinkUri() {
+    Kubectl.Result applied = apply(manifest("wide", "runAt: \"2099-01-01T00:00:00Z\"\n  suspend: true"
+        + "\n  sink: {uri: \"https://hooks.example.com/due\"}"));
+    assertThat(applied.ok()).as(applied.output()).isTrue();
+    Kubectl.Result patched = kube.kubectl("patch", "dt", "wide", "-n", ns, "--subresource=status", "--type=merge",
+        "-p", "{\"status\":{\"phase\":\"Running\",\"sinkUri\":\"https://hooks.example.com/due\","
+            + "\"delivery\":{\"attempts\":2}}}");
+    assertThat(patched.ok()).as(patched.output()).isTrue();
+
+    Kubectl.Result wide = kube.kubectl("get", "dt", "wide", "-n", ns, "-o", "wide");
+    assertThat(wide.ok()).as(wide.output()).isTrue();
+    List<String> lines = wide.stdout().lines().toList();
+    assertThat(lines.get(0).trim().split("\\s+")).containsExactly("NAME", "PHASE", "DUE", "JOB", "AGE", "ATTEMPTS",
+        "SINK");
+    assertThat(lines.get(1)).contains(" 2 ").endsWith("https://hooks.example.com/due");
+    Kubectl.Result plain = kube.kubectl("get", "dt", "wide", "-n", ns);
+    assertThat(plain.stdout()).as("priority 1: only with -o wide").doesNotContain("SINK")
+        .doesNotContain("hooks.example.com");
   }
 
   private Kubectl.Result apply(String manifest, String... flags) {

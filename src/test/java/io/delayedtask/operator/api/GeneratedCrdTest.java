@@ -26,14 +26,17 @@ class GeneratedCrdTest {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   @Test
-  void printerColumnsAreInKubectlOrderPhaseDueJobAge() throws Exception {
+  void printerColumnsAreInKubectlOrderPhaseDueJobAgeThenTheWideOnes() throws Exception {
     assertThat(version().getAdditionalPrinterColumns())
-        .extracting(CustomResourceColumnDefinition::getName, CustomResourceColumnDefinition::getJsonPath)
+        .extracting(CustomResourceColumnDefinition::getName, CustomResourceColumnDefinition::getJsonPath,
+            CustomResourceColumnDefinition::getPriority)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("Phase", ".status.phase"),
-            org.assertj.core.groups.Tuple.tuple("Due", ".status.dueTime"),
-            org.assertj.core.groups.Tuple.tuple("Job", ".status.jobName"),
-            org.assertj.core.groups.Tuple.tuple("Age", ".metadata.creationTimestamp"));
+            org.assertj.core.groups.Tuple.tuple("Phase", ".status.phase", 0),
+            org.assertj.core.groups.Tuple.tuple("Due", ".status.dueTime", 0),
+            org.assertj.core.groups.Tuple.tuple("Job", ".status.jobName", 0),
+            org.assertj.core.groups.Tuple.tuple("Age", ".metadata.creationTimestamp", 0),
+            org.assertj.core.groups.Tuple.tuple("Attempts", ".status.delivery.attempts", 1),
+            org.assertj.core.groups.Tuple.tuple("Sink", ".status.sinkUri", 1));
   }
 
   @Test

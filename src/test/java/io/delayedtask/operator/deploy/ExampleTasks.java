@@ -19,6 +19,10 @@ final class ExampleTasks {
   static final String TIMEZONE_RUN_AT = "timezone-runat.yaml";
   static final String SINK_SERVICE = "sink-service.yaml";
   static final String SINK_RETRY = "sink-retry.yaml";
+  /** The receiver's Deployment and Service beside the task: works on any cluster. */
+  static final String SINK_RECEIVER = "sink-receiver.yaml";
+  /** Needs Knative Eventing (a Broker): only the task is in the file. */
+  static final String KNATIVE_BROKER = "knative-broker-sink.yaml";
 
   private ExampleTasks() {
   }
@@ -31,12 +35,25 @@ final class ExampleTasks {
     }
   }
 
+  /** The file's DelayedTask document (a file may hold what the task needs beside it, such as a receiver). */
   static String yaml(String file) {
+    String text;
     try {
-      return Files.readString(Manifests.EXAMPLES.resolve(file));
+      text = Files.readString(Manifests.EXAMPLES.resolve(file));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    List<String> tasks = java.util.Arrays.stream(text.split("(?m)^---\\s*$"))
+        .filter(document -> document.lines().anyMatch(line -> line.equals("kind: DelayedTask"))).toList();
+    if (tasks.size() != 1) {
+      throw new IllegalStateException(file + " holds " + tasks.size() + " DelayedTasks, not one");
+    }
+    return tasks.get(0);
+  }
+
+  /** Every document of the file, as the API server would read it. */
+  static List<io.fabric8.kubernetes.api.model.HasMetadata> objects(String file) {
+    return Manifests.read(Manifests.EXAMPLES.resolve(file));
   }
 
   static DelayedTask task(String file) {

@@ -54,7 +54,8 @@ class ExampleTasksIT {
     assertThat(client.resources(DelayedTask.class).inNamespace(ns).list().getItems())
         .extracting(t -> t.getMetadata().getName())
         .containsExactlyInAnyOrder("trial-ends-reminder", "new-year-greeting", "hello-in-30s", "paused-cleanup",
-            "flash-sale-end", "berlin-morning-report", "cancel-unpaid-order-42", "remind-unpaid-order-43");
+            "flash-sale-end", "berlin-morning-report", "cancel-unpaid-order-42", "remind-unpaid-order-43",
+            "hello-receiver", "cancel-order-42-via-broker");
     assertThat(client.resources(DelayedTask.class).inNamespace(ns).withField("metadata.name", "hello-in-30s")
         .list().getItems()).hasSize(1);
   }
@@ -112,6 +113,22 @@ class ExampleTasksIT {
     assertThat(task.getSpec().getStartingDeadlineSeconds()).isEqualTo(60L);
     assertThat(task.getSpec().getTtlSecondsAfterFinished()).isEqualTo(300L);
     assertThat(task.getSpec().getJobTemplate().getSpec().getActiveDeadlineSeconds()).isEqualTo(120L);
+  }
+
+  @Test
+  void theReceiverExampleBringsTheDeploymentAndServiceItsTaskNames() {
+    DelayedTask task = read("hello-receiver");
+    assertThat(client.apps().deployments().inNamespace(ns).withName("event-display").get()).isNotNull();
+    assertThat(client.services().inNamespace(ns).withName(task.getSpec().getSink().getRef().getName()).get())
+        .isNotNull();
+    assertThat(task.getSpec().getCeOverrides().getExtensions()).containsEntry("example", "receiver");
+  }
+
+  @Test
+  void theBrokerExampleIsAcceptedWithoutKnativeAndNamesABroker() {
+    DelayedTask task = read("cancel-order-42-via-broker");
+    assertThat(task.getSpec().getSink().getRef().getKind()).isEqualTo("Broker");
+    assertThat(task.getSpec().getCeOverrides().getExtensions()).containsEntry("team", "orders");
   }
 
   private static DelayedTask read(String name) {

@@ -31,7 +31,7 @@ class ExampleTasksTest {
     assertThat(ExampleTasks.files()).extracting(p -> p.getFileName().toString())
         .containsExactlyInAnyOrder(ExampleTasks.STATUS_ONLY, ExampleTasks.JOB_RUN_AT, ExampleTasks.JOB_DELAY,
             ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL, ExampleTasks.TIMEZONE_RUN_AT, ExampleTasks.SINK_SERVICE,
-            ExampleTasks.SINK_RETRY);
+            ExampleTasks.SINK_RETRY, ExampleTasks.SINK_RECEIVER, ExampleTasks.KNATIVE_BROKER);
   }
 
   @Test
@@ -110,6 +110,33 @@ class ExampleTasksTest {
     assertThat(new SpecValidator().validate(zoned))
         .as("07:00 CEST, as the file's comment says")
         .isEqualTo(new Validation.Valid(java.time.Instant.parse("2027-03-29T05:00:00Z")));
+
+    // Complete on any cluster: the receiver the task's ref names is in the file, and the task is valid.
+    DelayedTask receiverTask = ExampleTasks.task(ExampleTasks.SINK_RECEIVER);
+    assertThat(ExampleTasks.objects(ExampleTasks.SINK_RECEIVER))
+        .extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+        .containsExactly("Deployment/event-display", "Service/event-display", "DelayedTask/hello-receiver");
+    assertThat(receiverTask.getSpec().getSink().getRef().getName()).isEqualTo("event-display");
+    assertThat(receiverTask.getSpec().getData()).isNotEmpty();
+    io.fabric8.kubernetes.api.model.Service service = (io.fabric8.kubernetes.api.model.Service) ExampleTasks
+        .objects(ExampleTasks.SINK_RECEIVER).get(1);
+    io.fabric8.kubernetes.api.model.apps.Deployment deployment = (io.fabric8.kubernetes.api.model.apps.Deployment)
+        ExampleTasks.objects(ExampleTasks.SINK_RECEIVER).get(0);
+    assertThat(service.getSpec().getSelector()).isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
+    receiverTask.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
+    receiverTask.getMetadata().setNamespace("shop");
+    assertThat(new SpecValidator().validate(receiverTask)).isInstanceOf(Validation.Valid.class);
+
+    // Routed through a Knative Broker, with ceOverrides a Trigger filters on; says it needs Knative Eventing.
+    DelayedTask broker = ExampleTasks.task(ExampleTasks.KNATIVE_BROKER);
+    assertThat(ExampleTasks.objects(ExampleTasks.KNATIVE_BROKER)).as("applies without Knative").hasSize(1);
+    assertThat(broker.getSpec().getSink().getRef().getApiVersion()).isEqualTo("eventing.knative.dev/v1");
+    assertThat(broker.getSpec().getSink().getRef().getKind()).isEqualTo("Broker");
+    assertThat(broker.getSpec().getCeOverrides().getExtensions()).containsEntry("team", "orders");
+    assertThat(ExampleTasks.yaml(ExampleTasks.KNATIVE_BROKER)).contains("NEEDS KNATIVE EVENTING");
+    broker.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
+    broker.getMetadata().setNamespace("shop");
+    assertThat(new SpecValidator().validate(broker)).isInstanceOf(Validation.Valid.class);
   }
 
   /** Through JSON text, so that 60 read as an Integer equals 60 written from a Long. */

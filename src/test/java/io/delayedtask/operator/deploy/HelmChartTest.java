@@ -80,6 +80,8 @@ class HelmChartTest {
             "ServiceAccount/" + FULLNAME,
             "ClusterRole/" + FULLNAME,
             "ClusterRoleBinding/" + FULLNAME,
+            "ClusterRole/" + FULLNAME + "-addressables",
+            "ClusterRoleBinding/" + FULLNAME + "-addressables",
             "ClusterRole/" + FULLNAME + "-edit",
             "ClusterRole/" + FULLNAME + "-view",
             "Role/" + FULLNAME + "-leader-election",
@@ -198,9 +200,17 @@ class HelmChartTest {
     ClusterRole role = defaults.named(ClusterRole.class, FULLNAME);
     assertThat(Rbac.grants(role.getRules())).as("what RbacFromAuditLogIT saw the operator ask for: %s", Rbac.USED)
         .containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);
-    ClusterRoleBinding binding = defaults.one(ClusterRoleBinding.class);
+    ClusterRoleBinding binding = defaults.named(ClusterRoleBinding.class, FULLNAME);
     assertThat(binding.getRoleRef().getName()).isEqualTo(FULLNAME);
     assertBoundToOperatorServiceAccount(binding.getSubjects());
+    ClusterRole addressables = defaults.named(ClusterRole.class, FULLNAME + "-addressables");
+    assertThat(addressables.getRules()).as("filled by aggregation").isEmpty();
+    assertThat(addressables.getAggregationRule().getClusterRoleSelectors()).singleElement()
+        .satisfies(selector -> assertThat(selector.getMatchLabels())
+            .containsExactlyEntriesOf(Map.of("duck.knative.dev/addressable", "true")));
+    ClusterRoleBinding toAddressables = defaults.named(ClusterRoleBinding.class, FULLNAME + "-addressables");
+    assertThat(toAddressables.getRoleRef().getName()).isEqualTo(FULLNAME + "-addressables");
+    assertBoundToOperatorServiceAccount(toAddressables.getSubjects());
     assertThat(defaults.all(Role.class)).as("no namespaced operator Roles when watching all namespaces")
         .extracting(r -> r.getMetadata().getName()).containsExactly(FULLNAME + "-leader-election");
   }
@@ -431,8 +441,11 @@ class HelmChartTest {
     RenderedChart chart = RenderedChart.render(WATCH_TWO_NAMESPACES);
     assertThat(chart.all(ClusterRoleBinding.class)).isEmpty();
     assertThat(chart.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
-        .as("only the aggregated user roles stay cluster-wide")
-        .containsExactlyInAnyOrder(FULLNAME + "-edit", FULLNAME + "-view");
+        .as("only the aggregated roles stay cluster-wide, bound in the watched namespaces only")
+        .containsExactlyInAnyOrder(FULLNAME + "-edit", FULLNAME + "-view", FULLNAME + "-addressables");
+    assertThat(chart.all(RoleBinding.class).stream()
+        .filter(b -> b.getMetadata().getName().equals(FULLNAME + "-addressables")).toList())
+        .extracting(b -> b.getMetadata().getNamespace()).containsExactlyInAnyOrder("team-a", "team-b");
 
     List<Role> operatorRoles = chart.all(Role.class).stream()
         .filter(r -> r.getMetadata().getName().equals(FULLNAME)).toList();

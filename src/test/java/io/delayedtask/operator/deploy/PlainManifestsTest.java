@@ -63,7 +63,8 @@ class PlainManifestsTest {
         .hasEntrySatisfying("10-crd.yaml", kinds("CustomResourceDefinition"))
         .hasEntrySatisfying("15-admission-policy.yaml", kinds("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
         .hasEntrySatisfying("20-serviceaccount.yaml", kinds("ServiceAccount"))
-        .hasEntrySatisfying("30-rbac.yaml", kinds("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ClusterRole", "ClusterRole"))
+        .hasEntrySatisfying("30-rbac.yaml", kinds("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ClusterRole", "ClusterRole",
+            "ClusterRole", "ClusterRoleBinding"))
         .hasEntrySatisfying("40-config.yaml", kinds("ConfigMap"))
         .hasEntrySatisfying("50-redis.yaml", kinds("Service", "StatefulSet", "NetworkPolicy"))
         .hasEntrySatisfying("60-deployment.yaml", kinds("Deployment", "PodDisruptionBudget"))
@@ -132,10 +133,19 @@ class PlainManifestsTest {
     assertThat(Rbac.grants(lease.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.leaderElection(leaseName));
 
     String serviceAccount = Manifests.one(ALL, Deployment.class).getSpec().getTemplate().getSpec().getServiceAccountName();
-    assertThat(Manifests.one(ALL, ClusterRoleBinding.class).getSubjects()).singleElement().satisfies(s -> {
-      assertThat(s.getName()).isEqualTo(serviceAccount);
-      assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
-    });
+    for (String binding : List.of(NAME, NAME + "-addressables")) {
+      assertThat(Manifests.named(ALL, ClusterRoleBinding.class, binding).getSubjects()).singleElement().satisfies(s -> {
+        assertThat(s.getName()).isEqualTo(serviceAccount);
+        assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
+      });
+    }
+    ClusterRole addressables = Manifests.named(ALL, ClusterRole.class, NAME + "-addressables");
+    assertThat(addressables.getRules()).as("filled by aggregation").isEmpty();
+    assertThat(addressables.getAggregationRule().getClusterRoleSelectors()).singleElement()
+        .satisfies(selector -> assertThat(selector.getMatchLabels())
+            .containsExactlyEntriesOf(Map.of("duck.knative.dev/addressable", "true")));
+    assertThat(Manifests.named(ALL, ClusterRoleBinding.class, NAME + "-addressables").getRoleRef().getName())
+        .isEqualTo(NAME + "-addressables");
     assertThat(Manifests.one(ALL, RoleBinding.class).getSubjects()).singleElement()
         .satisfies(s -> assertThat(s.getName()).isEqualTo(serviceAccount));
 

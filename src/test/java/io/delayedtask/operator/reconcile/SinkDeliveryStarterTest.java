@@ -6,6 +6,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.sink.Addressables;
 import io.delayedtask.operator.sink.DeliveryResult;
 import io.delayedtask.operator.sink.Destinations;
 import io.delayedtask.operator.sink.Sender;
@@ -59,7 +60,7 @@ class SinkDeliveryStarterTest {
       public void close() {}
     };
     SinkConfig config = new SinkConfig(List.of("http://orders.example/"), "cluster.local", "delayedtask-sender", 8, 8);
-    SinkDeliveryStarter starter = new SinkDeliveryStarter(answersAtOnce, new Destinations(new NoServices(), config),
+    SinkDeliveryStarter starter = new SinkDeliveryStarter(answersAtOnce, new Destinations(new NoServices(), new Addressables(unusedClient), config),
         new ServiceAccountTokens(unusedClient, config), config, outcomes,
         new FireMetrics(new SimpleMeterRegistry()), Clock.systemUTC());
     DelayedTask task = uriSinkTask();

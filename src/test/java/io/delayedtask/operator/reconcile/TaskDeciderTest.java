@@ -672,6 +672,7 @@ class TaskDeciderTest {
     assertThat(plan.status().getDelivery().getAttempts()).isEqualTo(1);
     assertThat(plan.status().getDelivery().getResponseCode()).isEqualTo(200);
     assertThat(plan.status().getDelivery().getNextAttemptTime()).isNull();
+    assertThat(plan.status().getSinkUri()).as("Knative's status.sinkUri, in the same write").isEqualTo(URL);
     assertThat(condition(plan, Condition.COMPLETE)).isEqualTo("True");
     assertThat(plan.schedule()).isEqualTo(ScheduleChange.REMOVE);
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.DELIVERED);
@@ -703,6 +704,24 @@ class TaskDeciderTest {
         NOW.plusSeconds(1)));
     assertThat(second.delivery()).map(Plan.DeliveryAttempt::targetAttempt).contains(2);
     assertThat(second.delivery()).map(Plan.DeliveryAttempt::attempt).contains(2);
+  }
+
+  @Test
+  void eachAttemptRecordsTheUrlItWentToAndAnUnresolvedOneKeepsTheLast() {
+    DelayedTask task = scheduled(sinkTask(null));
+    Plan first = decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(503)));
+    assertThat(first.status().getSinkUri()).isEqualTo(URL);
+
+    task.setStatus(first.status());
+    Plan second = decideOutcome(task, new DeliveryOutcome("uid-1", DUE, DeliveryOutcome.Target.SINK, 2,
+        "Broker default", NOW, new DeliveryOutcome.Result.NotSent(NOW, "Broker default has no address yet", true)));
+    assertThat(second.status().getDelivery().getAttempts()).isEqualTo(2);
+    assertThat(second.status().getSinkUri()).as("not sent anywhere: the last URL stays").isEqualTo(URL);
+
+    task.setStatus(second.status());
+    Plan third = decideOutcome(task, new DeliveryOutcome("uid-1", DUE, DeliveryOutcome.Target.SINK, 3,
+        "http://broker-ingress.knative-eventing.svc.cluster.local/shop/default", NOW, answered(202)));
+    assertThat(third.status().getSinkUri()).isEqualTo("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default");
   }
 
   @Test

@@ -20,6 +20,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,13 +29,17 @@ import org.junit.jupiter.api.Test;
  * informers hold). What Kubernetes decides (ExternalName, EndpointSlices) is tested on a real API
  * server in {@code SinkReachIT}.
  */
+@EnableKubernetesMockClient(crud = true)
 class DestinationsTest {
   private static final String NS = "shop";
+
+  /** The mock API server serves no Knative kinds: an Addressable's kind is not found there. */
+  KubernetesClient client;
 
   private final Directory directory = new Directory();
 
   private Destinations destinations(String... allowed) {
-    return new Destinations(directory, new SinkConfig(List.of(allowed), "corp.example", "delayedtask-sender", 1, 1));
+    return new Destinations(directory, new Addressables(client), new SinkConfig(List.of(allowed), "corp.example", "delayedtask-sender", 1, 1));
   }
 
   /** Services and slices by hand; {@code knows} only the namespaces listed. */
@@ -156,11 +162,11 @@ class DestinationsTest {
   }
 
   @Test
-  void onlyAV1ServiceIsARef() {
+  void anyOtherKindIsResolvedAsAnAddressableAndAKindNotServedIsARetryNamingIt() {
     Resolution resolution = destinations().resolve(NS, Optional.of(new ServiceRef("serving.knative.dev/v1", "Service",
         "orders")), Optional.empty());
-    assertThat(resolution).isEqualTo(new Resolution.Unresolvable(
-        "sink.ref must name a v1 Service, not serving.knative.dev/v1 Service", false));
+    assertThat(resolution).isEqualTo(new Resolution.Unresolvable("the API server serves no kind Service in "
+        + "serving.knative.dev/v1: install the CRD (Knative) that defines it, or fix sink.ref", true));
   }
 
   @Test

@@ -135,6 +135,33 @@ class OkHttpSenderTest {
   }
 
   @Test
+  void dataIsTheBodyVerbatimWithItsContentTypeAndOverridesAreExtensionsTheSdkReadsBack() throws Exception {
+    receiver.enqueue(new MockResponse.Builder().code(200).build());
+    String xml = "<order id=\"42\">caf\u00e9</order>";
+    DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("0b5e7c3a-uid." + DUE.toEpochMilli(),
+        "/apis/delayedtask.io/v1alpha1/namespaces/shop/delayedtasks/cancel-42", DUE, 1, Map.of("ignored", "x"),
+        Optional.of(new DeliveryRequest.Data("application/xml", xml)), Map.of("team", "orders", "region", "eu1"));
+    result(sender.send(new DeliveryRequest(url("receiver.test", "/"), Optional.empty(), true, event,
+        Optional.empty(), Optional.empty(), TIMEOUT)));
+
+    RecordedRequest recorded = receiver.takeRequest(1, TimeUnit.SECONDS);
+    assertThat(recorded.getBody().toByteArray()).isEqualTo(xml.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(recorded.getHeaders().values("Content-Type")).containsExactly("application/xml");
+    java.util.Map<String, String> headers = new java.util.TreeMap<>();
+    recorded.getHeaders().forEach(pair -> headers.put(pair.getFirst(), pair.getSecond()));
+    io.cloudevents.core.message.MessageReader reader =
+        io.cloudevents.http.HttpMessageFactory.createReader(headers, recorded.getBody().toByteArray());
+    assertThat(reader.getEncoding()).isEqualTo(io.cloudevents.core.message.Encoding.BINARY);
+    io.cloudevents.CloudEvent read = reader.toEvent();
+    assertThat(read.getDataContentType()).isEqualTo("application/xml");
+    assertThat(read.getData().toBytes()).isEqualTo(xml.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(read.getExtension("team")).isEqualTo("orders");
+    assertThat(read.getExtension("region")).isEqualTo("eu1");
+    assertThat(read.getExtension("delayedtaskattempt")).isEqualTo("1");
+    assertThat(read.getType()).isEqualTo("io.delayedtask.task.due");
+  }
+
+  @Test
   void anEmptyPayloadIsAnEmptyObjectAndNoTokenNoAuthorization() throws Exception {
     receiver.enqueue(new MockResponse.Builder().code(200).build());
     result(sender.send(request(url("receiver.test", "/"), true)));

@@ -103,12 +103,60 @@ class SinkDeliveryIT {
     assertThat(request.header("ce-delayedtaskattempt")).isEqualTo("1");
     assertThat(request.header("authorization")).as("no token without an audience").isNull();
     assertThat(request.body()).isEqualTo("{\"orderId\":\"42\"}");
+    io.cloudevents.CloudEvent event = request.event(); // read back by the CloudEvents SDK's HTTP reader
+    assertThat(event.getSpecVersion()).isEqualTo(io.cloudevents.SpecVersion.V1);
+    assertThat(event.getId()).isEqualTo(uid + "." + dueMs.toEpochMilli());
+    assertThat(event.getType()).isEqualTo("io.delayedtask.task.due");
+    assertThat(event.getDataContentType()).isEqualTo("application/json");
+    assertThat(event.getTime().toInstant()).isEqualTo(dueMs);
 
     DelayedTask done = get(client, ns, "delivered");
+    assertThat(done.getStatus().getSinkUri()).isEqualTo(receiver.base() + "/delivered");
     assertThat(Times.parseOrNull(done.getStatus().getFiredTime())).isAfterOrEqualTo(dueMs);
     assertThat(done.getStatus().getDelivery().getAttempts()).isEqualTo(1);
     assertThat(done.getStatus().getDelivery().getResponseCode()).isEqualTo(200);
     await().atMost(TIMEOUT).until(() -> Events.reasons(client, ns, "delivered").contains("Delivered"));
+  }
+
+  @Test
+  void dataIsSentVerbatimWithItsContentTypeAndEveryOverrideIsAnExtension() {
+    String xml = "<order id=\"42\"><reason>unpaid</reason></order>";
+    create(client, sinkTask("with-data", Instant.now(), "/with-data", s -> {
+      s.setPayload(Map.of("ignored", "when data is set"));
+      s.setData(xml);
+      s.setContentType("application/xml");
+      s.setCeOverrides(new io.delayedtask.operator.api.v1alpha1.CeOverrides(Map.of("team", "orders", "region", "eu1")));
+    }));
+    create(client, sinkTask("json-data", Instant.now(), "/json-data", s -> s.setData("{\"orderId\": 42, \"items\": [1, 2]}")));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "with-data").orElse(null) == Phase.Succeeded
+        && phase(client, ns, "json-data").orElse(null) == Phase.Succeeded);
+
+    io.cloudevents.CloudEvent xmlEvent = receiver.requestsTo("/with-data").get(0).event();
+    assertThat(xmlEvent.getDataContentType()).isEqualTo("application/xml");
+    assertThat(new String(xmlEvent.getData().toBytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(xml);
+    assertThat(xmlEvent.getExtension("team")).isEqualTo("orders");
+    assertThat(xmlEvent.getExtension("region")).isEqualTo("eu1");
+    assertThat(xmlEvent.getExtension("delayedtaskattempt")).isEqualTo("1");
+    assertThat(xmlEvent.getExtensionNames()).containsExactlyInAnyOrder("team", "region", "delayedtaskattempt");
+    io.cloudevents.CloudEvent jsonEvent = receiver.requestsTo("/json-data").get(0).event();
+    assertThat(jsonEvent.getDataContentType()).isEqualTo("application/json");
+    assertThat(new String(jsonEvent.getData().toBytes(), java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo("{\"orderId\": 42, \"items\": [1, 2]}");
+    assertThat(get(client, ns, "with-data").getStatus().getSinkUri()).isEqualTo(receiver.base() + "/with-data");
+  }
+
+  @Test
+  void dataThatIsNotJsonUnderAJsonContentTypeIsInvalidNamingTheFieldAndIsNeverSent() {
+    create(client, sinkTask("bad-json", Instant.now(), "/bad-json", s -> {
+      s.setData("orderId=42");
+      s.setContentType("application/cloudevents+json");
+    }));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "bad-json").orElse(null) == Phase.Invalid);
+    assertThat(get(client, ns, "bad-json").getStatus().getMessage())
+        .contains("spec.data is not valid JSON, and spec.contentType is application/cloudevents+json");
+    assertThat(receiver.requestsTo("/bad-json")).isEmpty();
   }
 
   @Test

@@ -95,6 +95,54 @@ class ReadinessTest {
         .isEqualTo("fired at 2026-12-03T07:00:00.012Z; kept: managed by Flux (kustomize.toolkit.fluxcd.io/name)");
   }
 
+  /** Each kind of task reads in its own words: a Job's, a delivery's, a status-only firing's; never "Job null". */
+  static Stream<Arguments> kinds() {
+    return Stream.of(
+        Arguments.of("Job, running", Phase.Running, "t-1a2b3c4d", null, null,
+            "running: Job t-1a2b3c4d was created at 2026-12-03T07:00:00.012Z and has not finished"),
+        Arguments.of("Job, succeeded", Phase.Succeeded, "t-1a2b3c4d", null, null,
+            "succeeded: Job t-1a2b3c4d completed (fired at 2026-12-03T07:00:00.012Z)"),
+        Arguments.of("sink, waiting for a retry", Phase.Running, null, "http://orders.shop.svc.cluster.local/cancel",
+            retrying(), "running: delivery attempt 2 to http://orders.shop.svc.cluster.local/cancel did not succeed; "
+                + "the next attempt is at 2026-12-03T07:00:03.000Z"),
+        Arguments.of("sink, delivered", Phase.Succeeded, null, "http://orders.shop.svc.cluster.local/cancel",
+            delivered(), "succeeded: delivered to http://orders.shop.svc.cluster.local/cancel on attempt 1 (fired at "
+                + "2026-12-03T07:00:00.012Z)"),
+        Arguments.of("sink, no URL recorded yet", Phase.Running, null, null, null,
+            "running: delivering to the sink (fired at 2026-12-03T07:00:00.012Z)"),
+        Arguments.of("status-only, fired", Phase.Fired, null, null, null, "fired at 2026-12-03T07:00:00.012Z"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("kinds")
+  void readySaysWhatEachKindOfTaskIsDoing(String kind, Phase phase, String jobName, String sinkUri,
+      io.delayedtask.operator.api.v1alpha1.DeliveryStatus delivery, String expected) {
+    DelayedTaskStatus status = new DelayedTaskStatus();
+    status.setPhase(phase);
+    status.setDueTime("2026-12-03T07:00:00.000Z");
+    status.setFiredTime("2026-12-03T07:00:00.012Z");
+    status.setJobName(jobName);
+    status.setSinkUri(sinkUri);
+    status.setDelivery(delivery);
+
+    Readiness.apply(status, GENERATION, NOW);
+
+    assertThat(condition(status, Condition.READY).getMessage()).isEqualTo(expected).doesNotContain("null");
+  }
+
+  private static io.delayedtask.operator.api.v1alpha1.DeliveryStatus retrying() {
+    var delivery = new io.delayedtask.operator.api.v1alpha1.DeliveryStatus();
+    delivery.setAttempts(2);
+    delivery.setNextAttemptTime("2026-12-03T07:00:03.000Z");
+    return delivery;
+  }
+
+  private static io.delayedtask.operator.api.v1alpha1.DeliveryStatus delivered() {
+    var delivery = new io.delayedtask.operator.api.v1alpha1.DeliveryStatus();
+    delivery.setAttempts(1);
+    return delivery;
+  }
+
   private static DelayedTaskStatus status(Phase phase) {
     DelayedTaskStatus status = new DelayedTaskStatus();
     status.setPhase(phase);

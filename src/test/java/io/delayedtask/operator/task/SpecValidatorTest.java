@@ -1,5 +1,6 @@
 package io.delayedtask.operator.task;
 
+import io.delayedtask.operator.api.v1alpha1.CeOverrides;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
@@ -295,12 +296,19 @@ class SpecValidatorTest {
           s.setDelay("1m");
           s.setSink(new Destination());
         }), "spec.sink names no destination; set spec.sink.ref"),
-        Arguments.of("ref to a Deployment", spec(s -> {
+        Arguments.of("ref to a core kind other than Service", spec(s -> {
           s.setDelay("1m");
           Destination sink = new Destination();
-          sink.setRef(new ServiceReference("apps/v1", "Deployment", "orders"));
+          sink.setRef(new ServiceReference("v1", "ConfigMap", "orders"));
           s.setSink(sink);
-        }), "spec.sink.ref is apps/v1 Deployment; it must name a Service"),
+        }), "spec.sink.ref is v1 ConfigMap; it must name a Service (apiVersion: v1, kind: Service) or a Knative "
+            + "Addressable"),
+        Arguments.of("ref with an apiVersion that is no group/version", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("serving.knative.dev", "Service", "orders"));
+          s.setSink(sink);
+        }), "spec.sink.ref is serving.knative.dev Service; it must name a Service"),
         Arguments.of("ref.name not a DNS label", spec(s -> {
           s.setDelay("1m");
           Destination sink = new Destination();
@@ -405,6 +413,22 @@ class SpecValidatorTest {
   }
 
   @Test
+  void acceptsAKnativeServiceAndABrokerAsRefs() {
+    for (ServiceReference ref : List.of(new ServiceReference("serving.knative.dev/v1", "Service", "orders"),
+        new ServiceReference("eventing.knative.dev/v1", "Broker", "default"),
+        new ServiceReference("messaging.knative.dev/v1beta1", "InMemoryChannel", "orders"))) {
+      DelayedTask task = spec(s -> {
+        s.setDelay("1m");
+        Destination sink = new Destination();
+        sink.setRef(ref);
+        sink.setUri("/orders");
+        s.setSink(sink);
+      });
+      assertThat(new SpecValidator().validate(task)).as(ref.getApiVersion()).isInstanceOf(Validation.Valid.class);
+    }
+  }
+
+  @Test
   void acceptsAServiceRefWithAPathAndAnAllowedUri() {
     SpecValidator allowing = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"), "cluster.local",
         "delayedtask-sender", 256, 32));
@@ -467,6 +491,108 @@ class SpecValidatorTest {
     validator.retainOnly(List.of("u-1"));
 
     assertThat(validator.remembered()).isEqualTo(1);
+  }
+
+  // --- spec.data, spec.contentType, spec.ceOverrides ------------------------------------------
+
+  private static DelayedTask sinkEvent(Consumer<DelayedTaskSpec> setter) {
+    return spec(s -> {
+      s.setDelay("1m");
+      s.setSink(uri("http://127.0.0.1:8080/due"));
+      setter.accept(s);
+    });
+  }
+
+  static Stream<Arguments> invalidEvents() {
+    return Stream.of(
+        Arguments.of("data without sink", spec(s -> {
+          s.setDelay("1m");
+          s.setData("{}");
+        }), "spec.data is the body of a sink's request and applies only to spec.sink"),
+        Arguments.of("contentType without data", sinkEvent(s -> s.setContentType("text/plain")),
+            "spec.contentType is the Content-Type of spec.data and applies only with spec.sink and spec.data"),
+        Arguments.of("contentType without sink", spec(s -> {
+          s.setDelay("1m");
+          s.setContentType("text/plain");
+        }), "spec.contentType is the Content-Type of spec.data"),
+        Arguments.of("ceOverrides without sink", spec(s -> {
+          s.setDelay("1m");
+          s.setCeOverrides(new CeOverrides(Map.of("team", "orders")));
+        }), "spec.ceOverrides adds CloudEvents attributes to a sink's request and applies only to spec.sink"),
+        Arguments.of("data that is not JSON under the default content type", sinkEvent(s -> s.setData("orderId=42")),
+            "spec.data is not valid JSON, and spec.contentType is application/json (the default); fix spec.data"),
+        Arguments.of("data with trailing text under application/json", sinkEvent(s -> {
+          s.setData("{\"a\": 1} x");
+          s.setContentType("application/json");
+        }), "spec.data is not valid JSON, and spec.contentType is application/json;"),
+        Arguments.of("data that is not JSON under a +json type", sinkEvent(s -> {
+          s.setData("<order/>");
+          s.setContentType("application/cloudevents+json; charset=utf-8");
+        }), "spec.data is not valid JSON, and spec.contentType is application/cloudevents+json; charset=utf-8"),
+        Arguments.of("empty data under JSON", sinkEvent(s -> s.setData("")), "spec.data is not valid JSON"),
+        Arguments.of("data too long", sinkEvent(s -> {
+          s.setData("x".repeat(65_537));
+          s.setContentType("text/plain");
+        }), "spec.data has 65537 characters; at most 65536"),
+        Arguments.of("contentType not a media type", sinkEvent(s -> {
+          s.setData("x");
+          s.setContentType("plain text");
+        }), "spec.contentType 'plain text' must be a media type such as application/json"),
+        Arguments.of("extension name with capitals", sinkEvent(s -> s.setCeOverrides(new CeOverrides(Map.of("Team", "a")))),
+            "spec.ceOverrides.extensions name 'Team' must be 1 to 20 lowercase letters or digits"),
+        Arguments.of("extension name too long", sinkEvent(s -> s.setCeOverrides(new CeOverrides(
+            Map.of("a".repeat(21), "a")))), "must be 1 to 20 lowercase letters or digits"),
+        Arguments.of("extension named like an attribute", sinkEvent(s -> s.setCeOverrides(new CeOverrides(
+            Map.of("type", "a")))), "spec.ceOverrides.extensions.type: type is a CloudEvents attribute"),
+        Arguments.of("extension named datacontenttype", sinkEvent(s -> s.setCeOverrides(new CeOverrides(
+            Map.of("datacontenttype", "a")))), "datacontenttype is a CloudEvents attribute"),
+        Arguments.of("extension in the operator's prefix", sinkEvent(s -> s.setCeOverrides(new CeOverrides(
+            Map.of("delayedtaskattempt", "9")))),
+            "spec.ceOverrides.extensions.delayedtaskattempt: names beginning with delayedtask are the operator's own"),
+        Arguments.of("extension value too long", sinkEvent(s -> s.setCeOverrides(new CeOverrides(
+            Map.of("team", "x".repeat(257))))), "spec.ceOverrides.extensions.team has 257 characters; a value is at most 256"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidEvents")
+  void refusesBadDataContentTypeAndOverridesNamingTheField(String name, DelayedTask task, String expected) {
+    SpecValidator allowingOnePrefix = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"),
+        "cluster.local", "delayedtask-sender", 256, 32));
+    assertThat(allowingOnePrefix.validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
+        invalid -> assertThat(invalid.message()).contains(expected));
+  }
+
+  static Stream<Arguments> validEvents() {
+    return Stream.of(
+        Arguments.of("a JSON object under the default type", sinkEvent(s -> s.setData("{\"orderId\": 42, \"items\": [1, 2]}"))),
+        Arguments.of("a JSON array", sinkEvent(s -> s.setData("[1, {\"a\": null}]"))),
+        Arguments.of("a JSON string under a +json type", sinkEvent(s -> {
+          s.setData("\"due\"");
+          s.setContentType("application/vnd.orders+json");
+        })),
+        Arguments.of("XML", sinkEvent(s -> {
+          s.setData("<order id=\"42\"/>");
+          s.setContentType("application/xml");
+        })),
+        Arguments.of("plain text with a charset", sinkEvent(s -> {
+          s.setData("cancel order 42");
+          s.setContentType("text/plain; charset=utf-8");
+        })),
+        Arguments.of("the longest data", sinkEvent(s -> {
+          s.setData("x".repeat(65_536));
+          s.setContentType("text/plain");
+        })),
+        Arguments.of("extensions at their limits", sinkEvent(s -> s.setCeOverrides(new CeOverrides(
+            Map.of("team", "orders", "a".repeat(20), "x".repeat(256), "region2", ""))))),
+        Arguments.of("an empty ceOverrides", sinkEvent(s -> s.setCeOverrides(new CeOverrides()))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("validEvents")
+  void acceptsDataContentTypesAndOverridesWithinTheRules(String name, DelayedTask task) {
+    SpecValidator allowingOnePrefix = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"),
+        "cluster.local", "delayedtask-sender", 256, 32));
+    assertThat(allowingOnePrefix.validate(task)).isInstanceOf(Validation.Valid.class);
   }
 
   private static Destination uri(String uri) {

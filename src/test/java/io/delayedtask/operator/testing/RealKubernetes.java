@@ -240,10 +240,11 @@ public final class RealKubernetes implements AutoCloseable {
   /**
    * kube-controller-manager against this server, started once and shared, running only the
    * controllers that tests rely on and that do not fight over Job status with tests that write it:
-   * garbage collection (owner references) and namespace deletion.
+   * garbage collection (owner references), namespace deletion, and the aggregation of ClusterRoles
+   * (aggregationRule, as the operator's Knative addressables role uses).
    */
   public synchronized void controllerManager() {
-    controllerManager("garbagecollector", "namespace", "serviceaccount-token");
+    controllerManager("garbagecollector", "namespace", "serviceaccount-token", "clusterrole-aggregation");
   }
 
   /**

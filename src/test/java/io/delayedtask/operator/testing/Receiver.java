@@ -1,6 +1,10 @@
 package io.delayedtask.operator.testing;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.message.Encoding;
+import io.cloudevents.core.message.MessageReader;
+import io.cloudevents.http.HttpMessageFactory;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
@@ -23,6 +27,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -31,15 +36,34 @@ import java.util.concurrent.Executors;
 import java.util.function.BiConsumer;
 
 /**
- * An HTTP server on 127.0.0.1 that records every request a sink receives (on its own clock) and
- * answers as scripted per path: a queue of answers, the last one repeated. Loopback only: no test
+ * An HTTP server on 127.0.0.1 that records every request a sink receives (on its own clock), reads
+ * each back through the CloudEvents SDK's HTTP reader (a request that is not a valid binary-mode
+ * CloudEvent is answered 400 and fails {@link Request#event()}), and answers the others as scripted per path: a queue of answers, the last one repeated. Loopback only: no test
  * reaches anything else.
  */
 public final class Receiver implements AutoCloseable {
-  /** One request as it arrived: headers lower-cased, the body as text. */
-  public record Request(Instant at, String method, String path, Map<String, String> headers, String body) {
+  /**
+   * One request as it arrived: headers lower-cased, the body as text, and the CloudEvent the
+   * CloudEvents SDK's HTTP reader made of it (absent, with the reason, when it is not a valid
+   * binary-mode CloudEvent: such a request was answered 400, as a CloudEvents receiver would).
+   */
+  public record Request(Instant at, String method, String path, Map<String, String> headers, String body,
+      Optional<CloudEvent> cloudEvent, String notACloudEvent) {
     public String header(String name) {
       return headers.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    /** The request read back as a CloudEvent by the SDK; fails the test when it is not a binary-mode one. */
+    public CloudEvent event() {
+      return cloudEvent.orElseThrow(() -> new AssertionError("not a binary-mode CloudEvent: " + notACloudEvent
+          + "; headers " + headers));
+    }
+
+    /** The CloudEvent's extension (or attribute) as the SDK read it, as text; null when absent. */
+    public String attribute(String name) {
+      CloudEvent event = event();
+      Object value = event.getAttributeNames().contains(name) ? event.getAttribute(name) : event.getExtension(name);
+      return value == null ? null : value.toString();
     }
   }
 
@@ -180,18 +204,31 @@ public final class Receiver implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     Instant at = Instant.now();
-    String body;
+    byte[] bytes;
     try (InputStream in = exchange.getRequestBody()) {
-      body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      bytes = in.readAllBytes();
     }
+    String body = new String(bytes, StandardCharsets.UTF_8);
     Map<String, String> headers = new TreeMap<>();
     exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT),
         String.join(",", values)));
     String path = exchange.getRequestURI().getRawPath()
         + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery());
-    Request request = new Request(at, exchange.getRequestMethod(), path, headers, body);
+    Optional<CloudEvent> event = Optional.empty();
+    String problem = null;
+    try {
+      MessageReader reader = HttpMessageFactory.createReader(headers, bytes);
+      if (reader.getEncoding() != Encoding.BINARY) {
+        problem = "the encoding is " + reader.getEncoding() + ", not BINARY";
+      } else {
+        event = Optional.of(reader.toEvent());
+      }
+    } catch (RuntimeException e) {
+      problem = String.valueOf(e.getMessage());
+    }
+    Request request = new Request(at, exchange.getRequestMethod(), path, headers, body, event, problem);
     requests.add(request);
-    Answer answer = next(exchange.getRequestURI().getRawPath());
+    Answer answer = event.isPresent() ? next(exchange.getRequestURI().getRawPath()) : Answer.status(400);
     listener.accept(request, answer);
     try {
       if (!answer.delay().isZero()) {

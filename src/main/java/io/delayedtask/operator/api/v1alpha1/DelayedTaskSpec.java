@@ -30,9 +30,31 @@ import java.util.Map;
     message = "set at most one of spec.jobTemplate (run a Job) and spec.sink (call a service)")
 @ValidationRule(value = "!has(self.delivery) || has(self.sink)",
     message = "spec.delivery applies only to spec.sink; add spec.sink or remove spec.delivery")
+@ValidationRule(value = "!has(self.data) || has(self.sink)",
+    message = "spec.data is the body of a sink's request and applies only to spec.sink; add spec.sink or remove "
+        + "spec.data (spec.payload reaches a Job as annotations)")
+@ValidationRule(value = "!has(self.contentType) || (has(self.sink) && has(self.data))",
+    message = "spec.contentType is the Content-Type of spec.data and applies only with spec.sink and spec.data; "
+        + "add them or remove spec.contentType")
+@ValidationRule(value = "!has(self.ceOverrides) || has(self.sink)",
+    message = "spec.ceOverrides adds CloudEvents attributes to a sink's request and applies only to spec.sink; add "
+        + "spec.sink or remove spec.ceOverrides")
 public class DelayedTaskSpec {
   /** Longest runAt or delay accepted: far above any real value, and it keeps the CEL cost of the rules small. */
   public static final int MAX_LENGTH = 64;
+  /** The longest spec.data. */
+  public static final int DATA_MAX_LENGTH = 65_536;
+  /** The longest spec.contentType. */
+  public static final int CONTENT_TYPE_MAX_LENGTH = 256;
+  /** The default spec.contentType. */
+  public static final String DEFAULT_CONTENT_TYPE = "application/json";
+  /**
+   * A media type (RFC 6838 names: type/subtype, then optional parameters), such as text/plain,
+   * application/cloudevents+json or text/plain; charset=utf-8.
+   */
+  public static final String MEDIA_TYPE =
+      "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
+          + "( *; *[A-Za-z0-9!#$&^_.+-]+=([A-Za-z0-9!#$&^_.+-]+|\"[^\"]*\"))*$";
   /** The longest IANA name today has 32 characters. */
   public static final int TIME_ZONE_MAX_LENGTH = 64;
   /** The largest startingDeadlineSeconds and ttlSecondsAfterFinished: 10 years, far beyond any real use. */
@@ -134,8 +156,25 @@ public class DelayedTaskSpec {
       + "or '.'), each value at most 4096 characters.")
   private Map<String, String> payload;
 
-  @JsonPropertyDescription("Present: firing sends a CloudEvent over HTTP (POST, binary mode, the payload as a "
-      + "JSON body) to this Service or URL, retried as spec.delivery says. At most one of jobTemplate and sink.")
+  @Size(max = DATA_MAX_LENGTH)
+  @JsonPropertyDescription("Only with sink: the CloudEvent's data, sent verbatim as the request body instead of the "
+      + "payload (Knative PingSource's data), with Content-Type: contentType. At most 65,536 characters. Under a "
+      + "JSON content type (application/json, */*+json) it must be valid JSON, or the task is Invalid.")
+  private String data;
+
+  @Size(max = CONTENT_TYPE_MAX_LENGTH)
+  @ValidationRule(value = "self.matches(r'" + MEDIA_TYPE + "')",
+      message = "spec.contentType must be a media type such as application/json, text/plain or application/xml")
+  @JsonPropertyDescription("Only with sink and data: the media type of data, sent as Content-Type (text/plain, "
+      + "application/xml, application/cloudevents+json). Default application/json.")
+  private String contentType;
+
+  @JsonPropertyDescription("Only with sink: CloudEvents extension attributes added to every attempt as ce-<name> "
+      + "headers (Knative's ceOverrides), so a Knative Trigger or a receiver can route on them.")
+  private CeOverrides ceOverrides;
+
+  @JsonPropertyDescription("Present: firing sends a CloudEvent over HTTP (POST, binary mode, data as the body, "
+      + "or else the payload as a JSON object) to this Service, Knative Addressable or URL, retried as spec.delivery says. At most one of jobTemplate and sink.")
   private Destination sink;
 
   @JsonPropertyDescription("How a sink delivery is retried; only with sink.")
@@ -213,6 +252,30 @@ public class DelayedTaskSpec {
 
   public void setPayload(Map<String, String> payload) {
     this.payload = payload;
+  }
+
+  public String getData() {
+    return data;
+  }
+
+  public void setData(String data) {
+    this.data = data;
+  }
+
+  public String getContentType() {
+    return contentType;
+  }
+
+  public void setContentType(String contentType) {
+    this.contentType = contentType;
+  }
+
+  public CeOverrides getCeOverrides() {
+    return ceOverrides;
+  }
+
+  public void setCeOverrides(CeOverrides ceOverrides) {
+    this.ceOverrides = ceOverrides;
   }
 
   public Destination getSink() {

@@ -33,6 +33,10 @@ public class DelayedTaskStatus {
   @JsonPropertyDescription("The metadata.generation this status describes.")
   private Long observedGeneration;
 
+  @JsonPropertyDescription("Sink tasks only: the URL the last delivery attempt was sent to (Knative's "
+      + "status.sinkUri); for a Service or an Addressable, the URL it resolved to at that attempt.")
+  private String sinkUri;
+
   @JsonPropertyDescription("Sink tasks only: the attempts for the current due time, the last answer, the next "
       + "attempt while a retry waits, and whether the dead-letter sink took the event.")
   private DeliveryStatus delivery;
@@ -93,6 +97,14 @@ public class DelayedTaskStatus {
     this.observedGeneration = observedGeneration;
   }
 
+  public String getSinkUri() {
+    return sinkUri;
+  }
+
+  public void setSinkUri(String sinkUri) {
+    this.sinkUri = sinkUri;
+  }
+
   public DeliveryStatus getDelivery() {
     return delivery;
   }
@@ -128,12 +140,14 @@ public class DelayedTaskStatus {
     }
     return phase == that.phase && Objects.equals(dueTime, that.dueTime) && Objects.equals(firedTime, that.firedTime)
         && Objects.equals(jobName, that.jobName) && Objects.equals(message, that.message)
-        && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(delivery, that.delivery)
+        && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(sinkUri, that.sinkUri)
+        && Objects.equals(delivery, that.delivery)
         && Objects.equals(conditions, that.conditions);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(phase, dueTime, firedTime, jobName, message, observedGeneration, delivery, conditions);
+    return Objects.hash(phase, dueTime, firedTime, jobName, message, observedGeneration, sinkUri, delivery,
+        conditions);
   }
 }

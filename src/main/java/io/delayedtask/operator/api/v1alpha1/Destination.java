@@ -23,9 +23,10 @@ import io.fabric8.generator.annotation.ValidationRule;
 public class Destination {
   public static final int URI_MAX_LENGTH = 2048;
 
-  @JsonPropertyDescription("A v1 Service in the task's namespace. It resolves to "
+  @JsonPropertyDescription("A v1 Service, or a Knative Addressable (any object whose status.address.url is set: "
+      + "a Knative Service, Broker, Channel), in the task's namespace. A Service resolves to "
       + "http://<name>.<namespace>.svc.<cluster domain>, with the Service's port when that is not 80 (the port "
-      + "named http, else the only port).")
+      + "named http, else the only port); an Addressable to its status.address.url, read at each attempt.")
   private ServiceReference ref;
 
   @Size(max = URI_MAX_LENGTH)
