@@ -122,3 +122,21 @@ app.kubernetes.io/part-of: delayed-task-operator
   resources: ["services"]
   verbs: ["get"]
 {{- end }}
+
+{{/* DELAYEDTASK_ADMISSION_POLICY: admissionPolicy.requiredBindings, else the two bindings this chart
+     ships (required even with admissionPolicy.enabled=false: the operator then fails closed until
+     they exist, or until requiredBindings says none). */}}
+{{- define "dto.admissionPolicyBindings" -}}
+{{- if .Values.admissionPolicy.requiredBindings }}
+{{- .Values.admissionPolicy.requiredBindings }}
+{{- else }}
+{{- printf "%s-author-rights,%s-status-writer" (include "dto.fullname" .) (include "dto.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/* The operator's view of the admission policy: list and watch (two informers), nothing else. */}}
+{{- define "dto.admissionPolicyRules" -}}
+- apiGroups: ["admissionregistration.k8s.io"]
+  resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"]
+  verbs: ["list", "watch"]
+{{- end }}

@@ -13,10 +13,13 @@ import java.util.Optional;
  * by name, the schedule claim waiting for it (when the leader's poller found it due), the time, and
  * for a sink task the outcome of its last delivery attempt (waiting to be recorded) and whether a
  * request is still in flight. Once a decision has named a Job to create, the API server's answer
- * ({@code jobCreation}) joins the facts and the task is decided again.
+ * ({@code jobCreation}) joins the facts and the task is decided again. {@code admissionPolicyMissing}
+ * says why the admission policy counts as missing ({@link AdmissionPolicies}); empty while it is in
+ * place or not checked.
  */
 public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
-    Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation) {
+    Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation,
+    Optional<String> admissionPolicyMissing) {
   public TaskFacts {
     Objects.requireNonNull(task, "task");
     jobs = Map.copyOf(jobs);
@@ -24,6 +27,13 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
     Objects.requireNonNull(now, "now");
     Objects.requireNonNull(delivery, "delivery");
     Objects.requireNonNull(jobCreation, "jobCreation");
+    Objects.requireNonNull(admissionPolicyMissing, "admissionPolicyMissing");
+  }
+
+  /** Facts with the admission policy in place. */
+  public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
+      Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation) {
+    this(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.empty());
   }
 
   /** Facts gathered before any effect of this reconcile. */
@@ -39,6 +49,12 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
 
   /** The same facts, and how the API server answered the creation of the Job a decision named. */
   public TaskFacts withJobCreation(TaskDecider.JobCreation creation) {
-    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation));
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation),
+        admissionPolicyMissing);
+  }
+
+  /** The same facts, the admission policy missing for {@code why}. */
+  public TaskFacts withAdmissionPolicyMissing(Optional<String> why) {
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, why);
   }
 }

@@ -53,7 +53,8 @@ import org.junit.jupiter.api.Test;
 class HelmChartTest {
 
   private static final String REDIS = FULLNAME + "-redis";
-  private static final String POLICY = FULLNAME + "-job-template-needs-job-create";
+  private static final String POLICY = FULLNAME + "-author-rights";
+  private static final String STATUS_POLICY = FULLNAME + "-status-writer";
   private static final Map<String, String> OPERATOR_POD = Map.of(
       "app.kubernetes.io/name", "delayed-task-operator",
       "app.kubernetes.io/instance", RenderedChart.RELEASE,
@@ -80,6 +81,8 @@ class HelmChartTest {
             "ServiceAccount/" + FULLNAME,
             "ClusterRole/" + FULLNAME,
             "ClusterRoleBinding/" + FULLNAME,
+            "ClusterRole/" + FULLNAME + "-admission-policy",
+            "ClusterRoleBinding/" + FULLNAME + "-admission-policy",
             "ClusterRole/" + FULLNAME + "-edit",
             "ClusterRole/" + FULLNAME + "-view",
             "Role/" + FULLNAME + "-leader-election",
@@ -90,7 +93,9 @@ class HelmChartTest {
             "StatefulSet/" + REDIS,
             "Service/" + REDIS,
             "ValidatingAdmissionPolicy/" + POLICY,
-            "ValidatingAdmissionPolicyBinding/" + POLICY);
+            "ValidatingAdmissionPolicyBinding/" + POLICY,
+            "ValidatingAdmissionPolicy/" + STATUS_POLICY,
+            "ValidatingAdmissionPolicyBinding/" + STATUS_POLICY);
     assertThat(defaults.objects())
         .filteredOn(o -> !o.getKind().startsWith("Cluster") && !o.getKind().startsWith("ValidatingAdmissionPolicy"))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).as(o.getKind()).isEqualTo(NAMESPACE));
@@ -198,9 +203,17 @@ class HelmChartTest {
     ClusterRole role = defaults.named(ClusterRole.class, FULLNAME);
     assertThat(Rbac.grants(role.getRules())).as("what RbacFromAuditLogIT saw the operator ask for: %s", Rbac.USED)
         .containsExactlyInAnyOrderElementsOf(Rbac.OPERATOR);
-    ClusterRoleBinding binding = defaults.one(ClusterRoleBinding.class);
+    ClusterRoleBinding binding = defaults.named(ClusterRoleBinding.class, FULLNAME);
     assertThat(binding.getRoleRef().getName()).isEqualTo(FULLNAME);
     assertBoundToOperatorServiceAccount(binding.getSubjects());
+    assertThat(Rbac.grants(defaults.named(ClusterRole.class, FULLNAME + "-admission-policy").getRules()))
+        .as("list and watch of the admission policies (two informers): %s", Rbac.USED)
+        .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
+    ClusterRoleBinding policyBinding = defaults.named(ClusterRoleBinding.class, FULLNAME + "-admission-policy");
+    assertThat(policyBinding.getRoleRef().getName()).isEqualTo(FULLNAME + "-admission-policy");
+    assertBoundToOperatorServiceAccount(policyBinding.getSubjects());
+    assertThat(RenderedChart.render("admissionPolicy: {requiredBindings: none}").all(ClusterRole.class))
+        .as("no check, no grant").noneMatch(r -> r.getMetadata().getName().endsWith("-admission-policy"));
     assertThat(defaults.all(Role.class)).as("no namespaced operator Roles when watching all namespaces")
         .extracting(r -> r.getMetadata().getName()).containsExactly(FULLNAME + "-leader-election");
   }
@@ -257,33 +270,81 @@ class HelmChartTest {
   }
 
   @Test
-  void theAdmissionPolicyChecksJobRightsOfWhoeverWritesATaskWithAJobTemplate() {
+  void theAdmissionPolicyChecksJobAndTokenRightsOfWhoeverWritesATaskWithAJobTemplateOrAnAudience() {
     ValidatingAdmissionPolicy policy = defaults.named(ValidatingAdmissionPolicy.class, POLICY);
     assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
     assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies(rule -> {
       assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
       assertThat(rule.getApiVersions()).containsExactly("v1alpha1");
-      assertThat(rule.getResources()).as("not delayedtasks/status: the operator's writes").containsExactly("delayedtasks");
+      assertThat(rule.getResources()).as("not delayedtasks/status: the second policy's").containsExactly("delayedtasks");
       assertThat(rule.getOperations()).containsExactlyInAnyOrder("CREATE", "UPDATE");
     });
     assertThat(policy.getSpec().getMatchConditions()).singleElement()
-        .satisfies(c -> assertThat(c.getExpression()).contains("object.spec.jobTemplate"));
-    assertThat(policy.getSpec().getValidations()).singleElement().satisfies(v -> {
-      assertThat(v.getExpression()).isEqualTo(
-          "authorizer.group('batch').resource('jobs').namespace(object.metadata.namespace).check('create').allowed()");
+        .satisfies(c -> assertThat(c.getExpression()).contains("object.spec.jobTemplate", "object.spec.sink.audience"));
+    assertThat(policy.getSpec().getVariables()).singleElement().satisfies(v -> {
+      assertThat(v.getName()).isEqualTo("senderServiceAccount");
+      assertThat(v.getExpression()).as("sink.serviceAccount").isEqualTo("'delayedtask-sender'");
+    });
+    assertThat(policy.getSpec().getValidations()).hasSize(2);
+    assertThat(policy.getSpec().getValidations().get(0)).satisfies(v -> {
+      assertThat(v.getExpression()).isEqualTo("!has(object.spec.jobTemplate) || "
+          + "authorizer.group('batch').resource('jobs').namespace(object.metadata.namespace).check('create').allowed()");
       assertThat(v.getReason()).isEqualTo("Forbidden");
       assertThat(v.getMessageExpression()).contains("request.userInfo.username", "ask for the create verb on jobs.batch");
       assertThat(v.getMessage()).as("the fallback message").contains("remove spec.jobTemplate");
     });
+    assertThat(policy.getSpec().getValidations().get(1)).satisfies(v -> {
+      assertThat(v.getExpression()).isEqualTo("!has(object.spec.sink) || !has(object.spec.sink.audience) || "
+          + "authorizer.group('').resource('serviceaccounts').subresource('token').namespace(object.metadata.namespace)"
+          + ".name(variables.senderServiceAccount).check('create').allowed()");
+      assertThat(v.getReason()).isEqualTo("Forbidden");
+      assertThat(v.getMessageExpression()).contains("request.userInfo.username", "object.metadata.namespace",
+          "serviceaccounts/token", "remove spec.sink.audience");
+      assertThat(v.getMessage()).as("the fallback message").contains("remove spec.sink.audience");
+    });
+    assertThat(RenderedChart.render("sink: {serviceAccount: webhook-sender}")
+        .named(ValidatingAdmissionPolicy.class, POLICY).getSpec().getVariables().get(0).getExpression())
+        .isEqualTo("'webhook-sender'");
 
-    ValidatingAdmissionPolicyBinding binding = defaults.named(ValidatingAdmissionPolicyBinding.class, POLICY);
-    assertThat(binding.getSpec().getPolicyName()).isEqualTo(POLICY);
-    assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
-    assertThat(binding.getSpec().getMatchResources()).as("every namespace").isNull();
-    assertThat(binding.getSpec().getParamRef()).isNull();
+    for (String name : List.of(POLICY, STATUS_POLICY)) {
+      ValidatingAdmissionPolicyBinding binding = defaults.named(ValidatingAdmissionPolicyBinding.class, name);
+      assertThat(binding.getSpec().getPolicyName()).isEqualTo(name);
+      assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+      assertThat(binding.getSpec().getMatchResources()).as("every namespace").isNull();
+      assertThat(binding.getSpec().getParamRef()).isNull();
+    }
+    assertThat(defaults.operatorEnv().get(OperatorConfig.ADMISSION_POLICY).getValue())
+        .as("the operator requires both bindings").isEqualTo(POLICY + "," + STATUS_POLICY);
 
     RenderedChart without = RenderedChart.render("admissionPolicy: {enabled: false}");
     assertThat(without.objects()).noneMatch(o -> o.getKind().startsWith("ValidatingAdmissionPolicy"));
+    assertThat(without.operatorEnv().get(OperatorConfig.ADMISSION_POLICY).getValue())
+        .as("without the policies the operator still fails closed unless told otherwise")
+        .isEqualTo(POLICY + "," + STATUS_POLICY);
+    assertThat(RenderedChart.render("admissionPolicy: {enabled: false, requiredBindings: none}").operatorEnv()
+        .get(OperatorConfig.ADMISSION_POLICY).getValue()).isEqualTo("none");
+  }
+
+  @Test
+  void theStatusPolicyAdmitsOnlyTheOperatorsServiceAccountAndClusterAdmins() {
+    ValidatingAdmissionPolicy policy = defaults.named(ValidatingAdmissionPolicy.class, STATUS_POLICY);
+    assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+    assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies(rule -> {
+      assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
+      assertThat(rule.getResources()).containsExactly("delayedtasks/status");
+      assertThat(rule.getOperations()).contains("UPDATE");
+    });
+    assertThat(policy.getSpec().getMatchConditions()).isNullOrEmpty();
+    assertThat(policy.getSpec().getVariables()).singleElement().satisfies(v -> assertThat(v.getExpression())
+        .isEqualTo("'system:serviceaccount:" + NAMESPACE + ":" + FULLNAME + "'"));
+    assertThat(policy.getSpec().getValidations()).singleElement().satisfies(v -> {
+      assertThat(v.getExpression()).isEqualTo(
+          "request.userInfo.username == variables.operator || ('system:masters' in request.userInfo.groups)");
+      assertThat(v.getMessageExpression()).contains("request.userInfo.username", "variables.operator");
+    });
+    assertThat(RenderedChart.render("serviceAccount: {name: dto-runner}")
+        .named(ValidatingAdmissionPolicy.class, STATUS_POLICY).getSpec().getVariables().get(0).getExpression())
+        .isEqualTo("'system:serviceaccount:" + NAMESPACE + ":dto-runner'");
   }
 
   @Test
@@ -429,10 +490,14 @@ class HelmChartTest {
   @Test
   void watchNamespacesGivesRolesInEachNamespaceAndNoClusterWidePower() {
     RenderedChart chart = RenderedChart.render(WATCH_TWO_NAMESPACES);
-    assertThat(chart.all(ClusterRoleBinding.class)).isEmpty();
+    assertThat(chart.all(ClusterRoleBinding.class)).extracting(b -> b.getMetadata().getName())
+        .as("only the admission policy's watch (cluster-scoped kinds)")
+        .containsExactly(FULLNAME + "-admission-policy");
     assertThat(chart.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
-        .as("only the aggregated user roles stay cluster-wide")
-        .containsExactlyInAnyOrder(FULLNAME + "-edit", FULLNAME + "-view");
+        .as("only the aggregated user roles and the admission policy's watch stay cluster-wide")
+        .containsExactlyInAnyOrder(FULLNAME + "-edit", FULLNAME + "-view", FULLNAME + "-admission-policy");
+    assertThat(Rbac.grants(chart.named(ClusterRole.class, FULLNAME + "-admission-policy").getRules()))
+        .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
 
     List<Role> operatorRoles = chart.all(Role.class).stream()
         .filter(r -> r.getMetadata().getName().equals(FULLNAME)).toList();

@@ -61,9 +61,11 @@ class PlainManifestsTest {
     assertThat(FILES.keySet()).allMatch(name -> name.matches("[0-9]{2}-[a-z-]+\\.yaml"));
     assertThat(FILES).hasEntrySatisfying("00-namespace.yaml", kinds("Namespace"))
         .hasEntrySatisfying("10-crd.yaml", kinds("CustomResourceDefinition"))
-        .hasEntrySatisfying("15-admission-policy.yaml", kinds("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
+        .hasEntrySatisfying("15-admission-policy.yaml", kinds("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
         .hasEntrySatisfying("20-serviceaccount.yaml", kinds("ServiceAccount"))
-        .hasEntrySatisfying("30-rbac.yaml", kinds("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ClusterRole", "ClusterRole"))
+        .hasEntrySatisfying("30-rbac.yaml", kinds("ClusterRole", "ClusterRoleBinding", "ClusterRole", "ClusterRoleBinding", "Role",
+            "RoleBinding", "ClusterRole", "ClusterRole"))
         .hasEntrySatisfying("40-config.yaml", kinds("ConfigMap"))
         .hasEntrySatisfying("50-redis.yaml", kinds("Service", "StatefulSet", "NetworkPolicy"))
         .hasEntrySatisfying("60-deployment.yaml", kinds("Deployment", "PodDisruptionBudget"))
@@ -132,9 +134,14 @@ class PlainManifestsTest {
     assertThat(Rbac.grants(lease.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.leaderElection(leaseName));
 
     String serviceAccount = Manifests.one(ALL, Deployment.class).getSpec().getTemplate().getSpec().getServiceAccountName();
-    assertThat(Manifests.one(ALL, ClusterRoleBinding.class).getSubjects()).singleElement().satisfies(s -> {
-      assertThat(s.getName()).isEqualTo(serviceAccount);
-      assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
+    assertThat(Rbac.grants(Manifests.named(ALL, ClusterRole.class, NAME + "-admission-policy").getRules()))
+        .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
+    assertThat(Manifests.all(ALL, ClusterRoleBinding.class)).hasSize(2).allSatisfy(binding -> {
+      assertThat(binding.getRoleRef().getName()).isEqualTo(binding.getMetadata().getName());
+      assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
+        assertThat(s.getName()).isEqualTo(serviceAccount);
+        assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
+      });
     });
     assertThat(Manifests.one(ALL, RoleBinding.class).getSubjects()).singleElement()
         .satisfies(s -> assertThat(s.getName()).isEqualTo(serviceAccount));
@@ -179,18 +186,30 @@ class PlainManifestsTest {
   }
 
   @Test
-  void admissionPolicyIsTheChartsUnderTheOperatorsName() {
+  void admissionPoliciesAreTheChartsUnderTheOperatorsNameAndTheOperatorRequiresBoth() {
     RenderedChart chart = RenderedChart.render("{}");
-    ValidatingAdmissionPolicy plain = Manifests.one(ALL, ValidatingAdmissionPolicy.class);
-    ValidatingAdmissionPolicy charted = chart.one(ValidatingAdmissionPolicy.class);
-    assertThat(plain.getMetadata().getName()).isEqualTo(NAME + "-job-template-needs-job-create");
-    assertThat(plain.getSpec()).isEqualTo(charted.getSpec());
+    for (String suffix : List.of("-author-rights", "-status-writer")) {
+      ValidatingAdmissionPolicy plain = Manifests.named(ALL, ValidatingAdmissionPolicy.class, NAME + suffix);
+      ValidatingAdmissionPolicy charted = chart.named(ValidatingAdmissionPolicy.class, RenderedChart.FULLNAME + suffix);
+      if (suffix.equals("-status-writer")) {
+        assertThat(plain.getSpec().getVariables().get(0).getExpression())
+            .as("the operator's ServiceAccount of 20-serviceaccount.yaml")
+            .isEqualTo("'system:serviceaccount:" + NAMESPACE + ":" + NAME + "'");
+        charted.getSpec().getVariables().get(0).setExpression(plain.getSpec().getVariables().get(0).getExpression());
+      }
+      assertThat(plain.getSpec()).as(suffix).isEqualTo(charted.getSpec());
 
-    ValidatingAdmissionPolicyBinding binding = Manifests.one(ALL, ValidatingAdmissionPolicyBinding.class);
-    assertThat(binding.getSpec().getPolicyName()).isEqualTo(plain.getMetadata().getName());
-    ValidatingAdmissionPolicyBinding chartBinding = chart.one(ValidatingAdmissionPolicyBinding.class);
-    chartBinding.getSpec().setPolicyName(plain.getMetadata().getName());
-    assertThat(binding.getSpec()).isEqualTo(chartBinding.getSpec());
+      ValidatingAdmissionPolicyBinding binding = Manifests.named(ALL, ValidatingAdmissionPolicyBinding.class, NAME + suffix);
+      assertThat(binding.getSpec().getPolicyName()).isEqualTo(plain.getMetadata().getName());
+      ValidatingAdmissionPolicyBinding chartBinding = chart.named(ValidatingAdmissionPolicyBinding.class,
+          RenderedChart.FULLNAME + suffix);
+      chartBinding.getSpec().setPolicyName(plain.getMetadata().getName());
+      assertThat(binding.getSpec()).isEqualTo(chartBinding.getSpec());
+    }
+    assertThat(config().get(OperatorConfig.ADMISSION_POLICY))
+        .isEqualTo(NAME + "-author-rights," + NAME + "-status-writer")
+        .as("the operator's default names the plain manifests' bindings")
+        .isEqualTo(String.join(",", OperatorConfig.fromEnv(Map.of()).admissionPolicyBindings()));
   }
 
   @Test
