@@ -140,3 +140,22 @@ app.kubernetes.io/part-of: delayed-task-operator
   resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"]
   verbs: ["list", "watch"]
 {{- end }}
+
+{{/* The Secret holding the Redis password: redis.auth.existingSecret, else (bundled Redis) the one
+     this chart generates; empty: no password (an external Redis without existingSecret). */}}
+{{- define "dto.redisPasswordSecret" -}}
+{{- if .Values.redis.auth.existingSecret }}
+{{- .Values.redis.auth.existingSecret }}
+{{- else if eq .Values.redis.mode "bundled" }}
+{{- printf "%s-redis-auth" (include "dto.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* The key of the password in dto.redisPasswordSecret. */}}
+{{- define "dto.redisPasswordKey" -}}
+{{- if .Values.redis.auth.existingSecret }}
+{{- .Values.redis.auth.existingSecretPasswordKey }}
+{{- else }}
+{{- print "password" }}
+{{- end }}
+{{- end }}

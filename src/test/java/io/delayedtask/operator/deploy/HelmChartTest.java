@@ -92,6 +92,8 @@ class HelmChartTest {
             "Service/" + FULLNAME,
             "StatefulSet/" + REDIS,
             "Service/" + REDIS,
+            "Secret/" + REDIS + "-auth",
+            "NetworkPolicy/" + REDIS,
             "ValidatingAdmissionPolicy/" + POLICY,
             "ValidatingAdmissionPolicyBinding/" + POLICY,
             "ValidatingAdmissionPolicy/" + STATUS_POLICY,
@@ -152,8 +154,9 @@ class HelmChartTest {
     assertThat(env.get("POD_NAMESPACE").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
     assertThat(env.get(OperatorConfig.IDENTITY).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
     assertThat(env.get(OperatorConfig.LEASE_NAME).getValue()).isEqualTo(FULLNAME);
-    assertThat(env).doesNotContainKeys(OperatorConfig.NAMESPACES, OperatorConfig.REDIS_PASSWORD,
-        OperatorConfig.LEASE_NAMESPACE);
+    assertThat(env).doesNotContainKeys(OperatorConfig.NAMESPACES, OperatorConfig.LEASE_NAMESPACE);
+    assertThat(env.get(OperatorConfig.REDIS_PASSWORD).getValueFrom().getSecretKeyRef().getName())
+        .as("the bundled Redis' generated password").isEqualTo(REDIS + "-auth");
     assertThat(env.get("JDK_JAVA_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=", "-XX:+ExitOnOutOfMemoryError");
     assertThat(env.keySet()).filteredOn(name -> name.startsWith("DELAYEDTASK_"))
         .as("only variables the operator reads").isSubsetOf(PodEnvironment.contractVariables());
@@ -345,6 +348,15 @@ class HelmChartTest {
     assertThat(RenderedChart.render("serviceAccount: {name: dto-runner}")
         .named(ValidatingAdmissionPolicy.class, STATUS_POLICY).getSpec().getVariables().get(0).getExpression())
         .isEqualTo("'system:serviceaccount:" + NAMESPACE + ":dto-runner'");
+    ValidatingAdmissionPolicyBinding scoped = RenderedChart.render(WATCH_TWO_NAMESPACES)
+        .named(ValidatingAdmissionPolicyBinding.class, STATUS_POLICY);
+    assertThat(scoped.getSpec().getMatchResources().getNamespaceSelector().getMatchExpressions())
+        .as("a release watching some namespaces guards their tasks' status only: two releases do not collide")
+        .singleElement().satisfies(e -> {
+          assertThat(e.getKey()).isEqualTo("kubernetes.io/metadata.name");
+          assertThat(e.getOperator()).isEqualTo("In");
+          assertThat(e.getValues()).containsExactly("team-a", "team-b");
+        });
   }
 
   @Test
@@ -539,12 +551,10 @@ class HelmChartTest {
   }
 
   @Test
-  void networkPolicyLetsOnlyTheOperatorReachTheBundledRedis() {
-    assertThat(defaults.all(NetworkPolicy.class)).isEmpty();
-    RenderedChart chart = RenderedChart.render("networkPolicy: {enabled: true}");
-    NetworkPolicy policy = chart.one(NetworkPolicy.class);
+  void networkPolicyLetsOnlyTheOperatorReachTheBundledRedisByDefault() {
+    NetworkPolicy policy = defaults.one(NetworkPolicy.class);
     assertThat(policy.getSpec().getPodSelector().getMatchLabels())
-        .isEqualTo(chart.named(StatefulSet.class, REDIS).getSpec().getTemplate().getMetadata().getLabels());
+        .isEqualTo(defaults.named(StatefulSet.class, REDIS).getSpec().getTemplate().getMetadata().getLabels());
     assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
     assertThat(policy.getSpec().getIngress()).singleElement().satisfies(rule -> {
       assertThat(rule.getFrom()).singleElement().satisfies(peer -> {
@@ -554,8 +564,90 @@ class HelmChartTest {
       assertThat(rule.getPorts()).singleElement().satisfies(p -> assertThat(p.getPort().getIntVal()).isEqualTo(6379));
     });
 
-    RenderedChart external = RenderedChart.render(EXTERNAL_WITH_SECRET + "networkPolicy: {enabled: true}\n");
+    assertThat(RenderedChart.render("networkPolicy: {enabled: false}").all(NetworkPolicy.class)).isEmpty();
+    RenderedChart external = RenderedChart.render(EXTERNAL_WITH_SECRET);
     assertThat(external.all(NetworkPolicy.class)).as("nothing to protect with an external Redis").isEmpty();
+  }
+
+  @Test
+  void bundledRedisRequiresAGeneratedPasswordKeptAcrossUpgradesAndTheOperatorSendsIt() throws IOException {
+    io.fabric8.kubernetes.api.model.Secret secret =
+        defaults.named(io.fabric8.kubernetes.api.model.Secret.class, REDIS + "-auth");
+    assertThat(secret.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+    String password = new String(java.util.Base64.getDecoder().decode(secret.getData().get("password")),
+        java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(password).matches("[A-Za-z0-9]{32}");
+    String other = RenderedChart.render("{}").named(io.fabric8.kubernetes.api.model.Secret.class, REDIS + "-auth")
+        .getData().get("password");
+    assertThat(other).as("generated, not a constant of the chart").isNotEqualTo(secret.getData().get("password"));
+    assertThat(Files.readString(Manifests.CHART.resolve("templates/redis.yaml")))
+        .as("an upgrade reads the installed password back instead of generating another")
+        .contains("{{- if .Release.IsUpgrade }}\n{{- $existing := lookup \"v1\" \"Secret\" .Release.Namespace $secret }}");
+
+    Container redis = defaults.named(StatefulSet.class, REDIS).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(String.join(" ", redis.getArgs())).contains("--requirepass $(REDIS_PASSWORD)");
+    assertThat(redis.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("REDIS_PASSWORD", "REDISCLI_AUTH");
+    assertThat(redis.getEnv()).allSatisfy(e -> {
+      assertThat(e.getValue()).as("never inline").isNull();
+      assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo(REDIS + "-auth");
+      assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+    });
+    EnvVar operator = defaults.operatorEnv().get(OperatorConfig.REDIS_PASSWORD);
+    assertThat(operator.getValue()).isNull();
+    assertThat(operator.getValueFrom().getSecretKeyRef().getName()).isEqualTo(REDIS + "-auth");
+    assertThat(operator.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+
+    RenderedChart own = RenderedChart.render("redis: {auth: {existingSecret: redis-credentials}}");
+    assertThat(own.all(io.fabric8.kubernetes.api.model.Secret.class)).as("the installer's Secret instead").isEmpty();
+    RenderedChart externalWithout = RenderedChart.render("redis: {mode: external, external: {uri: 'redis://r:6379'}}");
+    assertThat(externalWithout.all(io.fabric8.kubernetes.api.model.Secret.class)).isEmpty();
+    assertThat(externalWithout.operatorEnv()).as("an external Redis without a Secret: no password")
+        .doesNotContainKey(OperatorConfig.REDIS_PASSWORD);
+  }
+
+  @Test
+  void theOptionalEgressPolicyAdmitsDnsTheApiServerRedisAndTheListedCidrsOnly() {
+    assertThat(defaults.all(NetworkPolicy.class)).as("off by default").extracting(p -> p.getMetadata().getName())
+        .containsExactly(REDIS);
+    assertThatThrownBy(() -> RenderedChart.template("networkPolicy: {egress: {enabled: true}}"))
+        .hasMessageContaining("networkPolicy.egress.apiServerCidrs");
+    RenderedChart chart = RenderedChart.render("""
+        networkPolicy:
+          egress:
+            enabled: true
+            apiServerCidrs: [10.0.0.1/32]
+            cidrs: [10.96.0.0/12, 203.0.113.0/24]
+        """);
+    NetworkPolicy egress = chart.named(NetworkPolicy.class, FULLNAME + "-egress");
+    assertThat(egress.getSpec().getPodSelector().getMatchLabels()).isEqualTo(OPERATOR_POD);
+    assertThat(egress.getSpec().getPolicyTypes()).containsExactly("Egress");
+    assertThat(egress.getSpec().getIngress()).isNullOrEmpty();
+    var rules = egress.getSpec().getEgress();
+    assertThat(rules).hasSize(4);
+    assertThat(rules.get(0)).as("DNS").satisfies(rule -> {
+      assertThat(rule.getTo()).singleElement().satisfies(peer -> {
+        assertThat(peer.getNamespaceSelector().getMatchLabels()).containsEntry("kubernetes.io/metadata.name", "kube-system");
+        assertThat(peer.getPodSelector().getMatchLabels()).containsEntry("k8s-app", "kube-dns");
+      });
+      assertThat(rule.getPorts()).extracting(p -> p.getProtocol() + "/" + p.getPort().getIntVal())
+          .containsExactlyInAnyOrder("UDP/53", "TCP/53");
+    });
+    assertThat(rules.get(1)).as("the API server").satisfies(rule -> {
+      assertThat(rule.getTo()).extracting(peer -> peer.getIpBlock().getCidr()).containsExactly("10.0.0.1/32");
+      assertThat(rule.getPorts()).extracting(p -> p.getPort().getIntVal()).containsExactlyInAnyOrder(443, 6443);
+    });
+    assertThat(rules.get(2)).as("the bundled Redis").satisfies(rule -> {
+      assertThat(rule.getTo()).singleElement().satisfies(peer -> assertThat(peer.getPodSelector().getMatchLabels())
+          .isEqualTo(chart.named(StatefulSet.class, REDIS).getSpec().getTemplate().getMetadata().getLabels()));
+      assertThat(rule.getPorts()).extracting(p -> p.getPort().getIntVal()).containsExactly(6379);
+    });
+    assertThat(rules.get(3)).as("what the installer listed").satisfies(rule -> {
+      assertThat(rule.getTo()).extracting(peer -> peer.getIpBlock().getCidr())
+          .containsExactly("10.96.0.0/12", "203.0.113.0/24");
+      assertThat(rule.getPorts()).isNullOrEmpty();
+    });
+    assertThatThrownBy(() -> RenderedChart.template(
+        "networkPolicy: {egress: {enabled: true, apiServerCidrs: ['10.0.0.1']}}")).hasMessageContaining("apiServerCidrs");
   }
 
   @Test

@@ -160,6 +160,11 @@ class PlainManifestsTest {
         .satisfies(from -> assertThat(from.getConfigMapRef().getName()).isEqualTo(Manifests.one(ALL, ConfigMap.class).getMetadata().getName()));
     assertThat(config().keySet()).filteredOn(k -> k.startsWith("DELAYEDTASK_")).isSubsetOf(PodEnvironment.contractVariables());
     assertThat(config()).doesNotContainKey(OperatorConfig.REDIS_PASSWORD);
+    assertThat(container.getEnv()).filteredOn(e -> e.getName().equals(OperatorConfig.REDIS_PASSWORD)).singleElement()
+        .satisfies(e -> {
+          assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo(NAME + "-redis");
+          assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+        });
 
     OperatorConfig parsed = OperatorConfig.fromEnv(
         PodEnvironment.resolve(config(), container.getEnv(), NAMESPACE, "delayed-task-operator-5c7d-xyz12"));
@@ -227,6 +232,22 @@ class PlainManifestsTest {
     assertThat(policy.getSpec().getIngress()).singleElement().satisfies(rule -> assertThat(
         rule.getFrom()).singleElement().satisfies(peer -> assertThat(peer.getPodSelector().getMatchLabels())
         .isEqualTo(Manifests.one(ALL, Deployment.class).getSpec().getSelector().getMatchLabels())));
+
+    var container = pod.getContainers().get(0);
+    assertThat(String.join(" ", container.getArgs())).contains("--requirepass $(REDIS_PASSWORD)");
+    assertThat(container.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("REDIS_PASSWORD", "REDISCLI_AUTH");
+    assertThat(container.getEnv()).allSatisfy(e -> {
+      assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo(NAME + "-redis");
+      assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+    });
+  }
+
+  @Test
+  void theRedisSecretIsOneDocumentedCommandNeverAManifest() throws IOException {
+    assertThat(ALL).noneMatch(o -> o.getKind().equals("Secret"));
+    String command = "kubectl -n " + NAMESPACE + " create secret generic " + NAME + "-redis --from-literal=password=";
+    assertThat(Files.readString(Manifests.PLAIN.resolve("50-redis.yaml"))).contains(command);
+    assertThat(Files.readString(Path.of("docs", "install.md"))).contains(command);
   }
 
   @Test
