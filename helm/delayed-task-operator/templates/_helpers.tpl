@@ -159,3 +159,12 @@ app.kubernetes.io/part-of: delayed-task-operator
 {{- print "password" }}
 {{- end }}
 {{- end }}
+
+{{/* A list of strings as CEL string literals, comma-separated: 'a','b'. */}}
+{{- define "dto.quotedList" -}}
+{{- $quoted := list }}
+{{- range . }}
+{{- $quoted = append $quoted (printf "'%s'" .) }}
+{{- end }}
+{{- join "," $quoted }}
+{{- end }}

@@ -338,11 +338,14 @@ class HelmChartTest {
       assertThat(rule.getOperations()).contains("UPDATE");
     });
     assertThat(policy.getSpec().getMatchConditions()).isNullOrEmpty();
-    assertThat(policy.getSpec().getVariables()).singleElement().satisfies(v -> assertThat(v.getExpression())
-        .isEqualTo("'system:serviceaccount:" + NAMESPACE + ":" + FULLNAME + "'"));
+    assertThat(policy.getSpec().getVariables()).extracting(v -> v.getName() + "=" + v.getExpression())
+        .containsExactly("operator='system:serviceaccount:" + NAMESPACE + ":" + FULLNAME + "'", "statusWriters=[]");
+    assertThat(RenderedChart.render("admissionPolicy: {statusWriters: ['system:serviceaccount:b:op', carol]}")
+        .named(ValidatingAdmissionPolicy.class, STATUS_POLICY).getSpec().getVariables().get(1).getExpression())
+        .isEqualTo("['system:serviceaccount:b:op','carol']");
     assertThat(policy.getSpec().getValidations()).singleElement().satisfies(v -> {
-      assertThat(v.getExpression()).isEqualTo(
-          "request.userInfo.username == variables.operator || ('system:masters' in request.userInfo.groups)");
+      assertThat(v.getExpression()).isEqualTo("request.userInfo.username == variables.operator "
+          + "|| request.userInfo.username in variables.statusWriters || ('system:masters' in request.userInfo.groups)");
       assertThat(v.getMessageExpression()).contains("request.userInfo.username", "variables.operator");
     });
     assertThat(RenderedChart.render("serviceAccount: {name: dto-runner}")
