@@ -131,3 +131,49 @@ app.kubernetes.io/part-of: delayed-task-operator
   resources: ["endpointslices"]
   verbs: ["list", "watch"]
 {{- end }}
+
+{{/* DELAYEDTASK_ADMISSION_POLICY: admissionPolicy.requiredBindings, else the two bindings this chart
+     ships (required even with admissionPolicy.enabled=false: the operator then fails closed until
+     they exist, or until requiredBindings says none). */}}
+{{- define "dto.admissionPolicyBindings" -}}
+{{- if .Values.admissionPolicy.requiredBindings }}
+{{- .Values.admissionPolicy.requiredBindings }}
+{{- else }}
+{{- printf "%s-author-rights,%s-status-writer" (include "dto.fullname" .) (include "dto.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/* The operator's view of the admission policy: list and watch (two informers), nothing else. */}}
+{{- define "dto.admissionPolicyRules" -}}
+- apiGroups: ["admissionregistration.k8s.io"]
+  resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"]
+  verbs: ["list", "watch"]
+{{- end }}
+
+{{/* The Secret holding the Redis password: redis.auth.existingSecret, else (bundled Redis) the one
+     this chart generates; empty: no password (an external Redis without existingSecret). */}}
+{{- define "dto.redisPasswordSecret" -}}
+{{- if .Values.redis.auth.existingSecret }}
+{{- .Values.redis.auth.existingSecret }}
+{{- else if eq .Values.redis.mode "bundled" }}
+{{- printf "%s-redis-auth" (include "dto.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* The key of the password in dto.redisPasswordSecret. */}}
+{{- define "dto.redisPasswordKey" -}}
+{{- if .Values.redis.auth.existingSecret }}
+{{- .Values.redis.auth.existingSecretPasswordKey }}
+{{- else }}
+{{- print "password" }}
+{{- end }}
+{{- end }}
+
+{{/* A list of strings as CEL string literals, comma-separated: 'a','b'. */}}
+{{- define "dto.quotedList" -}}
+{{- $quoted := list }}
+{{- range . }}
+{{- $quoted = append $quoted (printf "'%s'" .) }}
+{{- end }}
+{{- join "," $quoted }}
+{{- end }}

@@ -9,6 +9,7 @@ import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.delayedtask.operator.leader.ScheduleResync;
+import io.delayedtask.operator.reconcile.AdmissionPolicies;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.DeliveryOutcomes;
 import io.delayedtask.operator.reconcile.DeliveryStarter;
@@ -226,6 +227,15 @@ public final class DelayedTaskOperator implements AutoCloseable {
           o.withLeaderElectionConfiguration(leaderElection(config, leadership, this::afterLosingLease));
         }
       });
+      // The admission policy that checks each task's author: without it no Job and no token (fail closed).
+      AdmissionPolicies admissionPolicies = config.checksAdmissionPolicy()
+          ? AdmissionPolicies.watch(client, config.admissionPolicyBindings(), registry)
+          : AdmissionPolicies.unchecked();
+      stopInReverse.push(admissionPolicies);
+      if (!config.checksAdmissionPolicy()) {
+        LOG.warn("{}=none: Jobs are created and tokens sent without checking for the admission policy, so any "
+            + "author of a DelayedTask gets them whatever their RBAC", OperatorConfig.ADMISSION_POLICY);
+      }
       TaskDecider decider = new TaskDecider(validator, new FinishedTtl(config.finishedTtl().map(Duration::toSeconds)),
           new StartingDeadline(config.defaultStartingDeadline().map(Duration::toSeconds)));
       TaskEvents events = new TaskEvents(client, clock);
@@ -246,7 +256,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
           new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics, clock);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
-          keeper::scheduleBehind, deliveryOutcomes, deliveryStarter), c -> {
+          keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies), c -> {
         // Only spec changes (a new generation) reconcile a task, besides its Jobs, its claims and
         // deletion: its status has one writer, this reconciler, which sees its own writes.
         c.withGenerationAware(true);

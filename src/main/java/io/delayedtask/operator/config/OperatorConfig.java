@@ -34,7 +34,8 @@ public record OperatorConfig(
     Duration claimLease,
     Optional<Duration> finishedTtl,
     SinkConfig sink,
-    Optional<Duration> defaultStartingDeadline) {
+    Optional<Duration> defaultStartingDeadline,
+    List<String> admissionPolicyBindings) {
 
   public static final String REDIS_URI = "DELAYEDTASK_REDIS_URI";
   public static final String REDIS_CLUSTER = "DELAYEDTASK_REDIS_CLUSTER";
@@ -52,6 +53,12 @@ public record OperatorConfig(
   public static final String CLAIM_LEASE_SECONDS = "DELAYEDTASK_CLAIM_LEASE_SECONDS";
   public static final String FINISHED_TTL_SECONDS = "DELAYEDTASK_FINISHED_TTL_SECONDS";
   public static final String DEFAULT_STARTING_DEADLINE_SECONDS = "DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS";
+  public static final String ADMISSION_POLICY = "DELAYEDTASK_ADMISSION_POLICY";
+  /** The ValidatingAdmissionPolicyBindings of k8s/15-admission-policy.yaml (the chart sets its own names). */
+  public static final List<String> DEFAULT_ADMISSION_POLICY_BINDINGS =
+      List.of("delayed-task-operator-author-rights", "delayed-task-operator-status-writer");
+  /** The value of {@link #ADMISSION_POLICY} that turns the check off. */
+  public static final String NO_ADMISSION_POLICY = "none";
   /** Read by logback.xml itself; checked here so a bad value stops the process instead of silencing it. */
   public static final String LOG_FORMAT = "DELAYEDTASK_LOG_FORMAT";
   public static final String LOG_LEVEL = "DELAYEDTASK_LOG_LEVEL";
@@ -86,16 +93,12 @@ public record OperatorConfig(
     Objects.requireNonNull(finishedTtl);
     Objects.requireNonNull(sink);
     Objects.requireNonNull(defaultStartingDeadline);
+    admissionPolicyBindings = List.copyOf(admissionPolicyBindings);
   }
 
-  /** Without an operator-wide starting deadline. */
-  public OperatorConfig(String redisUri, boolean redisCluster, int redisShards, Optional<String> redisPassword,
-      String keyPrefix, Set<String> namespaces, boolean leaderElection, String leaseName, String leaseNamespace,
-      String identity, Duration resyncInterval, int httpPort, Duration leaseDuration, Duration claimLease,
-      Optional<Duration> finishedTtl, SinkConfig sink) {
-    this(redisUri, redisCluster, redisShards, redisPassword, keyPrefix, namespaces, leaderElection, leaseName,
-        leaseNamespace, identity, resyncInterval, httpPort, leaseDuration, claimLease, finishedTtl, sink,
-        Optional.empty());
+  /** False with {@code DELAYEDTASK_ADMISSION_POLICY=none}: Jobs and tokens without checking for the policy. */
+  public boolean checksAdmissionPolicy() {
+    return !admissionPolicyBindings.isEmpty();
   }
 
   /**
@@ -159,7 +162,7 @@ public record OperatorConfig(
     return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
         leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort,
         Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds), finishedTtl,
-        SinkConfig.fromEnvironment(env), defaultStartingDeadline(env));
+        SinkConfig.fromEnvironment(env), defaultStartingDeadline(env), admissionPolicyBindings(env));
   }
 
   /** startingDeadlineSeconds of tasks that set none; unset means they have none. As the CRD bounds the field. */
@@ -179,6 +182,44 @@ public record OperatorConfig(
     throw new ConfigException(DEFAULT_STARTING_DEADLINE_SECONDS + "='" + value + "' is not valid; use a whole "
         + "number of seconds from 0 to 315360000 (the startingDeadlineSeconds of tasks that set none), or leave "
         + "it unset for no deadline");
+  }
+
+  /**
+   * The bindings whose presence (each with the policy it binds) the operator requires before it
+   * creates a Job or sends a token; empty for {@code none}.
+   */
+  private static List<String> admissionPolicyBindings(Map<String, String> env) {
+    String value = blankToNull(env.get(ADMISSION_POLICY));
+    if (value == null) {
+      return DEFAULT_ADMISSION_POLICY_BINDINGS;
+    }
+    if (value.trim().equals(NO_ADMISSION_POLICY)) {
+      return List.of();
+    }
+    List<String> names = new java.util.ArrayList<>();
+    for (String name : value.split(",")) {
+      String trimmed = name.trim();
+      if (trimmed.isEmpty()) {
+        continue;
+      }
+      if (trimmed.equals(NO_ADMISSION_POLICY)) {
+        throw new ConfigException(ADMISSION_POLICY + "='" + value + "' mixes none with binding names; give either "
+            + "none alone (no check) or comma-separated ValidatingAdmissionPolicyBinding names");
+      }
+      if (!DNS_SUBDOMAIN.matcher(trimmed).matches()) {
+        throw new ConfigException(ADMISSION_POLICY + " has '" + trimmed + "', which is not a "
+            + "ValidatingAdmissionPolicyBinding name; give comma-separated binding names (lower-case letters, digits, "
+            + "'-' and '.'), or none to create Jobs and send tokens without the admission policy");
+      }
+      if (!names.contains(trimmed)) {
+        names.add(trimmed);
+      }
+    }
+    if (names.isEmpty()) {
+      throw new ConfigException(ADMISSION_POLICY + "='" + value + "' names no binding; give comma-separated "
+          + "ValidatingAdmissionPolicyBinding names, or none to turn the check off");
+    }
+    return names;
   }
 
   /** The TTL of finished tasks that set none; unset means they are kept. */
@@ -314,6 +355,8 @@ public record OperatorConfig(
         + ", resyncInterval=" + resyncInterval + ", httpPort=" + httpPort
         + ", leaseDuration=" + leaseDuration + ", claimLease=" + claimLease
         + ", finishedTtl=" + finishedTtl.map(Duration::toString).orElse("<none>")
-        + ", defaultStartingDeadline=" + defaultStartingDeadline.map(Duration::toString).orElse("<none>") + "]";
+        + ", defaultStartingDeadline=" + defaultStartingDeadline.map(Duration::toString).orElse("<none>")
+        + ", admissionPolicy=" + (admissionPolicyBindings.isEmpty() ? NO_ADMISSION_POLICY
+            : String.join(",", admissionPolicyBindings)) + "]";
   }
 }

@@ -81,6 +81,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private final Runnable scheduleBehind;
   private final DeliveryOutcomes deliveries;
   private final DeliveryStarter deliveryStarter;
+  private final AdmissionPolicies admissionPolicies;
   private final StatusWriter statusWriter = new StatusWriter();
   private final TaskJobs taskJobs = new TaskJobs();
   private volatile InformerEventSource<Job, DelayedTask> jobs;
@@ -91,10 +92,14 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
    *                       leader must not write then
    * @param scheduleBehind called when a Redis write failed: the schedule is repaired in bulk (resync)
    *                       as soon as Redis answers, instead of entry by entry
+   * @param admissionPolicies whether the admission policy is in place: without it no Job is created
+   *                       and no token sent (the task waits)
    */
   public DelayedTaskReconciler(TaskDecider decider, TaskSchedule schedule, DueClaims claims,
       InformerTaskCache taskCache, TaskEvents events, FireMetrics metrics, Clock clock, BooleanSupplier leading,
-      Runnable scheduleBehind, DeliveryOutcomes deliveries, DeliveryStarter deliveryStarter) {
+      Runnable scheduleBehind, DeliveryOutcomes deliveries, DeliveryStarter deliveryStarter,
+      AdmissionPolicies admissionPolicies) {
+    this.admissionPolicies = admissionPolicies;
     this.deliveries = deliveries;
     this.deliveryStarter = deliveryStarter;
     this.decider = decider;
@@ -241,7 +246,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         name -> context.getClient().batch().v1().jobs().inNamespace(namespace).withName(name).get());
     ResourceID id = ResourceID.fromResource(task);
     return new TaskFacts(task, owned, claim, clock.instant(), context.getSecondaryResource(DeliveryOutcome.class),
-        deliveries.inFlight(id));
+        deliveries.inFlight(id), Optional.empty(), admissionPolicies.missing());
   }
 
   private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {

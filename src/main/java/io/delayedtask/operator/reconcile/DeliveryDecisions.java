@@ -53,6 +53,11 @@ final class DeliveryDecisions {
     Destination deadLetterSink = deadLetterSink(draft);
     Plan.DeliveryAttempt attempt;
     if (!sinkFailed && attempts < perTarget) {
+      if (draft.facts.admissionPolicyMissing().isPresent() && draft.facts.task().getSpec().getSink().getAudience() != null) {
+        // Fail closed: the sink's token acts with the operator's right to request it (the dead-letter
+        // sink carries no audience, so it is never held back).
+        return TaskDecider.awaitingAdmissionPolicy(draft, claim, "spec.sink.audience: no token is sent");
+      }
       attempt = new Plan.DeliveryAttempt(Target.SINK, attempts + 1, attempts + 1, settings.timeout(), Map.of());
     } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current) && attempts < 2 * perTarget) {
       String code = String.valueOf(Optional.ofNullable(draft.current.getDelivery().getResponseCode()).orElse(0));

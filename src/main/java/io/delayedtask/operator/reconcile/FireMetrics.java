@@ -28,7 +28,7 @@ public class FireMetrics {
    * alerts can move (CHANGELOG.md, docs/operations.md).
    */
   public static final String FIRED = "delayedtask.fired";
-  /** Prometheus: {@code delayedtask_fire_skipped_total{reason=retry|stale|clock_skew}}. */
+  /** Prometheus: {@code delayedtask_fire_skipped_total{reason=retry|stale|clock_skew|admission_policy_missing}}. */
   public static final String SKIPPED = "delayedtask.fire.skipped";
 
   /** Prometheus: {@code delayedtask_deliveries_total{outcome=delivered|retry|failed|dead_lettered}}. */
@@ -64,7 +64,9 @@ public class FireMetrics {
     /** A transient error: handed back to be tried again with backoff. */
     RETRY(false),
     /** Redis's clock says due, this operator's not yet: handed back until both agree. */
-    CLOCK_SKEW(false);
+    CLOCK_SKEW(false),
+    /** A task with a jobTemplate or a sink.audience was due while the admission policy was missing: handed back. */
+    ADMISSION_POLICY_MISSING(false);
 
     private final boolean settles;
 
@@ -136,7 +138,7 @@ public class FireMetrics {
           .register(registry);
     }
     return Counter.builder(SKIPPED)
-        .description("Claims that ended without an outcome, by reason: retry, stale, clock_skew")
+        .description("Claims that ended without an outcome, by reason: retry, stale, clock_skew, admission_policy_missing")
         .tag("reason", outcome.tag())
         .register(registry);
   }

@@ -251,10 +251,39 @@ public final class TaskDecider {
     if (existing.isPresent()) {
       return running(draft, existing.get(), due, claim);
     }
+    if (draft.facts.admissionPolicyMissing().isPresent()) {
+      return awaitingAdmissionPolicy(draft, claim, "spec.jobTemplate: no Job is created");
+    }
     if (draft.facts.jobCreation().isEmpty()) {
       return draft.schedule(ScheduleChange.KEEP).jobToCreate(JobFactory.jobFor(task, due, draft.now)).build();
     }
     return afterCreating(draft, due, claim, draft.facts.jobCreation().get());
+  }
+
+  /** How soon a task held back for the admission policy is decided again: well within 30 s of the policy's return. */
+  static final Duration ADMISSION_POLICY_RECHECK = Duration.ofSeconds(10);
+
+  /**
+   * Fail closed: the task is due, but the admission policy that checked its author's rights is
+   * missing, so the Job (or the token) that would act with the operator's rights is not made. The
+   * task keeps its phase with Ready=False ({@link Readiness#ADMISSION_POLICY_MISSING}), a Warning
+   * Event the first time, and the claim comes back every {@link #ADMISSION_POLICY_RECHECK}; its
+   * startingDeadlineSeconds still counts (checked before this on every claim).
+   */
+  static Plan awaitingAdmissionPolicy(Draft draft, ClaimedEntry claim, String what) {
+    String why = draft.facts.admissionPolicyMissing().orElseThrow();
+    String message = "waiting for the admission policy (" + what + "): " + why;
+    draft.hold = new Readiness.Hold(Readiness.ADMISSION_POLICY_MISSING, message);
+    boolean saidBefore = Conditions.find(draft.current, Condition.READY)
+        .filter(ready -> Readiness.ADMISSION_POLICY_MISSING.equals(ready.getReason()))
+        .isPresent();
+    if (!saidBefore) {
+      draft.extraEvents.add(TaskEvent.warning(TaskEvents.ADMISSION_POLICY_MISSING, message));
+    }
+    return draft.schedule(ScheduleChange.KEEP)
+        .claim(new ClaimVerdict.HandBack(claim.claimedAt().plus(ADMISSION_POLICY_RECHECK),
+            Optional.of(Outcome.ADMISSION_POLICY_MISSING)))
+        .build();
   }
 
   /** The API server has answered the creation of the Job this firing named. */
@@ -497,6 +526,7 @@ public final class TaskDecider {
     Optional<Plan.DeliveryAttempt> delivery = Optional.empty();
     Optional<FireMetrics.Delivery> deliveryMetric = Optional.empty();
     String readyNote;
+    Readiness.Hold hold;
     final List<TaskEvent> extraEvents = new ArrayList<>();
 
     Draft(TaskFacts facts, FinishedTtl finishedTtl) {
@@ -540,7 +570,7 @@ public final class TaskDecider {
         // its own status write does not reconcile it again.
         applyTtl(this);
       }
-      Readiness.apply(desired, generation, now, readyNote);
+      Readiness.apply(desired, generation, now, readyNote, hold);
       List<TaskEvent> events = new ArrayList<>();
       if (jobToCreate.isEmpty() && jobToCheck.isEmpty()) {
         transition(current, desired).ifPresent(events::add);

@@ -41,6 +41,8 @@ public class TaskEvents {
   public static final String DELIVERED = "Delivered";
   public static final String DELIVERY_FAILED = "DeliveryFailed";
   public static final String DEAD_LETTERED = "DeadLettered";
+  /** A task was due while the admission policy was missing: no Job, no token, it waits (Warning). */
+  public static final String ADMISSION_POLICY_MISSING = "AdmissionPolicyMissing";
   /** A finished task's TTL passed, and it was kept because a GitOps tool manages it. */
   public static final String TTL_SKIPPED = "TTLSkipped";
   private static final String COMPONENT = "delayed-task-operator";

@@ -15,10 +15,12 @@ import java.util.Optional;
  * request is still in flight. Once a decision has named a Job to create, the API server's answer
  * ({@code jobCreation}) joins the facts and the task is decided again; likewise the answer to the
  * dry run of a Job task's creation when it is scheduled ({@code jobCheck}).
+ * {@code admissionPolicyMissing} says why the admission policy counts as missing
+ * ({@link AdmissionPolicies}); empty while it is in place or not checked.
  */
 public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
     Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation,
-    Optional<TaskDecider.JobCheck> jobCheck) {
+    Optional<TaskDecider.JobCheck> jobCheck, Optional<String> admissionPolicyMissing) {
   public TaskFacts {
     Objects.requireNonNull(task, "task");
     jobs = Map.copyOf(jobs);
@@ -27,12 +29,19 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
     Objects.requireNonNull(delivery, "delivery");
     Objects.requireNonNull(jobCreation, "jobCreation");
     Objects.requireNonNull(jobCheck, "jobCheck");
+    Objects.requireNonNull(admissionPolicyMissing, "admissionPolicyMissing");
+  }
+
+  /** Facts with the admission policy in place and no dry run answered. */
+  public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
+      Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation) {
+    this(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.empty(), Optional.empty());
   }
 
   /** Facts gathered before any effect of this reconcile. */
   public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
       Optional<DeliveryOutcome> delivery, boolean deliveryInFlight) {
-    this(task, jobs, claim, now, delivery, deliveryInFlight, Optional.empty(), Optional.empty());
+    this(task, jobs, claim, now, delivery, deliveryInFlight, Optional.empty());
   }
 
   /** Facts of a task without a delivery in progress. */
@@ -40,13 +49,20 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
     this(task, jobs, claim, now, Optional.empty(), false);
   }
 
-  /** The same facts, and how the API server answered the creation of the Job a decision named. */
+  /** The same facts, and how the API server answered the Job creation a decision asked for. */
   public TaskFacts withJobCreation(TaskDecider.JobCreation creation) {
-    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation), jobCheck);
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation), jobCheck,
+        admissionPolicyMissing);
   }
 
   /** The same facts, and how the API server answered the dry run of the Job's creation a decision asked for. */
   public TaskFacts withJobCheck(TaskDecider.JobCheck check) {
-    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.of(check));
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.of(check),
+        admissionPolicyMissing);
+  }
+
+  /** The same facts, the admission policy missing for {@code why}. */
+  public TaskFacts withAdmissionPolicyMissing(Optional<String> why) {
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, jobCheck, why);
   }
 }

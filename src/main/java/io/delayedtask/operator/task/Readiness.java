@@ -58,6 +58,15 @@ public final class Readiness {
     return delivery == null || delivery.getAttempts() == null ? "" : " on attempt " + delivery.getAttempts();
   }
 
+  /** Ready's reason while a due task waits for the admission policy (the one exception to the phase table). */
+  public static final String ADMISSION_POLICY_MISSING = "AdmissionPolicyMissing";
+
+  /**
+   * Why a task that is due does not fire yet although its phase reads ready: {@code reason} and
+   * {@code message} go on Ready, which is then False (kstatus reads the task as not ready).
+   */
+  public record Hold(String reason, String message) {}
+
   /** Sets Ready, Reconciling and Stalled from the phase, and stamps the generation everywhere. */
   public static void apply(DelayedTaskStatus status, Long generation, Instant now) {
     apply(status, generation, now, null);
@@ -67,12 +76,24 @@ public final class Readiness {
    * @param readyNote appended to Ready's message (why a finished task is kept, for one); null for none
    */
   public static void apply(DelayedTaskStatus status, Long generation, Instant now, String readyNote) {
+    apply(status, generation, now, readyNote, null);
+  }
+
+  /**
+   * @param hold a due task held back (the admission policy missing): Ready is False with its reason
+   *             and message, whatever the phase; null for none
+   */
+  public static void apply(DelayedTaskStatus status, Long generation, Instant now, String readyNote, Hold hold) {
     status.setObservedGeneration(generation);
     if (status.getPhase() != null) {
       Verdict verdict = of(status);
       String reason = status.getPhase().name();
       String readyMessage = readyNote == null ? verdict.message() : verdict.message() + "; " + readyNote;
-      Conditions.set(status, Condition.READY, verdict.ready(), reason, readyMessage, now, generation);
+      if (hold != null) {
+        Conditions.set(status, Condition.READY, false, hold.reason(), hold.message(), now, generation);
+      } else {
+        Conditions.set(status, Condition.READY, verdict.ready(), reason, readyMessage, now, generation);
+      }
       Conditions.set(status, Condition.RECONCILING, verdict.reconciling(), reason,
           verdict.reconciling() ? verdict.message() : "nothing in progress", now, generation);
       Conditions.set(status, Condition.STALLED, verdict.stalled(), reason,

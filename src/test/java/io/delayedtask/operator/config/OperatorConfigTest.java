@@ -167,7 +167,10 @@ class OperatorConfigTest {
         Arguments.of("DELAYEDTASK_LOG_FORMAT", "yaml"),
         Arguments.of("DELAYEDTASK_LOG_LEVEL", "LOUD"),
         Arguments.of("DELAYEDTASK_SINK_ALLOWED_URIS", "ftp://files/"),
-        Arguments.of("DELAYEDTASK_SINK_MAX_IN_FLIGHT", "0"));
+        Arguments.of("DELAYEDTASK_SINK_MAX_IN_FLIGHT", "0"),
+        Arguments.of("DELAYEDTASK_ADMISSION_POLICY", "Policy_One"),
+        Arguments.of("DELAYEDTASK_ADMISSION_POLICY", " , "),
+        Arguments.of("DELAYEDTASK_ADMISSION_POLICY", "none,delayed-task-operator-author-rights"));
   }
 
   @ParameterizedTest(name = "{0}={1}")
@@ -177,6 +180,20 @@ class OperatorConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(variable)
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+  }
+
+  @Test
+  void admissionPolicyBindingsDefaultToThePlainManifestsAndNoneTurnsTheCheckOff() {
+    OperatorConfig defaults = OperatorConfig.fromEnv(Map.of());
+    assertThat(defaults.admissionPolicyBindings())
+        .containsExactly("delayed-task-operator-author-rights", "delayed-task-operator-status-writer");
+    assertThat(defaults.checksAdmissionPolicy()).isTrue();
+    OperatorConfig named = OperatorConfig.fromEnv(Map.of("DELAYEDTASK_ADMISSION_POLICY", " a-b , c.d,a-b "));
+    assertThat(named.admissionPolicyBindings()).containsExactly("a-b", "c.d");
+    OperatorConfig none = OperatorConfig.fromEnv(Map.of("DELAYEDTASK_ADMISSION_POLICY", "none"));
+    assertThat(none.admissionPolicyBindings()).isEmpty();
+    assertThat(none.checksAdmissionPolicy()).isFalse();
+    assertThat(none.toString()).contains("admissionPolicy=none");
   }
 
   @Test

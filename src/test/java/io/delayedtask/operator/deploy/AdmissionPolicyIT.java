@@ -10,6 +10,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.api.v1alpha1.Destination;
+import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
@@ -34,6 +36,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,12 +44,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The chart's ValidatingAdmissionPolicy on a real API server: a DelayedTask with a jobTemplate makes
- * the operator create a Job with the operator's rights, so only who may create Jobs in the namespace
- * may write one. Users are impersonated (the admin client may impersonate): one bound to a Role
- * with every verb on delayedtasks and nothing else, one bound to the built-in {@code edit}
- * ClusterRole (which the chart's aggregated role extends to DelayedTasks), one that may only write
- * the status subresource; and the operator's own ServiceAccount token.
+ * The chart's ValidatingAdmissionPolicies on a real API server. A DelayedTask with a jobTemplate
+ * makes the operator create a Job with the operator's rights, so only who may create Jobs in the
+ * namespace may write one; one with a sink.audience makes it send a token of the sender
+ * ServiceAccount, so only who may create that ServiceAccount's tokens may write one; and only the
+ * operator writes the status, which decides what fires. Users are impersonated (the admin client
+ * may impersonate): one bound to a Role with every verb on delayedtasks and nothing else, one bound
+ * to the built-in {@code edit} ClusterRole (which the chart's aggregated role extends to
+ * DelayedTasks), one that may also create tokens of the sender ServiceAccount, one that may create
+ * tokens of another ServiceAccount only, one that may only write the status subresource; and the
+ * operator's own ServiceAccount token.
  *
  * <p>A server of its own: the policy is cluster-wide. Two controllers of any cluster run: role
  * aggregation, so that {@code edit} holds the chart's DelayedTask rules, and the policy status
@@ -59,8 +66,13 @@ class AdmissionPolicyIT {
   private static final String TASK_WRITER = "task-writer";
   /** The built-in edit ClusterRole in the namespace. */
   private static final String EDITOR = "editor";
-  /** May read tasks and write their status, nothing else: what the policy must never look at. */
+  /** May read tasks and write their status, nothing else: refused by the status policy. */
   private static final String STATUS_WRITER = "status-writer";
+  /** All verbs on delayedtasks and create on serviceaccounts/token for the sender ServiceAccount only. */
+  private static final String TOKEN_WRITER = "token-writer";
+  /** All verbs on delayedtasks and create on serviceaccounts/token for another ServiceAccount only. */
+  private static final String OTHER_TOKEN_WRITER = "other-token-writer";
+  private static final String SENDER = "delayedtask-sender";
   private static final Path PLAIN_POLICY = Manifests.PLAIN.resolve("15-admission-policy.yaml");
 
   @TempDir
@@ -87,6 +99,12 @@ class AdmissionPolicyIT {
             .withVerbs("get", "list", "watch").build(),
         new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks/status")
             .withVerbs("get", "update", "patch").build());
+    PolicyRule allOnTasks = new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks")
+        .withVerbs("*").build();
+    bindRole(TOKEN_WRITER, allOnTasks, new PolicyRuleBuilder().withApiGroups("").withResources("serviceaccounts/token")
+        .withResourceNames(SENDER).withVerbs("create").build());
+    bindRole(OTHER_TOKEN_WRITER, allOnTasks, new PolicyRuleBuilder().withApiGroups("")
+        .withResources("serviceaccounts/token").withResourceNames("orders").withVerbs("create").build());
     admin.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder()
         .withNewMetadata().withName(EDITOR).endMetadata()
         .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName("edit").endRoleRef()
@@ -96,7 +114,15 @@ class AdmissionPolicyIT {
     // The policy and binding become active a moment after they are stored; the edit role holds
     // the chart's DelayedTask rules once the aggregation controller has seen them.
     await("the policy refuses a probe").atMost(ACTIVE).untilAsserted(() ->
-        assertRefused(() -> tasks(TASK_WRITER).resource(withJob(ns, "probe", soon())).dryRun().create(), TASK_WRITER));
+        assertRefused(() -> tasks(TASK_WRITER).resource(withJob(ns, "probe", soon())).dryRun().create(),
+            jobRefusal(TASK_WRITER)));
+    await("the status policy refuses a probe").atMost(ACTIVE).untilAsserted(() -> {
+      tasks(EDITOR).resource(statusOnly(ns, "status-probe", soon())).createOr(existing -> existing.update());
+      DelayedTask probe = tasks(STATUS_WRITER).withName("status-probe").get();
+      probe.setStatus(status(Phase.Scheduled, "probe"));
+      assertRefused(() -> tasks(STATUS_WRITER).resource(probe).dryRun().updateStatus(), statusRefusal(STATUS_WRITER,
+          "status-probe"));
+    });
     await("edit covers DelayedTasks").atMost(ACTIVE).ignoreExceptions().untilAsserted(() ->
         tasks(EDITOR).resource(withJob(ns, "probe", soon())).dryRun().create());
   }
@@ -111,7 +137,7 @@ class AdmissionPolicyIT {
 
   @Test
   void withoutJobRightsATaskWithAJobTemplateIsRefusedWithAMessageSayingWhatToDo() {
-    assertRefused(() -> tasks(TASK_WRITER).resource(withJob(ns, "refused", soon())).create(), TASK_WRITER);
+    assertRefused(() -> tasks(TASK_WRITER).resource(withJob(ns, "refused", soon())).create(), jobRefusal(TASK_WRITER));
     assertThat(admin.resources(DelayedTask.class).inNamespace(ns).withName("refused").get()).isNull();
   }
 
@@ -121,13 +147,13 @@ class AdmissionPolicyIT {
     assertThat(task.getMetadata().getUid()).isNotNull();
 
     task.getSpec().setJobTemplate(busyboxJob());
-    assertRefused(() -> tasks(TASK_WRITER).resource(task).update(), TASK_WRITER);
+    assertRefused(() -> tasks(TASK_WRITER).resource(task).update(), jobRefusal(TASK_WRITER));
     String jobTemplate = Manifests.SERIALIZATION.asJson(busyboxJob());
     assertRefused(() -> tasks(TASK_WRITER).withName("status-only")
-        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"jobTemplate\":" + jobTemplate + "}}"), TASK_WRITER);
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"jobTemplate\":" + jobTemplate + "}}"), jobRefusal(TASK_WRITER));
     assertRefused(() -> tasks(TASK_WRITER).withName("status-only")
         .patch(PatchContext.of(PatchType.JSON), "[{\"op\":\"add\",\"path\":\"/spec/jobTemplate\",\"value\":" + jobTemplate + "}]"),
-        TASK_WRITER);
+        jobRefusal(TASK_WRITER));
     assertThat(admin.resources(DelayedTask.class).inNamespace(ns).withName("status-only").get().getSpec().getJobTemplate())
         .isNull();
 
@@ -159,21 +185,53 @@ class AdmissionPolicyIT {
     assertRefused(() -> tasks(TASK_WRITER).withName("theirs").edit(t -> {
       t.getSpec().setRunAt(rfc3339(Instant.now().plus(Duration.ofMinutes(5))));
       return t;
-    }), TASK_WRITER);
+    }), jobRefusal(TASK_WRITER));
     assertThat(tasks(TASK_WRITER).withName("theirs").delete()).as("DELETE is not matched").isNotEmpty();
   }
 
   @Test
-  void statusWritesAreNeverRefused() {
+  void withoutTokenRightsATaskWithAnAudienceIsRefusedWithAMessageSayingWhatToDo() {
+    assertRefused(() -> tasks(TASK_WRITER).resource(withAudience("no-token-rights")).create(),
+        audienceRefusal(TASK_WRITER));
+    assertRefused(() -> tasks(OTHER_TOKEN_WRITER).resource(withAudience("other-token-rights")).create(),
+        audienceRefusal(OTHER_TOKEN_WRITER));
+    assertThat(admin.resources(DelayedTask.class).inNamespace(ns).list().getItems())
+        .extracting(t -> t.getMetadata().getName()).doesNotContain("no-token-rights", "other-token-rights");
+    // The built-in edit role may create any ServiceAccount's tokens in its namespace: so may its tasks.
+    assertThat(tasks(EDITOR).resource(withAudience("by-editor")).create().getSpec().getSink().getAudience())
+        .isEqualTo("orders");
+  }
+
+  @Test
+  void whoeverMayCreateTheSendersTokensMayWriteATaskWithAnAudienceAndNoOneElseMayPatchOneIn() {
+    DelayedTask admitted = tasks(TOKEN_WRITER).resource(withAudience("with-token-rights")).create();
+    assertThat(admitted.getSpec().getSink().getAudience()).isEqualTo("orders");
+    tasks(TOKEN_WRITER).withName("with-token-rights").edit(t -> {
+      t.getSpec().getSink().setAudience("billing");
+      return t;
+    });
+
+    DelayedTask plain = withAudience("audience-patched-in");
+    plain.getSpec().getSink().setAudience(null);
+    tasks(TASK_WRITER).resource(plain).create();
+    assertRefused(() -> tasks(TASK_WRITER).withName("audience-patched-in").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"sink\":{\"audience\":\"orders\"}}}"), audienceRefusal(TASK_WRITER));
+    assertThat(admin.resources(DelayedTask.class).inNamespace(ns).withName("audience-patched-in").get()
+        .getSpec().getSink().getAudience()).isNull();
+  }
+
+  @Test
+  void statusWritesByAnyoneButTheOperatorAreRefusedWithAMessage() {
     tasks(EDITOR).resource(withJob(ns, "running", soon())).create();
     DelayedTask byStatusWriter = tasks(STATUS_WRITER).withName("running").get();
-    byStatusWriter.setStatus(status(Phase.Scheduled, "written by a user without Job rights"));
-    assertThat(tasks(STATUS_WRITER).resource(byStatusWriter).updateStatus().getStatus().getMessage())
-        .isEqualTo("written by a user without Job rights");
-    DelayedTask patchedByStatusWriter = tasks(STATUS_WRITER).withName("running").subresource("status")
-        .patch(PatchContext.of(PatchType.JSON_MERGE),
-            "{\"status\":{\"message\":\"patched by a user without Job rights\"}}");
-    assertThat(patchedByStatusWriter.getStatus().getMessage()).isEqualTo("patched by a user without Job rights");
+    byStatusWriter.setStatus(status(Phase.Scheduled, "written by a user"));
+    assertRefused(() -> tasks(STATUS_WRITER).resource(byStatusWriter).updateStatus(),
+        statusRefusal(STATUS_WRITER, "running"));
+    assertRefused(() -> tasks(STATUS_WRITER).withName("running").subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"dueTime\":\"2026-12-03T07:00:00.000Z\"}}"),
+        statusRefusal(STATUS_WRITER, "running"));
+    assertThat(admin.resources(DelayedTask.class).inNamespace(ns).withName("running").get().getStatus())
+        .as("nothing written").isNull();
 
     Path kubeconfig = release.serviceAccountKubeconfig(dir.resolve("operator.kubeconfig"));
     try (KubernetesClient operator = clientOf(kubeconfig)) {
@@ -183,31 +241,62 @@ class AdmissionPolicyIT {
       // The operator writes a status by PUT only (StatusWriter), the one status verb its RBAC grants.
       assertThat(asOperator.resource(read).updateStatus().getStatus().getPhase()).isEqualTo(Phase.Running);
     }
+    DelayedTask byAdmin = admin.resources(DelayedTask.class).inNamespace(ns).withName("running").get();
+    byAdmin.getStatus().setMessage("repaired by a cluster admin");
+    assertThat(admin.resources(DelayedTask.class).inNamespace(ns).resource(byAdmin).updateStatus().getStatus()
+        .getMessage()).as("system:masters excepted").isEqualTo("repaired by a cluster admin");
   }
 
   @Test
-  void theChartsPolicyIsTypeCheckedCleanAndThePlainManifestIsAcceptedToo() {
-    String name = release.fullname() + "-job-template-needs-job-create";
-    await("the policy's status").atMost(ACTIVE).ignoreExceptions().untilAsserted(() -> {
-      ValidatingAdmissionPolicy stored = admin.admissionRegistration().v1().validatingAdmissionPolicies()
-          .withName(name).get();
-      assertThat(stored.getStatus().getObservedGeneration()).isEqualTo(stored.getMetadata().getGeneration());
-      assertThat(stored.getStatus().getTypeChecking().getExpressionWarnings())
-          .as("the expressions type-check against the DelayedTask schema").isNullOrEmpty();
-    });
-    assertThat(admin.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(name).get()
-        .getSpec().getValidationActions()).containsExactly("Deny");
+  void theChartsPoliciesAreTypeCheckedCleanAndThePlainManifestIsAcceptedToo() {
+    for (String name : List.of(release.fullname() + "-author-rights", release.fullname() + "-status-writer")) {
+      await("the policy's status").atMost(ACTIVE).ignoreExceptions().untilAsserted(() -> {
+        ValidatingAdmissionPolicy stored = admin.admissionRegistration().v1().validatingAdmissionPolicies()
+            .withName(name).get();
+        assertThat(stored.getStatus().getObservedGeneration()).isEqualTo(stored.getMetadata().getGeneration());
+        assertThat(stored.getStatus().getTypeChecking().getExpressionWarnings())
+            .as("the expressions of %s type-check against the DelayedTask schema", name).isNullOrEmpty();
+      });
+      assertThat(admin.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(name).get()
+          .getSpec().getValidationActions()).containsExactly("Deny");
+    }
 
     RealKubernetes.Kubectl.Result plain = kube.kubectl("apply", "--dry-run=server", "-f", PLAIN_POLICY.toString());
     assertThat(plain.ok()).as("k8s/ policy: %s", plain.output()).isTrue();
   }
 
-  private static void assertRefused(Runnable request, String user) {
+  private static void assertRefused(Runnable request, String message) {
     assertThatThrownBy(request::run).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
       assertThat(e.getCode()).as(e.getMessage()).isEqualTo(403);
-      assertThat(e.getStatus().getMessage()).endsWith("a DelayedTask with spec.jobTemplate creates Jobs, and " + user
-          + " may not create Jobs in namespace " + ns + ": ask for the create verb on jobs.batch there, or remove"
-          + " spec.jobTemplate");
+      assertThat(e.getStatus().getMessage()).endsWith(message);
+    });
+  }
+
+  private static String jobRefusal(String user) {
+    return "a DelayedTask with spec.jobTemplate creates Jobs, and " + user + " may not create Jobs in namespace " + ns
+        + ": ask for the create verb on jobs.batch there, or remove spec.jobTemplate";
+  }
+
+  private static String audienceRefusal(String user) {
+    return "a DelayedTask with spec.sink.audience sends a token of ServiceAccount " + SENDER + ", and " + user
+        + " may not create tokens for it in namespace " + ns + ": ask for the create verb on serviceaccounts/token"
+        + " (resourceNames: " + SENDER + ") there, or remove spec.sink.audience";
+  }
+
+  private static String statusRefusal(String user, String task) {
+    return user + " may not write the status of DelayedTask " + ns + "/" + task + ": only the operator (system:"
+        + "serviceaccount:" + release.namespace() + ":" + release.fullname() + ") writes it, as the status decides"
+        + " what fires; change the spec instead";
+  }
+
+  /** A task delivering to the Service orders with a token for the audience orders. */
+  private static DelayedTask withAudience(String name) {
+    return io.delayedtask.operator.testing.Tasks.task(ns, name, spec -> {
+      spec.setRunAt(rfc3339(soon()));
+      Destination sink = new Destination();
+      sink.setRef(new ServiceReference("v1", "Service", "orders"));
+      sink.setAudience("orders");
+      spec.setSink(sink);
     });
   }
 

@@ -53,7 +53,8 @@ import org.junit.jupiter.api.Test;
 class HelmChartTest {
 
   private static final String REDIS = FULLNAME + "-redis";
-  private static final String POLICY = FULLNAME + "-job-template-needs-job-create";
+  private static final String POLICY = FULLNAME + "-author-rights";
+  private static final String STATUS_POLICY = FULLNAME + "-status-writer";
   private static final Map<String, String> OPERATOR_POD = Map.of(
       "app.kubernetes.io/name", "delayed-task-operator",
       "app.kubernetes.io/instance", RenderedChart.RELEASE,
@@ -82,6 +83,8 @@ class HelmChartTest {
             "ClusterRoleBinding/" + FULLNAME,
             "ClusterRole/" + FULLNAME + "-addressables",
             "ClusterRoleBinding/" + FULLNAME + "-addressables",
+            "ClusterRole/" + FULLNAME + "-admission-policy",
+            "ClusterRoleBinding/" + FULLNAME + "-admission-policy",
             "ClusterRole/" + FULLNAME + "-edit",
             "ClusterRole/" + FULLNAME + "-view",
             "Role/" + FULLNAME + "-leader-election",
@@ -91,8 +94,12 @@ class HelmChartTest {
             "Service/" + FULLNAME,
             "StatefulSet/" + REDIS,
             "Service/" + REDIS,
+            "Secret/" + REDIS + "-auth",
+            "NetworkPolicy/" + REDIS,
             "ValidatingAdmissionPolicy/" + POLICY,
-            "ValidatingAdmissionPolicyBinding/" + POLICY);
+            "ValidatingAdmissionPolicyBinding/" + POLICY,
+            "ValidatingAdmissionPolicy/" + STATUS_POLICY,
+            "ValidatingAdmissionPolicyBinding/" + STATUS_POLICY);
     assertThat(defaults.objects())
         .filteredOn(o -> !o.getKind().startsWith("Cluster") && !o.getKind().startsWith("ValidatingAdmissionPolicy"))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).as(o.getKind()).isEqualTo(NAMESPACE));
@@ -149,8 +156,9 @@ class HelmChartTest {
     assertThat(env.get("POD_NAMESPACE").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
     assertThat(env.get(OperatorConfig.IDENTITY).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
     assertThat(env.get(OperatorConfig.LEASE_NAME).getValue()).isEqualTo(FULLNAME);
-    assertThat(env).doesNotContainKeys(OperatorConfig.NAMESPACES, OperatorConfig.REDIS_PASSWORD,
-        OperatorConfig.LEASE_NAMESPACE);
+    assertThat(env).doesNotContainKeys(OperatorConfig.NAMESPACES, OperatorConfig.LEASE_NAMESPACE);
+    assertThat(env.get(OperatorConfig.REDIS_PASSWORD).getValueFrom().getSecretKeyRef().getName())
+        .as("the bundled Redis' generated password").isEqualTo(REDIS + "-auth");
     assertThat(env.get("JDK_JAVA_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=", "-XX:+ExitOnOutOfMemoryError");
     assertThat(env.keySet()).filteredOn(name -> name.startsWith("DELAYEDTASK_"))
         .as("only variables the operator reads").isSubsetOf(PodEnvironment.contractVariables());
@@ -211,6 +219,14 @@ class HelmChartTest {
     ClusterRoleBinding toAddressables = defaults.named(ClusterRoleBinding.class, FULLNAME + "-addressables");
     assertThat(toAddressables.getRoleRef().getName()).isEqualTo(FULLNAME + "-addressables");
     assertBoundToOperatorServiceAccount(toAddressables.getSubjects());
+    assertThat(Rbac.grants(defaults.named(ClusterRole.class, FULLNAME + "-admission-policy").getRules()))
+        .as("list and watch of the admission policies (two informers): %s", Rbac.USED)
+        .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
+    ClusterRoleBinding policyBinding = defaults.named(ClusterRoleBinding.class, FULLNAME + "-admission-policy");
+    assertThat(policyBinding.getRoleRef().getName()).isEqualTo(FULLNAME + "-admission-policy");
+    assertBoundToOperatorServiceAccount(policyBinding.getSubjects());
+    assertThat(RenderedChart.render("admissionPolicy: {requiredBindings: none}").all(ClusterRole.class))
+        .as("no check, no grant").noneMatch(r -> r.getMetadata().getName().endsWith("-admission-policy"));
     assertThat(defaults.all(Role.class)).as("no namespaced operator Roles when watching all namespaces")
         .extracting(r -> r.getMetadata().getName()).containsExactly(FULLNAME + "-leader-election");
   }
@@ -267,33 +283,93 @@ class HelmChartTest {
   }
 
   @Test
-  void theAdmissionPolicyChecksJobRightsOfWhoeverWritesATaskWithAJobTemplate() {
+  void theAdmissionPolicyChecksJobAndTokenRightsOfWhoeverWritesATaskWithAJobTemplateOrAnAudience() {
     ValidatingAdmissionPolicy policy = defaults.named(ValidatingAdmissionPolicy.class, POLICY);
     assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
     assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies(rule -> {
       assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
       assertThat(rule.getApiVersions()).containsExactly("v1alpha1");
-      assertThat(rule.getResources()).as("not delayedtasks/status: the operator's writes").containsExactly("delayedtasks");
+      assertThat(rule.getResources()).as("not delayedtasks/status: the second policy's").containsExactly("delayedtasks");
       assertThat(rule.getOperations()).containsExactlyInAnyOrder("CREATE", "UPDATE");
     });
     assertThat(policy.getSpec().getMatchConditions()).singleElement()
-        .satisfies(c -> assertThat(c.getExpression()).contains("object.spec.jobTemplate"));
-    assertThat(policy.getSpec().getValidations()).singleElement().satisfies(v -> {
-      assertThat(v.getExpression()).isEqualTo(
-          "authorizer.group('batch').resource('jobs').namespace(object.metadata.namespace).check('create').allowed()");
+        .satisfies(c -> assertThat(c.getExpression()).contains("object.spec.jobTemplate", "object.spec.sink.audience"));
+    assertThat(policy.getSpec().getVariables()).singleElement().satisfies(v -> {
+      assertThat(v.getName()).isEqualTo("senderServiceAccount");
+      assertThat(v.getExpression()).as("sink.serviceAccount").isEqualTo("'delayedtask-sender'");
+    });
+    assertThat(policy.getSpec().getValidations()).hasSize(2);
+    assertThat(policy.getSpec().getValidations().get(0)).satisfies(v -> {
+      assertThat(v.getExpression()).isEqualTo("!has(object.spec.jobTemplate) || "
+          + "authorizer.group('batch').resource('jobs').namespace(object.metadata.namespace).check('create').allowed()");
       assertThat(v.getReason()).isEqualTo("Forbidden");
       assertThat(v.getMessageExpression()).contains("request.userInfo.username", "ask for the create verb on jobs.batch");
       assertThat(v.getMessage()).as("the fallback message").contains("remove spec.jobTemplate");
     });
+    assertThat(policy.getSpec().getValidations().get(1)).satisfies(v -> {
+      assertThat(v.getExpression()).isEqualTo("!has(object.spec.sink) || !has(object.spec.sink.audience) || "
+          + "authorizer.group('').resource('serviceaccounts').subresource('token').namespace(object.metadata.namespace)"
+          + ".name(variables.senderServiceAccount).check('create').allowed()");
+      assertThat(v.getReason()).isEqualTo("Forbidden");
+      assertThat(v.getMessageExpression()).contains("request.userInfo.username", "object.metadata.namespace",
+          "serviceaccounts/token", "remove spec.sink.audience");
+      assertThat(v.getMessage()).as("the fallback message").contains("remove spec.sink.audience");
+    });
+    assertThat(RenderedChart.render("sink: {serviceAccount: webhook-sender}")
+        .named(ValidatingAdmissionPolicy.class, POLICY).getSpec().getVariables().get(0).getExpression())
+        .isEqualTo("'webhook-sender'");
 
-    ValidatingAdmissionPolicyBinding binding = defaults.named(ValidatingAdmissionPolicyBinding.class, POLICY);
-    assertThat(binding.getSpec().getPolicyName()).isEqualTo(POLICY);
-    assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
-    assertThat(binding.getSpec().getMatchResources()).as("every namespace").isNull();
-    assertThat(binding.getSpec().getParamRef()).isNull();
+    for (String name : List.of(POLICY, STATUS_POLICY)) {
+      ValidatingAdmissionPolicyBinding binding = defaults.named(ValidatingAdmissionPolicyBinding.class, name);
+      assertThat(binding.getSpec().getPolicyName()).isEqualTo(name);
+      assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+      assertThat(binding.getSpec().getMatchResources()).as("every namespace").isNull();
+      assertThat(binding.getSpec().getParamRef()).isNull();
+    }
+    assertThat(defaults.operatorEnv().get(OperatorConfig.ADMISSION_POLICY).getValue())
+        .as("the operator requires both bindings").isEqualTo(POLICY + "," + STATUS_POLICY);
 
     RenderedChart without = RenderedChart.render("admissionPolicy: {enabled: false}");
     assertThat(without.objects()).noneMatch(o -> o.getKind().startsWith("ValidatingAdmissionPolicy"));
+    assertThat(without.operatorEnv().get(OperatorConfig.ADMISSION_POLICY).getValue())
+        .as("without the policies the operator still fails closed unless told otherwise")
+        .isEqualTo(POLICY + "," + STATUS_POLICY);
+    assertThat(RenderedChart.render("admissionPolicy: {enabled: false, requiredBindings: none}").operatorEnv()
+        .get(OperatorConfig.ADMISSION_POLICY).getValue()).isEqualTo("none");
+  }
+
+  @Test
+  void theStatusPolicyAdmitsOnlyTheOperatorsServiceAccountAndClusterAdmins() {
+    ValidatingAdmissionPolicy policy = defaults.named(ValidatingAdmissionPolicy.class, STATUS_POLICY);
+    assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+    assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies(rule -> {
+      assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
+      assertThat(rule.getResources()).containsExactly("delayedtasks/status");
+      assertThat(rule.getOperations()).contains("UPDATE");
+    });
+    assertThat(policy.getSpec().getMatchConditions()).isNullOrEmpty();
+    assertThat(policy.getSpec().getVariables()).extracting(v -> v.getName() + "=" + v.getExpression())
+        .containsExactly("operator='system:serviceaccount:" + NAMESPACE + ":" + FULLNAME + "'", "statusWriters=[]");
+    assertThat(RenderedChart.render("admissionPolicy: {statusWriters: ['system:serviceaccount:b:op', carol]}")
+        .named(ValidatingAdmissionPolicy.class, STATUS_POLICY).getSpec().getVariables().get(1).getExpression())
+        .isEqualTo("['system:serviceaccount:b:op','carol']");
+    assertThat(policy.getSpec().getValidations()).singleElement().satisfies(v -> {
+      assertThat(v.getExpression()).isEqualTo("request.userInfo.username == variables.operator "
+          + "|| request.userInfo.username in variables.statusWriters || ('system:masters' in request.userInfo.groups)");
+      assertThat(v.getMessageExpression()).contains("request.userInfo.username", "variables.operator");
+    });
+    assertThat(RenderedChart.render("serviceAccount: {name: dto-runner}")
+        .named(ValidatingAdmissionPolicy.class, STATUS_POLICY).getSpec().getVariables().get(0).getExpression())
+        .isEqualTo("'system:serviceaccount:" + NAMESPACE + ":dto-runner'");
+    ValidatingAdmissionPolicyBinding scoped = RenderedChart.render(WATCH_TWO_NAMESPACES)
+        .named(ValidatingAdmissionPolicyBinding.class, STATUS_POLICY);
+    assertThat(scoped.getSpec().getMatchResources().getNamespaceSelector().getMatchExpressions())
+        .as("a release watching some namespaces guards their tasks' status only: two releases do not collide")
+        .singleElement().satisfies(e -> {
+          assertThat(e.getKey()).isEqualTo("kubernetes.io/metadata.name");
+          assertThat(e.getOperator()).isEqualTo("In");
+          assertThat(e.getValues()).containsExactly("team-a", "team-b");
+        });
   }
 
   @Test
@@ -439,13 +515,18 @@ class HelmChartTest {
   @Test
   void watchNamespacesGivesRolesInEachNamespaceAndNoClusterWidePower() {
     RenderedChart chart = RenderedChart.render(WATCH_TWO_NAMESPACES);
-    assertThat(chart.all(ClusterRoleBinding.class)).isEmpty();
+    assertThat(chart.all(ClusterRoleBinding.class)).extracting(b -> b.getMetadata().getName())
+        .as("only the admission policy's watch (cluster-scoped kinds)")
+        .containsExactly(FULLNAME + "-admission-policy");
     assertThat(chart.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
-        .as("only the aggregated roles stay cluster-wide, bound in the watched namespaces only")
-        .containsExactlyInAnyOrder(FULLNAME + "-edit", FULLNAME + "-view", FULLNAME + "-addressables");
+        .as("only the aggregated roles and the admission policy's watch stay cluster-wide")
+        .containsExactlyInAnyOrder(FULLNAME + "-edit", FULLNAME + "-view", FULLNAME + "-addressables",
+            FULLNAME + "-admission-policy");
     assertThat(chart.all(RoleBinding.class).stream()
         .filter(b -> b.getMetadata().getName().equals(FULLNAME + "-addressables")).toList())
         .extracting(b -> b.getMetadata().getNamespace()).containsExactlyInAnyOrder("team-a", "team-b");
+    assertThat(Rbac.grants(chart.named(ClusterRole.class, FULLNAME + "-admission-policy").getRules()))
+        .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
 
     List<Role> operatorRoles = chart.all(Role.class).stream()
         .filter(r -> r.getMetadata().getName().equals(FULLNAME)).toList();
@@ -487,12 +568,10 @@ class HelmChartTest {
   }
 
   @Test
-  void networkPolicyLetsOnlyTheOperatorReachTheBundledRedis() {
-    assertThat(defaults.all(NetworkPolicy.class)).isEmpty();
-    RenderedChart chart = RenderedChart.render("networkPolicy: {enabled: true}");
-    NetworkPolicy policy = chart.one(NetworkPolicy.class);
+  void networkPolicyLetsOnlyTheOperatorReachTheBundledRedisByDefault() {
+    NetworkPolicy policy = defaults.one(NetworkPolicy.class);
     assertThat(policy.getSpec().getPodSelector().getMatchLabels())
-        .isEqualTo(chart.named(StatefulSet.class, REDIS).getSpec().getTemplate().getMetadata().getLabels());
+        .isEqualTo(defaults.named(StatefulSet.class, REDIS).getSpec().getTemplate().getMetadata().getLabels());
     assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
     assertThat(policy.getSpec().getIngress()).singleElement().satisfies(rule -> {
       assertThat(rule.getFrom()).singleElement().satisfies(peer -> {
@@ -502,8 +581,90 @@ class HelmChartTest {
       assertThat(rule.getPorts()).singleElement().satisfies(p -> assertThat(p.getPort().getIntVal()).isEqualTo(6379));
     });
 
-    RenderedChart external = RenderedChart.render(EXTERNAL_WITH_SECRET + "networkPolicy: {enabled: true}\n");
+    assertThat(RenderedChart.render("networkPolicy: {enabled: false}").all(NetworkPolicy.class)).isEmpty();
+    RenderedChart external = RenderedChart.render(EXTERNAL_WITH_SECRET);
     assertThat(external.all(NetworkPolicy.class)).as("nothing to protect with an external Redis").isEmpty();
+  }
+
+  @Test
+  void bundledRedisRequiresAGeneratedPasswordKeptAcrossUpgradesAndTheOperatorSendsIt() throws IOException {
+    io.fabric8.kubernetes.api.model.Secret secret =
+        defaults.named(io.fabric8.kubernetes.api.model.Secret.class, REDIS + "-auth");
+    assertThat(secret.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+    String password = new String(java.util.Base64.getDecoder().decode(secret.getData().get("password")),
+        java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(password).matches("[A-Za-z0-9]{32}");
+    String other = RenderedChart.render("{}").named(io.fabric8.kubernetes.api.model.Secret.class, REDIS + "-auth")
+        .getData().get("password");
+    assertThat(other).as("generated, not a constant of the chart").isNotEqualTo(secret.getData().get("password"));
+    assertThat(Files.readString(Manifests.CHART.resolve("templates/redis.yaml")))
+        .as("an upgrade reads the installed password back instead of generating another")
+        .contains("{{- if .Release.IsUpgrade }}\n{{- $existing := lookup \"v1\" \"Secret\" .Release.Namespace $secret }}");
+
+    Container redis = defaults.named(StatefulSet.class, REDIS).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(String.join(" ", redis.getArgs())).contains("--requirepass $(REDIS_PASSWORD)");
+    assertThat(redis.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("REDIS_PASSWORD", "REDISCLI_AUTH");
+    assertThat(redis.getEnv()).allSatisfy(e -> {
+      assertThat(e.getValue()).as("never inline").isNull();
+      assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo(REDIS + "-auth");
+      assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+    });
+    EnvVar operator = defaults.operatorEnv().get(OperatorConfig.REDIS_PASSWORD);
+    assertThat(operator.getValue()).isNull();
+    assertThat(operator.getValueFrom().getSecretKeyRef().getName()).isEqualTo(REDIS + "-auth");
+    assertThat(operator.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+
+    RenderedChart own = RenderedChart.render("redis: {auth: {existingSecret: redis-credentials}}");
+    assertThat(own.all(io.fabric8.kubernetes.api.model.Secret.class)).as("the installer's Secret instead").isEmpty();
+    RenderedChart externalWithout = RenderedChart.render("redis: {mode: external, external: {uri: 'redis://r:6379'}}");
+    assertThat(externalWithout.all(io.fabric8.kubernetes.api.model.Secret.class)).isEmpty();
+    assertThat(externalWithout.operatorEnv()).as("an external Redis without a Secret: no password")
+        .doesNotContainKey(OperatorConfig.REDIS_PASSWORD);
+  }
+
+  @Test
+  void theOptionalEgressPolicyAdmitsDnsTheApiServerRedisAndTheListedCidrsOnly() {
+    assertThat(defaults.all(NetworkPolicy.class)).as("off by default").extracting(p -> p.getMetadata().getName())
+        .containsExactly(REDIS);
+    assertThatThrownBy(() -> RenderedChart.template("networkPolicy: {egress: {enabled: true}}"))
+        .hasMessageContaining("networkPolicy.egress.apiServerCidrs");
+    RenderedChart chart = RenderedChart.render("""
+        networkPolicy:
+          egress:
+            enabled: true
+            apiServerCidrs: [10.0.0.1/32]
+            cidrs: [10.96.0.0/12, 203.0.113.0/24]
+        """);
+    NetworkPolicy egress = chart.named(NetworkPolicy.class, FULLNAME + "-egress");
+    assertThat(egress.getSpec().getPodSelector().getMatchLabels()).isEqualTo(OPERATOR_POD);
+    assertThat(egress.getSpec().getPolicyTypes()).containsExactly("Egress");
+    assertThat(egress.getSpec().getIngress()).isNullOrEmpty();
+    var rules = egress.getSpec().getEgress();
+    assertThat(rules).hasSize(4);
+    assertThat(rules.get(0)).as("DNS").satisfies(rule -> {
+      assertThat(rule.getTo()).singleElement().satisfies(peer -> {
+        assertThat(peer.getNamespaceSelector().getMatchLabels()).containsEntry("kubernetes.io/metadata.name", "kube-system");
+        assertThat(peer.getPodSelector().getMatchLabels()).containsEntry("k8s-app", "kube-dns");
+      });
+      assertThat(rule.getPorts()).extracting(p -> p.getProtocol() + "/" + p.getPort().getIntVal())
+          .containsExactlyInAnyOrder("UDP/53", "TCP/53");
+    });
+    assertThat(rules.get(1)).as("the API server").satisfies(rule -> {
+      assertThat(rule.getTo()).extracting(peer -> peer.getIpBlock().getCidr()).containsExactly("10.0.0.1/32");
+      assertThat(rule.getPorts()).extracting(p -> p.getPort().getIntVal()).containsExactlyInAnyOrder(443, 6443);
+    });
+    assertThat(rules.get(2)).as("the bundled Redis").satisfies(rule -> {
+      assertThat(rule.getTo()).singleElement().satisfies(peer -> assertThat(peer.getPodSelector().getMatchLabels())
+          .isEqualTo(chart.named(StatefulSet.class, REDIS).getSpec().getTemplate().getMetadata().getLabels()));
+      assertThat(rule.getPorts()).extracting(p -> p.getPort().getIntVal()).containsExactly(6379);
+    });
+    assertThat(rules.get(3)).as("what the installer listed").satisfies(rule -> {
+      assertThat(rule.getTo()).extracting(peer -> peer.getIpBlock().getCidr())
+          .containsExactly("10.96.0.0/12", "203.0.113.0/24");
+      assertThat(rule.getPorts()).isNullOrEmpty();
+    });
+    assertThatThrownBy(() -> RenderedChart.template(
+        "networkPolicy: {egress: {enabled: true, apiServerCidrs: ['10.0.0.1']}}")).hasMessageContaining("apiServerCidrs");
   }
 
   @Test

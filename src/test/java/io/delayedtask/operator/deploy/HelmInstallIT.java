@@ -107,11 +107,17 @@ class HelmInstallIT {
     assertThat(Rbac.grants(lease.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.leaderElection(fullname));
     assertThat(client.rbac().roleBindings().inNamespace(ns).withName(fullname + "-leader-election").get()).isNotNull();
     assertThat(release.operatorEnvironment("pod")).doesNotContainKey(OperatorConfig.NAMESPACES);
-    String policy = fullname + "-job-template-needs-job-create";
-    assertThat(client.admissionRegistration().v1().validatingAdmissionPolicies().withName(policy).get())
-        .as("the admission policy (AdmissionPolicyIT shows what it does)").isNotNull();
-    assertThat(client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(policy).get()
-        .getSpec().getPolicyName()).isEqualTo(policy);
+    for (String policy : List.of(fullname + "-author-rights", fullname + "-status-writer")) {
+      assertThat(client.admissionRegistration().v1().validatingAdmissionPolicies().withName(policy).get())
+          .as("the admission policy (AdmissionPolicyIT shows what it does)").isNotNull();
+      assertThat(client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(policy).get()
+          .getSpec().getPolicyName()).isEqualTo(policy);
+    }
+    assertThat(release.operatorEnvironment("pod").get(OperatorConfig.ADMISSION_POLICY))
+        .as("the operator requires the policies it was installed with")
+        .isEqualTo(fullname + "-author-rights," + fullname + "-status-writer");
+    assertThat(Rbac.grants(client.rbac().clusterRoles().withName(fullname + "-admission-policy").get().getRules()))
+        .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
   }
 
   @Test

@@ -82,12 +82,16 @@ class LeastPrivilegeIT {
   static void installTheChartTwice() {
     kube = RealKubernetes.startDedicated("--enable-admission-plugins=OwnerReferencesPermissionEnforcement");
     admin = kube.client();
-    everywhere = ChartRelease.install(kube, "all", kube.createNamespace("ops-all"), "{}");
+    String opsScoped = kube.createNamespace("ops-scoped");
+    // Two releases on one cluster: the one watching every namespace lets the other's operator write
+    // the status of the tasks in its namespaces (the status policy admits only its own otherwise).
+    everywhere = ChartRelease.install(kube, "all", kube.createNamespace("ops-all"),
+        "admissionPolicy: {statusWriters: ['system:serviceaccount:%s:scoped-delayed-task-operator']}%n"
+            .formatted(opsScoped));
     teamA = kube.createNamespace("team-a");
     teamB = kube.createNamespace("team-b");
     outsider = kube.createNamespace("outsider");
-    scoped = ChartRelease.install(kube, "scoped", kube.createNamespace("ops-scoped"),
-        "watchNamespaces: [%s, %s]%n".formatted(teamA, teamB));
+    scoped = ChartRelease.install(kube, "scoped", opsScoped, "watchNamespaces: [%s, %s]%n".formatted(teamA, teamB));
   }
 
   @AfterAll

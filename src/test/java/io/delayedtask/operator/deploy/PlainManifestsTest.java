@@ -61,10 +61,11 @@ class PlainManifestsTest {
     assertThat(FILES.keySet()).allMatch(name -> name.matches("[0-9]{2}-[a-z-]+\\.yaml"));
     assertThat(FILES).hasEntrySatisfying("00-namespace.yaml", kinds("Namespace"))
         .hasEntrySatisfying("10-crd.yaml", kinds("CustomResourceDefinition"))
-        .hasEntrySatisfying("15-admission-policy.yaml", kinds("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
+        .hasEntrySatisfying("15-admission-policy.yaml", kinds("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
         .hasEntrySatisfying("20-serviceaccount.yaml", kinds("ServiceAccount"))
-        .hasEntrySatisfying("30-rbac.yaml", kinds("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ClusterRole", "ClusterRole",
-            "ClusterRole", "ClusterRoleBinding"))
+        .hasEntrySatisfying("30-rbac.yaml", kinds("ClusterRole", "ClusterRoleBinding", "ClusterRole", "ClusterRoleBinding",
+            "Role", "RoleBinding", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding"))
         .hasEntrySatisfying("40-config.yaml", kinds("ConfigMap"))
         .hasEntrySatisfying("50-redis.yaml", kinds("Service", "StatefulSet", "NetworkPolicy"))
         .hasEntrySatisfying("60-deployment.yaml", kinds("Deployment", "PodDisruptionBudget"))
@@ -133,19 +134,20 @@ class PlainManifestsTest {
     assertThat(Rbac.grants(lease.getRules())).containsExactlyInAnyOrderElementsOf(Rbac.leaderElection(leaseName));
 
     String serviceAccount = Manifests.one(ALL, Deployment.class).getSpec().getTemplate().getSpec().getServiceAccountName();
-    for (String binding : List.of(NAME, NAME + "-addressables")) {
-      assertThat(Manifests.named(ALL, ClusterRoleBinding.class, binding).getSubjects()).singleElement().satisfies(s -> {
-        assertThat(s.getName()).isEqualTo(serviceAccount);
-        assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
-      });
-    }
     ClusterRole addressables = Manifests.named(ALL, ClusterRole.class, NAME + "-addressables");
     assertThat(addressables.getRules()).as("filled by aggregation").isEmpty();
     assertThat(addressables.getAggregationRule().getClusterRoleSelectors()).singleElement()
         .satisfies(selector -> assertThat(selector.getMatchLabels())
             .containsExactlyEntriesOf(Map.of("duck.knative.dev/addressable", "true")));
-    assertThat(Manifests.named(ALL, ClusterRoleBinding.class, NAME + "-addressables").getRoleRef().getName())
-        .isEqualTo(NAME + "-addressables");
+    assertThat(Rbac.grants(Manifests.named(ALL, ClusterRole.class, NAME + "-admission-policy").getRules()))
+        .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
+    assertThat(Manifests.all(ALL, ClusterRoleBinding.class)).hasSize(3).allSatisfy(binding -> {
+      assertThat(binding.getRoleRef().getName()).isEqualTo(binding.getMetadata().getName());
+      assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
+        assertThat(s.getName()).isEqualTo(serviceAccount);
+        assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
+      });
+    });
     assertThat(Manifests.one(ALL, RoleBinding.class).getSubjects()).singleElement()
         .satisfies(s -> assertThat(s.getName()).isEqualTo(serviceAccount));
 
@@ -163,6 +165,11 @@ class PlainManifestsTest {
         .satisfies(from -> assertThat(from.getConfigMapRef().getName()).isEqualTo(Manifests.one(ALL, ConfigMap.class).getMetadata().getName()));
     assertThat(config().keySet()).filteredOn(k -> k.startsWith("DELAYEDTASK_")).isSubsetOf(PodEnvironment.contractVariables());
     assertThat(config()).doesNotContainKey(OperatorConfig.REDIS_PASSWORD);
+    assertThat(container.getEnv()).filteredOn(e -> e.getName().equals(OperatorConfig.REDIS_PASSWORD)).singleElement()
+        .satisfies(e -> {
+          assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo(NAME + "-redis");
+          assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+        });
 
     OperatorConfig parsed = OperatorConfig.fromEnv(
         PodEnvironment.resolve(config(), container.getEnv(), NAMESPACE, "delayed-task-operator-5c7d-xyz12"));
@@ -189,18 +196,30 @@ class PlainManifestsTest {
   }
 
   @Test
-  void admissionPolicyIsTheChartsUnderTheOperatorsName() {
+  void admissionPoliciesAreTheChartsUnderTheOperatorsNameAndTheOperatorRequiresBoth() {
     RenderedChart chart = RenderedChart.render("{}");
-    ValidatingAdmissionPolicy plain = Manifests.one(ALL, ValidatingAdmissionPolicy.class);
-    ValidatingAdmissionPolicy charted = chart.one(ValidatingAdmissionPolicy.class);
-    assertThat(plain.getMetadata().getName()).isEqualTo(NAME + "-job-template-needs-job-create");
-    assertThat(plain.getSpec()).isEqualTo(charted.getSpec());
+    for (String suffix : List.of("-author-rights", "-status-writer")) {
+      ValidatingAdmissionPolicy plain = Manifests.named(ALL, ValidatingAdmissionPolicy.class, NAME + suffix);
+      ValidatingAdmissionPolicy charted = chart.named(ValidatingAdmissionPolicy.class, RenderedChart.FULLNAME + suffix);
+      if (suffix.equals("-status-writer")) {
+        assertThat(plain.getSpec().getVariables().get(0).getExpression())
+            .as("the operator's ServiceAccount of 20-serviceaccount.yaml")
+            .isEqualTo("'system:serviceaccount:" + NAMESPACE + ":" + NAME + "'");
+        charted.getSpec().getVariables().get(0).setExpression(plain.getSpec().getVariables().get(0).getExpression());
+      }
+      assertThat(plain.getSpec()).as(suffix).isEqualTo(charted.getSpec());
 
-    ValidatingAdmissionPolicyBinding binding = Manifests.one(ALL, ValidatingAdmissionPolicyBinding.class);
-    assertThat(binding.getSpec().getPolicyName()).isEqualTo(plain.getMetadata().getName());
-    ValidatingAdmissionPolicyBinding chartBinding = chart.one(ValidatingAdmissionPolicyBinding.class);
-    chartBinding.getSpec().setPolicyName(plain.getMetadata().getName());
-    assertThat(binding.getSpec()).isEqualTo(chartBinding.getSpec());
+      ValidatingAdmissionPolicyBinding binding = Manifests.named(ALL, ValidatingAdmissionPolicyBinding.class, NAME + suffix);
+      assertThat(binding.getSpec().getPolicyName()).isEqualTo(plain.getMetadata().getName());
+      ValidatingAdmissionPolicyBinding chartBinding = chart.named(ValidatingAdmissionPolicyBinding.class,
+          RenderedChart.FULLNAME + suffix);
+      chartBinding.getSpec().setPolicyName(plain.getMetadata().getName());
+      assertThat(binding.getSpec()).isEqualTo(chartBinding.getSpec());
+    }
+    assertThat(config().get(OperatorConfig.ADMISSION_POLICY))
+        .isEqualTo(NAME + "-author-rights," + NAME + "-status-writer")
+        .as("the operator's default names the plain manifests' bindings")
+        .isEqualTo(String.join(",", OperatorConfig.fromEnv(Map.of()).admissionPolicyBindings()));
   }
 
   @Test
@@ -218,6 +237,22 @@ class PlainManifestsTest {
     assertThat(policy.getSpec().getIngress()).singleElement().satisfies(rule -> assertThat(
         rule.getFrom()).singleElement().satisfies(peer -> assertThat(peer.getPodSelector().getMatchLabels())
         .isEqualTo(Manifests.one(ALL, Deployment.class).getSpec().getSelector().getMatchLabels())));
+
+    var container = pod.getContainers().get(0);
+    assertThat(String.join(" ", container.getArgs())).contains("--requirepass $(REDIS_PASSWORD)");
+    assertThat(container.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("REDIS_PASSWORD", "REDISCLI_AUTH");
+    assertThat(container.getEnv()).allSatisfy(e -> {
+      assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo(NAME + "-redis");
+      assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+    });
+  }
+
+  @Test
+  void theRedisSecretIsOneDocumentedCommandNeverAManifest() throws IOException {
+    assertThat(ALL).noneMatch(o -> o.getKind().equals("Secret"));
+    String command = "kubectl -n " + NAMESPACE + " create secret generic " + NAME + "-redis --from-literal=password=";
+    assertThat(Files.readString(Manifests.PLAIN.resolve("50-redis.yaml"))).contains(command);
+    assertThat(Files.readString(Path.of("docs", "install.md"))).contains(command);
   }
 
   @Test

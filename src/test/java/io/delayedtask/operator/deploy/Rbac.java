@@ -52,6 +52,12 @@ final class Rbac {
   static final Path USED = Path.of("src", "test", "resources", "deploy", "operator-rbac.txt");
   static final String OPERATOR_SECTION = "operator";
   static final String LEADER_ELECTION_SECTION = "leader-election";
+  static final String ADMISSION_POLICY_SECTION = "admission-policy";
+
+  /** What the operator uses to watch the admission policy's presence (a ClusterRole of its own). */
+  static Set<String> admissionPolicy() {
+    return section(ADMISSION_POLICY_SECTION, Map.of());
+  }
 
   /**
    * What the operator uses wherever it watches tasks (the ClusterRole, or a Role per watched

@@ -159,6 +159,10 @@ class RbacFromAuditLogIT {
       assertGrantsExactly("the installed chart's ClusterRole",
           Rbac.grants(admin.rbac().clusterRoles().withName(release.fullname()).require().getRules()),
           Rbac.fill(used.get(Rbac.OPERATOR_SECTION), names));
+      assertGrantsExactly("the installed chart's admission policy ClusterRole",
+          Rbac.grants(admin.rbac().clusterRoles().withName(release.fullname() + "-admission-policy").require()
+              .getRules()),
+          used.get(Rbac.ADMISSION_POLICY_SECTION));
       Role lease = admin.rbac().roles().inNamespace(release.namespace())
           .withName(release.fullname() + "-leader-election").require();
       assertGrantsExactly("the installed chart's leader election Role", Rbac.grants(lease.getRules()),
@@ -313,7 +317,8 @@ class RbacFromAuditLogIT {
       Map<String, String> names) {
     Map<String, String> sectionByBinding = Map.of(
         release.fullname(), Rbac.OPERATOR_SECTION,
-        release.fullname() + "-leader-election", Rbac.LEADER_ELECTION_SECTION);
+        release.fullname() + "-leader-election", Rbac.LEADER_ELECTION_SECTION,
+        release.fullname() + "-admission-policy", Rbac.ADMISSION_POLICY_SECTION);
     Map<String, List<AuditLog.Request>> bySection = new TreeMap<>();
     for (AuditLog.Request request : requests) {
       String section = sectionByBinding.get(binding(request));

@@ -45,7 +45,7 @@ class ClockSkewIT {
       env.put(OperatorConfig.NAMESPACES, ns);
       env.put(OperatorConfig.LEASE_NAMESPACE, ns);
       Clock behind = Clock.offset(Clock.systemUTC(), SKEW.negated());
-      try (DelayedTaskOperator operator = DelayedTaskOperator.start(OperatorConfig.fromEnv(env), operatorClient,
+      try (DelayedTaskOperator operator = DelayedTaskOperator.start(OperatorConfig.fromEnv(OperatorFixture.withoutAdmissionPolicy(env)), operatorClient,
           OperatorFixture.testOptions().withClock(behind))) {
         // Due far enough ahead that Redis hands it over before the operator's clock agrees, however
         // long the task takes to be scheduled on a loaded machine.

@@ -32,7 +32,7 @@ class FireMetricsTest {
     assertThat(count(registry, FireMetrics.DUE_TIMES, "outcome", "job_created")).isEqualTo(1);
 
     assertThat(registry.find(FireMetrics.SKIPPED).counters()).extracting(c -> c.getId().getTag("reason"))
-        .containsExactlyInAnyOrder("retry", "stale", "clock_skew");
+        .containsExactlyInAnyOrder("retry", "stale", "clock_skew", "admission_policy_missing");
     assertThat(count(registry, FireMetrics.SKIPPED, "reason", "retry")).isEqualTo(3);
     assertThat(count(registry, FireMetrics.SKIPPED, "reason", "clock_skew")).isEqualTo(1);
     assertThat(count(registry, FireMetrics.SKIPPED, "reason", "stale")).isEqualTo(1);

@@ -797,6 +797,95 @@ class TaskDeciderTest {
     assertThat(plan.delivery()).isEmpty();
   }
 
+  // --- Fail closed without the admission policy ---------------------------------------------------
+
+  private static final Optional<String> POLICY_MISSING =
+      Optional.of("the ValidatingAdmissionPolicyBinding delayed-task-operator-author-rights is missing, so ...");
+
+  @Test
+  void withoutTheAdmissionPolicyADueJobTaskCreatesNoJobAndWaitsNotReadyWithOneWarning() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+
+    Plan plan = decider.decide(facts(task, Optional.of(claim(task, DUE))).withAdmissionPolicyMissing(POLICY_MISSING));
+
+    assertThat(plan.jobToCreate()).as("no Job while the policy is missing").isEmpty();
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    Condition ready = Conditions.find(plan.status(), Condition.READY).orElseThrow();
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getReason()).isEqualTo("AdmissionPolicyMissing");
+    assertThat(ready.getMessage()).contains("spec.jobTemplate", "delayed-task-operator-author-rights");
+    assertThat(condition(plan, Condition.STALLED)).isEqualTo("False");
+    assertThat(plan.events()).extracting(TaskEvent::warning, TaskEvent::reason)
+        .containsExactly(tuple(true, TaskEvents.ADMISSION_POLICY_MISSING));
+    assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(DUE.plus(TaskDecider.ADMISSION_POLICY_RECHECK),
+        Optional.of(Outcome.ADMISSION_POLICY_MISSING)));
+    assertThat(TaskDecider.ADMISSION_POLICY_RECHECK).as("fires within 30 s of the policy's return")
+        .isLessThanOrEqualTo(Duration.ofSeconds(20));
+
+    task.setStatus(plan.status());
+    Plan again = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, DUE.plusSeconds(10))),
+        NOW.plusSeconds(10)).withAdmissionPolicyMissing(POLICY_MISSING));
+    assertThat(again.events()).as("the Warning once, not per recheck").isEmpty();
+    assertThat(again.jobToCreate()).isEmpty();
+
+    task.setStatus(again.status());
+    Plan back = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, DUE.plusSeconds(20))),
+        NOW.plusSeconds(20)));
+    assertThat(back.jobToCreate()).as("the policy is back: the Job").isPresent();
+  }
+
+  @Test
+  void withoutTheAdmissionPolicyTheStartingDeadlineStillCounts() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+      s.setStartingDeadlineSeconds(5L);
+    }));
+
+    Plan plan = decider.decide(facts(task, Optional.of(claim(task, DUE.plusSeconds(60))))
+        .withAdmissionPolicyMissing(POLICY_MISSING));
+
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Missed);
+    assertThat(plan.jobToCreate()).isEmpty();
+  }
+
+  @Test
+  void withoutTheAdmissionPolicyAStatusOnlyTaskAndASinkWithoutAudienceFireAsUsual() {
+    DelayedTask statusOnly = scheduled(task(s -> s.setRunAt(DUE.toString())));
+    Plan fired = decider.decide(facts(statusOnly, Optional.of(claim(statusOnly, NOW)))
+        .withAdmissionPolicyMissing(POLICY_MISSING));
+    assertThat(fired.status().getPhase()).isEqualTo(Phase.Fired);
+    assertThat(condition(fired, Condition.READY)).isEqualTo("True");
+
+    DelayedTask sink = scheduled(sinkTask(null));
+    Plan sent = decider.decide(facts(sink, Optional.of(claim(sink, NOW))).withAdmissionPolicyMissing(POLICY_MISSING));
+    assertThat(sent.delivery()).map(Plan.DeliveryAttempt::attempt).contains(1);
+  }
+
+  @Test
+  void withoutTheAdmissionPolicyASinkWithAnAudienceSendsNothingAndWaits() {
+    DelayedTask task = scheduled(sinkTask(null));
+    task.getSpec().getSink().setAudience("orders");
+
+    Plan plan = decider.decide(facts(task, Optional.of(claim(task, NOW))).withAdmissionPolicyMissing(POLICY_MISSING));
+
+    assertThat(plan.delivery()).as("no request, so no token").isEmpty();
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    Condition ready = Conditions.find(plan.status(), Condition.READY).orElseThrow();
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getReason()).isEqualTo("AdmissionPolicyMissing");
+    assertThat(ready.getMessage()).contains("spec.sink.audience");
+    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.ADMISSION_POLICY_MISSING);
+    assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plus(TaskDecider.ADMISSION_POLICY_RECHECK),
+        Optional.of(Outcome.ADMISSION_POLICY_MISSING)));
+
+    Plan present = decider.decide(facts(task, Optional.of(claim(task, NOW))));
+    assertThat(present.delivery()).map(Plan.DeliveryAttempt::attempt).contains(1);
+  }
+
   private static final String URL = "http://orders.ns.svc.cluster.local/orders/cancel";
 
   private static DelayedTask sinkTask(Consumer<io.delayedtask.operator.api.v1alpha1.DeliverySpec> delivery) {

@@ -92,7 +92,8 @@ public final class DevSandbox {
       throw new IllegalStateException("sandbox.controlPlane=real, but there are no kube-apiserver/etcd/kubectl under "
           + "${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/: run tools/build-control-plane.sh");
     }
-    String apiUrl = binaries.isPresent() ? startRealControlPlane(binaries.get(), work) : startMock(project, work);
+    String apiUrl = binaries.isPresent() ? startRealControlPlane(binaries.get(), project, work)
+        : startMock(project, work);
 
     // 2. An embedded Redis: the binary embedded-redis ships, on a free port, no persistence.
     RedisProcess redis = RedisProcess.start();
@@ -114,13 +115,17 @@ public final class DevSandbox {
     //    origin, and the URL the ExternalName "orders" yields (localhost, the receiver's port): a
     //    sink.ref reaches loopback only through an entry naming that loopback host.
     int httpPort = freePortPreferring(Integer.getInteger("sandbox.httpPort", 8080));
+    //    On the real API server the shipped admission policy is installed (step 1), and the operator
+    //    requires it as in production; the mock has no ValidatingAdmissionPolicy, so there the check is off.
     OperatorConfig config = OperatorConfig.fromEnv(Map.of(
         OperatorConfig.REDIS_URI, redis.uri(),
         OperatorConfig.HTTP_PORT, Integer.toString(httpPort),
         OperatorConfig.LEASE_NAMESPACE, "default",
         OperatorConfig.IDENTITY, "sandbox",
         OperatorConfig.RESYNC_SECONDS, "60",
-        SinkConfig.ALLOWED_URIS, receiver.base() + ",http://localhost:" + receiver.port()));
+        SinkConfig.ALLOWED_URIS, receiver.base() + ",http://localhost:" + receiver.port(),
+        OperatorConfig.ADMISSION_POLICY, kube != null ? String.join(",", OperatorConfig.DEFAULT_ADMISSION_POLICY_BINDINGS)
+            : OperatorConfig.NO_ADMISSION_POLICY));
     running.push(DelayedTaskOperator.start(config, client));
 
     // 5. Watch every task and say what happens to it.
@@ -136,7 +141,7 @@ public final class DevSandbox {
    * kube-apiserver + etcd of its own, kube-controller-manager, and when they are built kube-scheduler
    * and kwok, so Jobs run on a fake Node and the real Job controller finishes them.
    */
-  private String startRealControlPlane(ControlPlaneBinaries binaries, Path work) throws IOException {
+  private String startRealControlPlane(ControlPlaneBinaries binaries, Path project, Path work) throws IOException {
     Optional<String> noKwok = KwokCluster.missing(binaries);
     jobsRunOnKwok = noKwok.isEmpty();
     OUT.println("delayed-task-operator sandbox on the REAL Kubernetes control plane " + binaries.version()
@@ -159,6 +164,12 @@ public final class DevSandbox {
     }
     kubeconfig = work.resolve("kubeconfig");
     Files.writeString(kubeconfig, kube.kubeconfigYaml());
+    // The admission policy the plain manifests ship: without it the operator creates no Job (fail closed).
+    RealKubernetes.Kubectl.Result policy = kube.kubectl("apply", "-f",
+        project.resolve("k8s/15-admission-policy.yaml").toString());
+    if (!policy.ok()) {
+      throw new IllegalStateException("the sandbox could not install k8s/15-admission-policy.yaml: " + policy.output());
+    }
     return client.getMasterUrl().toString().replaceAll("/$", "");
   }
 

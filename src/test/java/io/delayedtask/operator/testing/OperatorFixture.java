@@ -56,8 +56,24 @@ public final class OperatorFixture {
     return OperatorHttp.metric(operator.httpPort(), RESYNC_REPAIRS, "");
   }
 
+  /**
+   * Starts it; without the admission policy's check unless {@code env} names the bindings (see
+   * {@link #withoutAdmissionPolicy}).
+   */
   public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {
-    return DelayedTaskOperator.start(OperatorConfig.fromEnv(env), client, testOptions());
+    return DelayedTaskOperator.start(OperatorConfig.fromEnv(withoutAdmissionPolicy(env)), client, testOptions());
+  }
+
+  /**
+   * {@code env} with {@code DELAYEDTASK_ADMISSION_POLICY=none} unless it sets the variable: the mock
+   * has no ValidatingAdmissionPolicy, and the tests on a real API server whose subject is not
+   * admission install none (AdmissionPolicyIT and AdmissionPolicyMissingIT install the shipped one
+   * and run the operator with the check on).
+   */
+  public static Map<String, String> withoutAdmissionPolicy(Map<String, String> env) {
+    Map<String, String> with = new HashMap<>(env);
+    with.putIfAbsent(OperatorConfig.ADMISSION_POLICY, OperatorConfig.NO_ADMISSION_POLICY);
+    return with;
   }
 
   /**

@@ -58,7 +58,7 @@ public final class OperatorProcess implements AutoCloseable {
       Path jar) {
     try {
       Path log = Files.createTempFile("operator-" + name + "-", ".log");
-      Map<String, String> env = new HashMap<>(environment);
+      Map<String, String> env = new HashMap<>(OperatorFixture.withoutAdmissionPolicy(environment));
       env.putIfAbsent("DELAYEDTASK_IDENTITY", name);
       OperatorProcess operator = new OperatorProcess(name, env, log, jvmOptions, jar);
       operator.launch();
