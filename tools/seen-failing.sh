@@ -79,7 +79,13 @@ for name in "$@"; do
             -Dit.test=none -Dit.failIfNoSpecifiedTests=false > "$out/$name.out" 2>&1 ;;
     esac
     rc=$?
-    { if [ $rc -ne 0 ]; then echo "SEEN FAILING: $name ($what), in $(( $(date +%s) - start )) s"
+    # Seen only when a test failed: a build that stopped before any test (a compile error, a plugin
+    # missing offline) or tests that all skipped (no control plane) prove nothing.
+    failed=$(grep -cE '^\[ERROR\] Tests run: .*(Failures: [1-9]|Errors: [1-9])' "$out/$name.out")
+    { if [ $rc -ne 0 ] && [ "$failed" -gt 0 ]; then echo "SEEN FAILING: $name ($what), in $(( $(date +%s) - start )) s"
+      elif [ $rc -ne 0 ]; then echo "NOT SEEN FAILING: $name ($what): the build failed before a test did (see $name.out)"
+      elif grep -qE '^\[WARNING\] Tests run: ([0-9]+), Failures: 0, Errors: 0, Skipped: \1$' "$out/$name.out"; then
+        echo "NOT SEEN FAILING: $name ($what): every test skipped"
       else echo "NOT SEEN FAILING: $name ($what): the tests passed"; fi
       grep -E '^\[ERROR\]   [A-Za-z]+(IT|Test)\.' "$out/$name.out" | cut -c1-300 | head -10
     } | tee "$out/$name.log"

@@ -14,10 +14,12 @@ import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
+import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.OperatorHttp;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
@@ -27,6 +29,9 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,6 +41,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sink task end to end: the operator in-process on a real API server and a real Redis, delivering
@@ -45,6 +51,8 @@ import org.junit.jupiter.api.Test;
 @RequiresRealKubernetes
 class SinkDeliveryIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  /** Not the 60 s default, so a test sees this value reach the poller. */
+  private static final Duration CLAIM_LEASE = Duration.ofSeconds(45);
 
   private static RealKubernetes kube;
   private static KubernetesClient client;
@@ -57,7 +65,9 @@ class SinkDeliveryIT {
     receiver = Receiver.start();
     kube = RealKubernetes.shared();
     client = kube.client();
-    world = OperatorFixture.startOnRealKubernetes(kube, "sink", Map.of(SinkConfig.ALLOWED_URIS, "http://127.0.0.1:"));
+    world = OperatorFixture.startOnRealKubernetes(kube, "sink", Map.of(
+        SinkConfig.ALLOWED_URIS, "http://127.0.0.1:,https://127.0.0.1:",
+        OperatorConfig.CLAIM_LEASE_SECONDS, Long.toString(CLAIM_LEASE.toSeconds())));
     ns = world.namespace();
   }
 
@@ -197,7 +207,13 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "silent").orElse(null) == Phase.Failed);
 
-    assertThat(receiver.requestsTo("/silent")).hasSize(2);
+    List<Receiver.Request> requests = receiver.requestsTo("/silent");
+    assertThat(requests).hasSize(2);
+    // The first attempt is cut at 1 s and the second follows 100 ms later: the 10 s default timeout
+    // would put 10 s between them. The upper bound leaves room for a machine ten times slower.
+    assertThat(Duration.between(requests.get(0).at(), requests.get(1).at()))
+        .as("the second attempt follows the task's 1 s timeout and 100 ms backoff")
+        .isBetween(Duration.ofMillis(1000), Duration.ofSeconds(6));
     assertThat(get(client, ns, "silent").getStatus().getMessage()).startsWith("POST " + receiver.base()
         + "/silent got no answer").endsWith("on attempt 2 of 2");
     assertThat(get(client, ns, "silent").getStatus().getDelivery().getResponseCode()).isNull();
@@ -299,6 +315,89 @@ class SinkDeliveryIT {
     assertThat(get(client, ns, "no-sender").getStatus().getMessage())
         .contains("ServiceAccount delayedtask-sender does not exist in namespace " + ns + ": create it");
     assertThat(receiver.requestsTo("/never")).isEmpty();
+  }
+
+  @Test
+  void everyDeliveryAttemptCountsOnMetricsByItsOutcome() {
+    int port = world.operator().httpPort();
+    double retriesBefore = deliveries(port, "retry");
+    double deliveredBefore = deliveries(port, "delivered");
+    double failedBefore = deliveries(port, "failed");
+    receiver.answer("/counted", Answer.status(503), Answer.status(200));
+    receiver.answer("/counted-refused", Answer.status(400));
+    create(client, sinkTask("counted", Instant.now(), "/counted", s -> {
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setBackoffDelay("100ms");
+      s.setDelivery(delivery);
+    }));
+    create(client, sinkTask("counted-refused", Instant.now(), "/counted-refused", s -> { }));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "counted").orElse(null) == Phase.Succeeded
+        && phase(client, ns, "counted-refused").orElse(null) == Phase.Failed);
+
+    // At least: other tests' tasks (the hanging receiver's retries) may count meanwhile; 0 without the call.
+    await().atMost(TIMEOUT).untilAsserted(() -> {
+      assertThat(deliveries(port, "retry") - retriesBefore).as("the 503").isGreaterThanOrEqualTo(1);
+      assertThat(deliveries(port, "delivered") - deliveredBefore).as("the 200").isGreaterThanOrEqualTo(1);
+      assertThat(deliveries(port, "failed") - failedBefore).as("the 400").isGreaterThanOrEqualTo(1);
+    });
+  }
+
+  @Test
+  void aRunningClaimHoldsTheConfiguredClaimLease() {
+    receiver.answer("/held", Answer.status(200).after(Duration.ofSeconds(5)));
+    DelayedTask created = create(client, sinkTask("held", Instant.now(), "/held", s -> { }));
+    String id = io.delayedtask.operator.task.ScheduleIds.idOf(created);
+
+    await().atMost(TIMEOUT).until(() -> !receiver.requestsTo("/held").isEmpty());
+
+    RedisClient lettuce = RedisClient.create(world.redis().uri());
+    try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
+      Double deadline = connection.sync().zscore("sink:{0}:inflight", id);
+      List<String> time = connection.sync().time();
+      long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+      assertThat(deadline).as("the claim is held while its delivery is in flight").isNotNull();
+      // Claimed at most 15 s ago (room for a slow machine), for DELAYEDTASK_CLAIM_LEASE_SECONDS=45:
+      // the 60 s default would leave more than 45 s.
+      assertThat(deadline.longValue() - now).as("ms left of the claim's lease")
+          .isBetween(30_000L, CLAIM_LEASE.toMillis());
+    } finally {
+      lettuce.shutdown();
+    }
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "held").orElse(null) == Phase.Succeeded);
+  }
+
+  @Test
+  void anHttpsSinkIsTrustedThroughTheTasksCaCerts(@TempDir Path dir) throws Exception {
+    try (Receiver tls = Receiver.startHttps(dir)) {
+      create(client, task(ns, "trusted", s -> {
+        s.setRunAt(rfc3339(Instant.now()));
+        Destination sink = new Destination();
+        sink.setUri(tls.base() + "/trusted");
+        sink.setCaCerts(tls.caPem());
+        s.setSink(sink);
+      }));
+      create(client, task(ns, "not-trusted", s -> {
+        s.setRunAt(rfc3339(Instant.now()));
+        Destination sink = new Destination();
+        sink.setUri(tls.base() + "/not-trusted");
+        s.setSink(sink);
+        DeliverySpec delivery = new DeliverySpec();
+        delivery.setRetry(0);
+        s.setDelivery(delivery);
+      }));
+
+      await().atMost(TIMEOUT).until(() -> phase(client, ns, "trusted").orElse(null) == Phase.Succeeded);
+      await().atMost(TIMEOUT).until(() -> phase(client, ns, "not-trusted").orElse(null) == Phase.Failed);
+
+      assertThat(tls.requests()).extracting(Receiver.Request::path)
+          .as("only the task that carried the CA got through the handshake").containsExactly("/trusted");
+      assertThat(get(client, ns, "not-trusted").getStatus().getMessage()).contains("got no answer");
+    }
+  }
+
+  private static double deliveries(int port, String outcome) {
+    return OperatorHttp.metric(port, "delayedtask_deliveries_total", "outcome=\"" + outcome + "\"");
   }
 
   private DelayedTask sinkTask(String name, Instant due, String path, Consumer<DelayedTaskSpec> more) {

@@ -2,11 +2,17 @@ package io.delayedtask.operator.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,7 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 
 /**
  * An HTTP server on 127.0.0.1 that records every request a sink receives (on its own clock) and
@@ -52,34 +61,92 @@ public final class Receiver implements AutoCloseable {
   }
 
   private final HttpServer server;
+  private final String scheme;
+  private final String caPem;
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final Map<String, Deque<Answer>> script = new ConcurrentHashMap<>();
   private volatile BiConsumer<Request, Answer> listener = (request, answer) -> { };
 
-  private Receiver(HttpServer server) {
+  private Receiver(HttpServer server, String scheme, String caPem) {
     this.server = server;
+    this.scheme = scheme;
+    this.caPem = caPem;
   }
 
   public static Receiver start() {
     try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-      Receiver receiver = new Receiver(server);
-      server.createContext("/", receiver::handle);
-      server.setExecutor(Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "receiver");
-        thread.setDaemon(true);
-        return thread;
-      }));
-      server.start();
-      return receiver;
+      return started(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64), "http", null);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start a receiver on loopback", e);
     }
   }
 
-  /** {@code http://127.0.0.1:<port>} */
+  /**
+   * The same over https, with a self-signed certificate for IP 127.0.0.1 made by the JDK's keytool
+   * in {@code dir} (trusted by no one unless given {@link #caPem()}, as a task's {@code sink.caCerts}).
+   */
+  public static Receiver startHttps(Path dir) {
+    try {
+      char[] password = "changeit".toCharArray();
+      Path keystore = dir.resolve("receiver.p12");
+      keytool("-genkeypair", "-alias", "receiver", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+          "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-keystore", keystore.toString(),
+          "-storetype", "PKCS12", "-storepass", new String(password));
+      Path certificate = dir.resolve("receiver.pem");
+      keytool("-exportcert", "-rfc", "-alias", "receiver", "-keystore", keystore.toString(), "-storepass",
+          new String(password), "-file", certificate.toString());
+      KeyStore keys = KeyStore.getInstance("PKCS12");
+      try (InputStream in = Files.newInputStream(keystore)) {
+        keys.load(in, password);
+      }
+      KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keyManagers.init(keys, password);
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(keyManagers.getKeyManagers(), null, null);
+      HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+      server.setHttpsConfigurator(new HttpsConfigurator(tls));
+      return started(server, "https", Files.readString(certificate));
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalStateException("cannot start an https receiver on loopback", e);
+    }
+  }
+
+  private static void keytool(String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+        process.destroyForcibly();
+        throw new IOException("keytool " + String.join(" ", args) + " failed: " + output);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted waiting for keytool", e);
+    }
+  }
+
+  private static Receiver started(HttpServer server, String scheme, String caPem) {
+    Receiver receiver = new Receiver(server, scheme, caPem);
+    server.createContext("/", receiver::handle);
+    server.setExecutor(Executors.newCachedThreadPool(runnable -> {
+      Thread thread = new Thread(runnable, "receiver");
+      thread.setDaemon(true);
+      return thread;
+    }));
+    server.start();
+    return receiver;
+  }
+
+  /** {@code http://127.0.0.1:<port>}, or https for {@link #startHttps}. */
   public String base() {
-    return "http://127.0.0.1:" + port();
+    return scheme + "://127.0.0.1:" + port();
+  }
+
+  /** The PEM certificate an https receiver presents (its own CA); null over http. */
+  public String caPem() {
+    return caPem;
   }
 
   public int port() {
