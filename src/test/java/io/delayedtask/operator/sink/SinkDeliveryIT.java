@@ -87,6 +87,9 @@ class SinkDeliveryIT {
     DelayedTask created = create(client, sinkTask("delivered", due, "/delivered", s -> s.setPayload(Map.of("orderId", "42"))));
 
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "delivered").orElse(null) == Phase.Succeeded);
+    // One, and no other afterwards: a second send would come within the claim's retry or lease.
+    await("no second request").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+        .until(() -> receiver.requestsTo("/delivered").size() == 1);
 
     List<Receiver.Request> requests = receiver.requestsTo("/delivered");
     assertThat(requests).hasSize(1);
@@ -139,6 +142,30 @@ class SinkDeliveryIT {
         .as("attempt 3 waits at least what Retry-After asked (3 s), more than the backoff's 2 s")
         .isGreaterThanOrEqualTo(Duration.ofMillis(3000));
     assertThat(get(client, ns, "flaky").getStatus().getDelivery().getAttempts()).isEqualTo(3);
+  }
+
+  @Test
+  void aLinearBackoffGrowsByTheDelayNotByDoubling() {
+    receiver.answer("/linear", Answer.status(503), Answer.status(503), Answer.status(503), Answer.status(503),
+        Answer.status(200));
+    create(client, sinkTask("linear", Instant.now(), "/linear", s -> {
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setRetry(4);
+      delivery.setBackoffPolicy("linear");
+      delivery.setBackoffDelay("1s");
+      s.setDelivery(delivery);
+    }));
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "linear").orElse(null) == Phase.Succeeded);
+
+    List<Receiver.Request> requests = receiver.requestsTo("/linear");
+    assertThat(requests).hasSize(5);
+    // Linear waits 1, 2, 3, 4 s; exponential would wait 1, 2, 4, 8 s. The last gap tells them apart,
+    // with 3 s of room for a slow machine.
+    assertThat(Duration.between(requests.get(2).at(), requests.get(3).at())).as("attempt 4 waits 1 s x 3")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(3000));
+    assertThat(Duration.between(requests.get(3).at(), requests.get(4).at())).as("attempt 5 waits 1 s x 4, not 8 s")
+        .isBetween(Duration.ofMillis(4000), Duration.ofMillis(7000));
   }
 
   @Test
