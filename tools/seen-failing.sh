@@ -13,6 +13,9 @@
 # Needs what `mvn verify` needs, already in place (control plane built, Maven repository filled):
 # it runs Maven offline with -DskipControlPlane -DskipTestPackages.
 set -uo pipefail
+# One brace group, read whole before it runs: editing this file (a new break) while a run goes on
+# cannot change what that run executes.
+{
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out="$repo/target/seen-failing"
 D=src/main/java/io/delayedtask/operator
@@ -91,8 +94,12 @@ for name in "$@"; do
       elif grep -qE '^\[WARNING\] Tests run: ([0-9]+), Failures: 0, Errors: 0, Skipped: \1$' "$out/$name.out"; then
         echo "NOT SEEN FAILING: $name ($what): every test skipped"
       else echo "NOT SEEN FAILING: $name ($what): the tests passed"; fi
-      grep -E '^\[ERROR\]   [A-Za-z]+(IT|Test)\.' "$out/$name.out" | cut -c1-300 | head -10
+      # Each failed test once, as Class.method (a parameterized one once per invocation)
+      grep -E '^\[ERROR\] [a-z0-9_.]+\.[A-Z][A-Za-z0-9]*(IT|Test)\.[^ ]+ -- Time elapsed: .*<<< (FAILURE|ERROR)!' "$out/$name.out" \
+        | sed -E 's/^\[ERROR\] [a-z0-9_.]+\.([A-Z][^ ]*) -- .*<<< (FAILURE|ERROR)!.*/  \1 (\2)/' | sort -u | head -20
     } | tee "$out/$name.log"
   )
   rm -rf "$work"
 done
+exit
+}
