@@ -59,6 +59,8 @@ firedmetric	it	LifecycleIT#servesMetricsHealthAndReadiness	delayedtask_fired_tot
 linear	it	SinkDeliveryIT#aLinearBackoffGrowsByTheDelayNotByDoubling	backoffPolicy: linear ignored (always exponential)	sed -i 's/"linear".equals(spec.getBackoffPolicy())/false/' $D/reconcile/DeliverySettings.java
 gcowner	it	GarbageCollectionIT#aJobOfALiveTaskIsNotCollected	a Job owned by a ConfigMap of the task's uid (an owner the collector cannot find)	sed -i 's/.withKind(task.getKind())/.withKind("ConfigMap")/; s/.withApiVersion(task.getApiVersion())/.withApiVersion("v1")/' $D/task/JobFactory.java
 deadline	it	FirstSecondsOfLeadershipIT,LifecycleIT#pastItsStartingDeadlineItIsMissed	startingDeadlineSeconds ignored: a late task fires	sed -i 's/    if (deadline != null \&\& claim.claimedAt().isAfter(due.plusSeconds(deadline))) {/    if (false \&\& deadline != null \&\& claim.claimedAt().isAfter(due.plusSeconds(deadline))) {/' $D/reconcile/TaskDecider.java
+logpassword	it	RedisLogsIT	the Redis password in a debug line	perl -0pi -e 's/(  static RedisURI redisUri\(String uri, Optional<String> password, Duration timeout\) \{\n)/$1    org.slf4j.LoggerFactory.getLogger(RedisConnections.class).debug("connecting with {}", password);\n/' $D/schedule/RedisConnections.java
+logonce	it	RedisLogsIT	Redis's state logged at every probe, not once per change	sed -i 's/    if (before == null || before != now) {/    if (true) {/' $D/leader/ScheduleKeeper.java
 LIST
 }
 
