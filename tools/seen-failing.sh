@@ -61,6 +61,8 @@ gcowner	it	GarbageCollectionIT#aJobOfALiveTaskIsNotCollected	a Job owned by a Co
 deadline	it	FirstSecondsOfLeadershipIT,LifecycleIT#pastItsStartingDeadlineItIsMissed	startingDeadlineSeconds ignored: a late task fires	sed -i 's/    if (deadline != null \&\& claim.claimedAt().isAfter(due.plusSeconds(deadline))) {/    if (false \&\& deadline != null \&\& claim.claimedAt().isAfter(due.plusSeconds(deadline))) {/' $D/reconcile/TaskDecider.java
 logpassword	it	RedisLogsIT	the Redis password in a debug line	perl -0pi -e 's/(  static RedisURI redisUri\(String uri, Optional<String> password, Duration timeout\) \{\n)/$1    org.slf4j.LoggerFactory.getLogger(RedisConnections.class).debug("connecting with {}", password);\n/' $D/schedule/RedisConnections.java
 logonce	it	RedisLogsIT	Redis's state logged at every probe, not once per change	sed -i 's/    if (before == null || before != now) {/    if (true) {/' $D/leader/ScheduleKeeper.java
+bodylogged	it	SinkDeliveryIT#aFailedAttemptIsADeliveryFailedWarningAndTheAnswerBodyGoesNowhere	the answer body read and logged at debug	perl -0pi -e 's/(        try \(response\) \{\n)/$1          try { org.slf4j.LoggerFactory.getLogger(OkHttpSender.class).debug("answer {}", response.peekBody(4096).string()); } catch (java.io.IOException e) { }\n/' $D/sink/OkHttpSender.java
+maxinflight	it	SinkDeliveryIT#atMostMaxInFlightRequestsAreOpenAtOnceWhateverThePerHostCap	DELAYEDTASK_SINK_MAX_IN_FLIGHT ignored (OkHttp's default 64)	sed -i '/^    dispatcher.setMaxRequests(config.maxInFlight());$/d' $D/sink/OkHttpSender.java
 LIST
 }
 

@@ -18,17 +18,21 @@ import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Events;
+import io.delayedtask.operator.testing.LogCapture;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.OperatorHttp;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
@@ -141,7 +145,11 @@ class SinkDeliveryIT {
     assertThat(Duration.between(requests.get(1).at(), requests.get(2).at()))
         .as("attempt 3 waits at least what Retry-After asked (3 s), more than the backoff's 2 s")
         .isGreaterThanOrEqualTo(Duration.ofMillis(3000));
-    assertThat(get(client, ns, "flaky").getStatus().getDelivery().getAttempts()).isEqualTo(3);
+    DelayedTask flaky = get(client, ns, "flaky");
+    assertThat(flaky.getStatus().getDelivery().getAttempts()).isEqualTo(3);
+    assertThat(Times.parseOrNull(flaky.getStatus().getFiredTime())).as("firedTime stays at the first attempt")
+        .isAfterOrEqualTo(due.truncatedTo(java.time.temporal.ChronoUnit.MILLIS))
+        .isBefore(requests.get(1).at());
   }
 
   @Test
@@ -420,6 +428,112 @@ class SinkDeliveryIT {
       assertThat(tls.requests()).extracting(Receiver.Request::path)
           .as("only the task that carried the CA got through the handshake").containsExactly("/trusted");
       assertThat(get(client, ns, "not-trusted").getStatus().getMessage()).contains("got no answer");
+    }
+  }
+
+  @Test
+  void aFailedAttemptIsADeliveryFailedWarningAndTheAnswerBodyGoesNowhere() {
+    String body = "answer-body-5e1d9c-never-stored";
+    receiver.answer("/failing", Answer.status(503).withBody(body), Answer.status(400).withBody(body));
+    try (LogCapture logs = LogCapture.start()) {
+      create(client, sinkTask("failing", Instant.now(), "/failing", s -> {
+        DeliverySpec delivery = new DeliverySpec();
+        delivery.setRetry(1);
+        delivery.setBackoffDelay("100ms");
+        s.setDelivery(delivery);
+      }));
+
+      await().atMost(TIMEOUT).until(() -> phase(client, ns, "failing").orElse(null) == Phase.Failed);
+      await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.count(client, ns, "failing", "DeliveryFailed"))
+          .as("one DeliveryFailed per failed attempt").isEqualTo(2));
+
+      List<Event> events = client.v1().events().inNamespace(ns).list().getItems().stream()
+          .filter(e -> "failing".equals(e.getInvolvedObject().getName())).toList();
+      assertThat(events).filteredOn(e -> "DeliveryFailed".equals(e.getReason()))
+          .allSatisfy(e -> assertThat(e.getType()).isEqualTo("Warning"));
+      assertThat(events).extracting(Event::getMessage).noneMatch(message -> message.contains(body));
+      assertThat(Serialization.asJson(get(client, ns, "failing"))).as("the task").doesNotContain(body);
+      assertThat(logs.lines()).as("the operator's log lines, at DEBUG").noneMatch(line -> line.contains(body));
+    }
+  }
+
+  @Test
+  void theDeadLetterSinkIsRetriedUnderTheSameRulesWithErrorCodeZeroWhenNoAnswerCame() {
+    int nobody = Ports.freePort(); // nothing listens: the sink never answers
+    receiver.answer("/dead-letters-retried", Answer.status(503), Answer.status(200));
+    create(client, task(ns, "unanswered", s -> {
+      s.setRunAt(rfc3339(Instant.now()));
+      Destination sink = new Destination();
+      sink.setUri("http://127.0.0.1:" + nobody + "/nobody");
+      s.setSink(sink);
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setRetry(1);
+      delivery.setBackoffDelay("500ms");
+      Destination deadLetters = new Destination();
+      deadLetters.setUri(receiver.base() + "/dead-letters-retried");
+      delivery.setDeadLetterSink(deadLetters);
+      s.setDelivery(delivery);
+    }));
+
+    await().atMost(TIMEOUT).until(() -> {
+      DelayedTask task = get(client, ns, "unanswered");
+      return task.getStatus().getDelivery() != null && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
+    });
+
+    List<Receiver.Request> deadLetters = receiver.requestsTo("/dead-letters-retried");
+    assertThat(deadLetters).as("the 503 retried, as the sink's attempts are").hasSize(2);
+    assertThat(deadLetters).extracting(r -> r.header("ce-delayedtaskerrorcode")).as("no answer came from the sink")
+        .containsExactly("0", "0");
+    assertThat(deadLetters).extracting(r -> r.header("ce-id")).containsOnly(deadLetters.get(0).header("ce-id"));
+    assertThat(Duration.between(deadLetters.get(0).at(), deadLetters.get(1).at())).as("the backoff between them")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(500));
+    assertThat(get(client, ns, "unanswered").getStatus().getPhase()).isEqualTo(Phase.Failed);
+  }
+
+  @Test
+  void startingDeadlineSecondsBoundsOnlyTheFirstAttempt() {
+    receiver.answer("/late-retries", Answer.status(503), Answer.status(503), Answer.status(200));
+    Instant due = Instant.now().plusSeconds(1);
+    create(client, sinkTask("deadline-first", due, "/late-retries", s -> {
+      s.setStartingDeadlineSeconds(5L);
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setBackoffDelay("3s");
+      s.setDelivery(delivery);
+    }));
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "deadline-first").orElse(null) == Phase.Succeeded);
+
+    List<Receiver.Request> requests = receiver.requestsTo("/late-retries");
+    assertThat(requests).hasSize(3);
+    assertThat(Duration.between(due, requests.get(2).at())).as("the last attempt came after the 5 s deadline")
+        .isGreaterThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void atMostMaxInFlightRequestsAreOpenAtOnceWhateverThePerHostCap() {
+    try (Receiver slow = Receiver.start().answer("/slow", Answer.status(200).after(Duration.ofSeconds(8)));
+        OperatorFixture.OnRealKubernetes capped = OperatorFixture.startOnRealKubernetes(kube, "sinkcap", Map.of(
+            SinkConfig.ALLOWED_URIS, "http://127.0.0.1:", SinkConfig.MAX_IN_FLIGHT, "2"))) {
+      Instant due = Instant.now().plusSeconds(3);
+      for (int i = 0; i < 4; i++) {
+        create(client, task(capped.namespace(), "capped-" + i, s -> {
+          s.setRunAt(rfc3339(due));
+          Destination sink = new Destination();
+          sink.setUri(slow.base() + "/slow");
+          s.setSink(sink);
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setTimeout("30s");
+          s.setDelivery(delivery);
+        }));
+      }
+
+      await().atMost(TIMEOUT).until(() -> slow.requestsTo("/slow").size() >= 2);
+      // Four due at once, one host (its cap the default 32): the other two wait for an answer (8 s).
+      await("no third request while two are open").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6))
+          .until(() -> slow.requestsTo("/slow").size() == 2);
+      await().atMost(Duration.ofSeconds(90)).until(() -> java.util.stream.IntStream.range(0, 4)
+          .allMatch(i -> phase(client, capped.namespace(), "capped-" + i).orElse(null) == Phase.Succeeded));
+      assertThat(slow.requestsTo("/slow")).hasSize(4);
     }
   }
 

@@ -43,20 +43,24 @@ public final class Receiver implements AutoCloseable {
     }
   }
 
-  /** What to answer: a status, headers, and how long to wait first. */
-  public record Answer(int status, Map<String, String> headers, Duration delay) {
+  /** What to answer: a status, headers, a body (none when empty), and how long to wait first. */
+  public record Answer(int status, Map<String, String> headers, Duration delay, String body) {
     public static Answer status(int status) {
-      return new Answer(status, Map.of(), Duration.ZERO);
+      return new Answer(status, Map.of(), Duration.ZERO, "");
     }
 
     public Answer withHeader(String name, String value) {
       Map<String, String> more = new TreeMap<>(headers);
       more.put(name, value);
-      return new Answer(status, more, delay);
+      return new Answer(status, more, delay, body);
     }
 
     public Answer after(Duration wait) {
-      return new Answer(status, headers, wait);
+      return new Answer(status, headers, wait, body);
+    }
+
+    public Answer withBody(String text) {
+      return new Answer(status, headers, delay, text);
     }
   }
 
@@ -199,7 +203,11 @@ public final class Receiver implements AutoCloseable {
         Thread.sleep(answer.delay().toMillis()); // the scripted slow receiver, on its own thread
       }
       answer.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
-      exchange.sendResponseHeaders(answer.status(), -1);
+      byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(answer.status(), bytes.length == 0 ? -1 : bytes.length);
+      if (bytes.length > 0) {
+        exchange.getResponseBody().write(bytes);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException e) {
