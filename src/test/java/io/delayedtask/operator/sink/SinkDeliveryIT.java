@@ -14,7 +14,6 @@ import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Events;
@@ -33,8 +32,6 @@ import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,8 +52,6 @@ import org.junit.jupiter.api.io.TempDir;
 @RequiresRealKubernetes
 class SinkDeliveryIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
-  /** Not the 60 s default, so a test sees this value reach the poller. */
-  private static final Duration CLAIM_LEASE = Duration.ofSeconds(45);
 
   private static RealKubernetes kube;
   private static KubernetesClient client;
@@ -70,8 +65,7 @@ class SinkDeliveryIT {
     kube = RealKubernetes.shared();
     client = kube.client();
     world = OperatorFixture.startOnRealKubernetes(kube, "sink", Map.of(
-        SinkConfig.ALLOWED_URIS, "http://127.0.0.1:,https://127.0.0.1:",
-        OperatorConfig.CLAIM_LEASE_SECONDS, Long.toString(CLAIM_LEASE.toSeconds())));
+        SinkConfig.ALLOWED_URIS, "http://127.0.0.1:,https://127.0.0.1:"));
     ns = world.namespace();
   }
 
@@ -376,30 +370,6 @@ class SinkDeliveryIT {
       assertThat(deliveries(port, "delivered") - deliveredBefore).as("the 200").isGreaterThanOrEqualTo(1);
       assertThat(deliveries(port, "failed") - failedBefore).as("the 400").isGreaterThanOrEqualTo(1);
     });
-  }
-
-  @Test
-  void aRunningClaimHoldsTheConfiguredClaimLease() {
-    receiver.answer("/held", Answer.status(200).after(Duration.ofSeconds(5)));
-    DelayedTask created = create(client, sinkTask("held", Instant.now(), "/held", s -> { }));
-    String id = io.delayedtask.operator.task.ScheduleIds.idOf(created);
-
-    await().atMost(TIMEOUT).until(() -> !receiver.requestsTo("/held").isEmpty());
-
-    RedisClient lettuce = RedisClient.create(world.redis().uri());
-    try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
-      Double deadline = connection.sync().zscore("sink:{0}:inflight", id);
-      List<String> time = connection.sync().time();
-      long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-      assertThat(deadline).as("the claim is held while its delivery is in flight").isNotNull();
-      // Claimed at most 15 s ago (room for a slow machine), for DELAYEDTASK_CLAIM_LEASE_SECONDS=45:
-      // the 60 s default would leave more than 45 s.
-      assertThat(deadline.longValue() - now).as("ms left of the claim's lease")
-          .isBetween(30_000L, CLAIM_LEASE.toMillis());
-    } finally {
-      lettuce.shutdown();
-    }
-    await().atMost(TIMEOUT).until(() -> phase(client, ns, "held").orElse(null) == Phase.Succeeded);
   }
 
   @Test
