@@ -52,8 +52,17 @@ up_to_date() {
     && [ -f "$out/kwok-stages/pod-delete.yaml" ]
 }
 
+# tools/kstatus's modules (KstatusIT's `go build` runs with GOPROXY=off, so it needs nothing but
+# what this fetched): quick when they are in Go's module cache already.
+kstatus_modules() {
+  command -v go >/dev/null || return 0
+  log "Go modules of tools/kstatus"
+  (cd "$(dirname "$0")/kstatus" && GOFLAGS=-mod=readonly go mod download)
+}
+
 if ! $force && up_to_date; then
   log "Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION already in $out"
+  kstatus_modules
   exit 0
 fi
 
@@ -184,4 +193,5 @@ for stage in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
 done
 chmod -R u+w "$out/kwok-stages"
 
+kstatus_modules
 log "done in $(( $(date +%s) - started )) s: $(ls "$out" | tr '\n' ' ')"

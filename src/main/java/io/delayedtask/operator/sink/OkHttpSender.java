@@ -151,20 +151,6 @@ public final class OkHttpSender implements Sender {
     return result;
   }
 
-  /**
-   * What is wrong with a task's {@code sink.caCerts}, if anything: no PEM certificate in it, or one
-   * that does not parse. For validating a task before any attempt; {@link #send} reports the same
-   * problem as {@code Forbidden}, since sending again cannot help.
-   */
-  public static Optional<String> caCertsProblem(String pem) {
-    try {
-      new TrustedCerts().forPem(pem);
-      return Optional.empty();
-    } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage());
-    }
-  }
-
   private static Request httpRequest(HttpUrl url, DeliveryRequest request) {
     CloudEventMessage message = CloudEventMessage.of(request.event());
     Request.Builder builder = new Request.Builder().url(url);

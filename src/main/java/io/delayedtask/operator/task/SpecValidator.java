@@ -12,8 +12,13 @@ import io.delayedtask.operator.config.AllowedUris;
 import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -342,6 +347,13 @@ public final class SpecValidator {
       return invalid(field + " names no destination; set " + field + ".ref (a Service in this namespace) or "
           + field + ".uri (an absolute http:// or https:// URL)");
     }
+    if (destination.getCaCerts() != null) {
+      String problem = pemProblem(destination.getCaCerts());
+      if (problem != null) {
+        return invalid(field + ".caCerts " + problem + "; give one or more PEM certificates, each from "
+            + "-----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----, or remove " + field + ".caCerts");
+      }
+    }
     if (ref != null) {
       if (ref.getApiVersion() == null || ref.getKind() == null || !REF_API_VERSION.matcher(ref.getApiVersion()).matches()
           || !REF_KIND.matcher(ref.getKind()).matches()
@@ -456,6 +468,17 @@ public final class SpecValidator {
       }
     }
     return null;
+  }
+
+  /** What keeps {@code pem} from being trusted for https (the sender parses it the same way), or null. */
+  private static String pemProblem(String pem) {
+    try {
+      Collection<? extends Certificate> certificates = CertificateFactory.getInstance("X.509")
+          .generateCertificates(new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
+      return certificates.isEmpty() ? "holds no PEM certificate" : null;
+    } catch (CertificateException e) {
+      return "is not valid PEM (" + e.getMessage() + ")";
+    }
   }
 
   private static Validation checkDuration(String field, String value, Duration max) {

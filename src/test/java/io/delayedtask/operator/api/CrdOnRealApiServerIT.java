@@ -53,6 +53,9 @@ class CrdOnRealApiServerIT {
         Arguments.of("a negative delay", "delay: -5m", "spec.delay must be a non-negative duration"),
         Arguments.of("a malformed runAt", "runAt: next tuesday", "spec.runAt must be an RFC 3339 time"),
         Arguments.of("an over-long delay", "delay: " + "1".repeat(65) + "s", "spec.delay"),
+        // 65 characters: refused by maxLength (64), whatever the RFC 3339 rule would say.
+        Arguments.of("an over-long runAt", "runAt: \"2026-12-03T07:00:00." + "0".repeat(44) + "Z\"",
+            "spec.runAt: Too long"),
         Arguments.of("a negative deadline", "delay: 10m\n  startingDeadlineSeconds: -1",
             "spec.startingDeadlineSeconds"),
         Arguments.of("a runAt without offset and no timeZone", "runAt: \"2026-12-03T07:00:00\"",

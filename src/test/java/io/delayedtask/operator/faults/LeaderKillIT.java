@@ -138,6 +138,8 @@ class LeaderKillIT {
   private static Killed killWithClaimsInFlight(OperatorProcess leader, FaultLab lab, List<String> batch) {
     await("the leader claimed the batch").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
         .until(() -> lab.scheduleSnapshot().inFlight().stream().anyMatch(batch::contains));
+    // The process killed is the one that leads (so the claims are its own), never the standby.
+    assertThat(lab.leaseHolder()).as("the Lease just before the kill").contains(leader.name());
     Killed all = kill(leader, lab);
     Killed killed = new Killed(all.name(), all.deadAt(), all.waitingAtDeath().stream().filter(batch::contains).toList(),
         all.claimedAtDeath().stream().filter(batch::contains).toList());

@@ -267,10 +267,11 @@ class LifecycleIT {
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "paused").orElse(null) == Phase.Fired);
     DelayedTask fired = get(client, ns, "paused");
     assertThat(fired.getStatus().getDueTime()).isEqualTo(Times.format(due));
-    // Overdue when resumed, so it fires at once: not before the resume, and within 2 s of it.
+    // Overdue when resumed, so it fires at once: not before the resume, and well before the 5 min
+    // resync could have written it back (30 s: room for a machine ten times slower).
     assertThat(Instant.parse(fired.getStatus().getFiredTime()))
         .isAfterOrEqualTo(resumedFrom.truncatedTo(java.time.temporal.ChronoUnit.MILLIS))
-        .isBeforeOrEqualTo(resumed.plusSeconds(2));
+        .isBeforeOrEqualTo(resumed.plusSeconds(30));
   }
 
   @Test
@@ -330,7 +331,8 @@ class LifecycleIT {
 
     client.resource(task).delete();
     await().atMost(TIMEOUT).until(() -> get(client, ns, "cancelled") == null);
-    assertThat(entry(task)).isEmpty();
+    // The entry goes with the task's delete notification, which may come after the GET saw it gone.
+    await().atMost(TIMEOUT).until(() -> entry(task).isEmpty());
   }
 
   @Test
@@ -527,8 +529,17 @@ class LifecycleIT {
   void servesMetricsHealthAndReadiness() {
     assertThat(scrape("/healthz")).isEqualTo("ok\n");
     await().atMost(TIMEOUT).until(() -> "ready\n".equals(scrape("/readyz")));
+    // The series exist at 0 from the start: what proves the counting is each going up with a firing.
+    double firedBefore = OperatorHttp.metric(operator.httpPort(), "delayedtask_fired_total", "outcome=\"fired\"");
+    double lagsBefore = OperatorHttp.metric(operator.httpPort(), "delayedtask_fire_lag_seconds_count", "");
     create(client, task(ns, "measured", s -> s.setDelay("0s")));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "measured").orElse(null) == Phase.Fired);
+    await().atMost(TIMEOUT).untilAsserted(() -> {
+      assertThat(OperatorHttp.metric(operator.httpPort(), "delayedtask_fired_total", "outcome=\"fired\""))
+          .as("delayedtask_fired_total{outcome=fired} after a firing").isGreaterThan(firedBefore);
+      assertThat(OperatorHttp.metric(operator.httpPort(), "delayedtask_fire_lag_seconds_count", ""))
+          .as("a fire lag recorded").isGreaterThan(lagsBefore);
+    });
     String metrics = scrape("/metrics");
     assertThat(metrics)
         .contains("delayedtask_fire_lag_seconds_bucket")

@@ -11,12 +11,15 @@ import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.OperatorHttp;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -43,10 +46,12 @@ class RedisOutageIT {
       env.put(OperatorConfig.NAMESPACES, ns);
       env.put(OperatorConfig.LEASE_NAMESPACE, ns);
       try (DelayedTaskOperator operator = OperatorFixture.start(env, operatorClient)) {
-        create(client, task(ns, "doomed", s -> s.setRunAt(Instant.now().plusSeconds(3600).toString())));
         // Due after the outage on an unloaded machine, during it on a slow one: either way only the
-        // rebuilt schedule can fire it, since nothing fires while Redis is down.
-        create(client, task(ns, "survivor", s -> s.setRunAt(Instant.now().plusSeconds(15).toString())));
+        // rebuilt schedule can fire them, since nothing fires while Redis is down. "doomed" is due with
+        // "survivor", so an entry of it written back would be claimed and fired before the checks below.
+        Instant bothDue = Instant.now().plusSeconds(15);
+        String doomedId = ScheduleIds.idOf(create(client, task(ns, "doomed", s -> s.setRunAt(bothDue.toString()))));
+        create(client, task(ns, "survivor", s -> s.setRunAt(bothDue.toString())));
         await().atMost(TIMEOUT).until(() -> phase(client, ns, "doomed").orElse(null) == Phase.Scheduled
             && phase(client, ns, "survivor").orElse(null) == Phase.Scheduled);
         await().atMost(TIMEOUT).until(() -> readyz(operator) == 200);
@@ -73,6 +78,14 @@ class RedisOutageIT {
         await().atMost(TIMEOUT).until(() -> get(client, ns, "doomed") == null);
         assertThat(client.v1().events().inNamespace(ns).list().getItems())
             .noneMatch(e -> "doomed".equals(e.getInvolvedObject().getName()) && "Fired".equals(e.getReason()));
+        RedisClient lettuce = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
+          assertThat(connection.sync().zscore("outage:{0}:due", doomedId)).as("no entry rebuilt for the deleted task")
+              .isNull();
+          assertThat(connection.sync().zscore("outage:{0}:inflight", doomedId)).as("nor a claim of it").isNull();
+        } finally {
+          lettuce.shutdown();
+        }
       }
     }
   }

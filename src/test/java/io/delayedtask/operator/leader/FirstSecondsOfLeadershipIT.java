@@ -77,6 +77,9 @@ class FirstSecondsOfLeadershipIT {
           if (round >= 0) {
             took.add(Duration.between(created, Instant.now()));
           }
+          // Settled as each must be: a task past its starting deadline that fired is no success.
+          assertThat(Tasks.phase(client, namespace, "late")).as("round %d: late", round).contains(Phase.Fired);
+          assertThat(Tasks.phase(client, namespace, "missed")).as("round %d: missed", round).contains(Phase.Missed);
         }
       }
     }

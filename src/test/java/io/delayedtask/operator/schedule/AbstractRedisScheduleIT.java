@@ -322,6 +322,7 @@ abstract class AbstractRedisScheduleIT {
       assertThat(schedule.counts().waiting()).isEqualTo(total);
 
       Map<String, Integer> claimCounts = new ConcurrentHashMap<>();
+      java.util.concurrent.atomic.AtomicInteger claimsMade = new java.util.concurrent.atomic.AtomicInteger();
       List<Future<?>> claimers = new ArrayList<>();
       for (int claimer = 0; claimer < 4; claimer++) {
         RedisSchedule own = newSchedule();
@@ -330,11 +331,12 @@ abstract class AbstractRedisScheduleIT {
           do {
             entries = own.claimDue(100, LONG_LEASE).entries();
             entries.forEach(entry -> claimCounts.merge(entry.id(), 1, Integer::sum));
-          } while (!entries.isEmpty());
+            // Bounded: a script that claims an entry again would otherwise keep these loops going forever.
+          } while (!entries.isEmpty() && claimsMade.addAndGet(entries.size()) <= 2 * total);
         }));
       }
       for (Future<?> claimer : claimers) {
-        claimer.get();
+        claimer.get(5, java.util.concurrent.TimeUnit.MINUTES);
       }
       assertThat(claimCounts).hasSize(total);
       assertThat(claimCounts.values()).containsOnly(1);
@@ -416,16 +418,20 @@ abstract class AbstractRedisScheduleIT {
       schedule.schedule("drain/" + i, now.minusMillis(i));
     }
     Map<String, ClaimedEntry> handled = new ConcurrentHashMap<>();
+    List<String> handledTwice = new CopyOnWriteArrayList<>();
     SchedulePoller poller = newPoller(entry -> {
-      handled.merge(entry.id(), entry, (a, b) -> {
-        throw new AssertionError("handled twice: " + a.id());
-      });
+      // Recorded, not thrown: a throw on the handler pool would only become a retry.
+      if (handled.putIfAbsent(entry.id(), entry) != null) {
+        handledTwice.add(entry.id());
+      }
       return Disposition.acknowledge();
     }, SchedulePoller.Settings.defaults().withBatchSize(50));
     poller.start();
-    await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() == total);
-    await().atMost(Duration.ofSeconds(5)).until(() -> schedule.counts().inFlight() == 0);
+    await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == total);
+    await().atMost(Duration.ofSeconds(30)).until(() -> schedule.counts().inFlight() == 0);
     assertThat(schedule.counts().waiting()).isZero();
+    assertThat(handledTwice).as("entries handed to the handler twice").isEmpty();
+    assertThat(poller.stats().handlerFailures()).isZero();
     assertThat(poller.stats().claims()).as("batch after batch, not one claim per entry").isLessThan(total / 2);
   }
 
@@ -439,13 +445,13 @@ abstract class AbstractRedisScheduleIT {
       return Disposition.acknowledge();
     }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
     poller.start();
-    await().atMost(Duration.ofSeconds(5)).until(() -> poller.stats().claims() >= 1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> poller.stats().claims() >= 1);
 
     Instant due = redisNow().plusMillis(200);
     schedule.schedule("near", due);
-    await().atMost(Duration.ofSeconds(5)).until(() -> !handled.isEmpty());
+    await().atMost(Duration.ofSeconds(30)).until(() -> !handled.isEmpty());
     assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
-    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(3)); // not the 1 min idle cap
+    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(30)); // not the 1 min idle cap (waits only)
   }
 
   @Test
@@ -458,14 +464,14 @@ abstract class AbstractRedisScheduleIT {
       return Disposition.acknowledge();
     }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
     poller.start();
-    await().atMost(Duration.ofSeconds(5)).until(() -> poller.stats().claims() >= 1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> poller.stats().claims() >= 1);
 
     RedisSchedule otherProcess = newSchedule();
     Instant due = redisNow().plusMillis(200);
     otherProcess.schedule("near", due);
-    await().atMost(Duration.ofSeconds(5)).until(() -> !handled.isEmpty());
+    await().atMost(Duration.ofSeconds(30)).until(() -> !handled.isEmpty());
     assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
-    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(3)); // not the 1 min idle cap
+    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(30)); // not the 1 min idle cap (waits only)
   }
 
   @Test
@@ -510,16 +516,16 @@ abstract class AbstractRedisScheduleIT {
       return Disposition.acknowledge();
     }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
     poller.start();
-    await().atMost(Duration.ofSeconds(30)).until(() -> lagsMicros.size() == total);
+    await().atMost(Duration.ofSeconds(90)).until(() -> lagsMicros.size() == total);
     List<Long> sorted = lagsMicros.stream().sorted().toList();
     System.out.printf("%s fire lag over %d entries at 1/ms: p50 %d us, p99 %d us, max %d us, %d claims%n",
         getClass().getSimpleName(), total, sorted.get(total / 2), sorted.get(total * 99 / 100),
         sorted.get(total - 1), poller.stats().claims());
     assertThat(sorted.get(0)).as("never early").isNotNegative();
-    // The 5 ms p99 target is the benchmark's to measure on a quiet machine. This bound only says
-    // the poller slept until each next entry, not the 1 min idle cap, and leaves room for a CPU
-    // shared with other builds (p99 of 275 ms was seen at load 15 on 2 cores).
-    assertThat(sorted.get(total - 1)).as("max fire lag in us").isLessThan(3_000_000);
+    // The 5 ms p99 target is the benchmark's to measure on a quiet machine (ScheduleBenchmark). This
+    // bound only says the poller slept until each next entry, not the 1 min idle cap, and leaves room
+    // for a machine ten times slower than a busy 2-core one (p99 of 275 ms was seen at load 15).
+    assertThat(sorted.get(total - 1)).as("max fire lag in us").isLessThan(30_000_000);
   }
 
   @Test

@@ -1,7 +1,14 @@
 package io.delayedtask.operator.sink;
 
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.delayedtask.operator.api.v1alpha1.Destination;
+import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.task.Validation;
 import io.delayedtask.operator.testing.LoopbackOnlySockets;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -112,13 +119,34 @@ class OkHttpSenderTlsTest {
   }
 
   @Test
+  void theTaskValidatorAcceptsTheCaCertsTheSenderTrustsAndRefusesWhatItCannotUse() {
+    SpecValidator validator = new SpecValidator(SinkConfig.defaults());
+    assertThat(validator.validate(taskWithCaCerts(pem))).isInstanceOf(Validation.Valid.class);
+    assertThat(validator.validate(taskWithCaCerts("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n")))
+        .isInstanceOfSatisfying(Validation.Invalid.class,
+            invalid -> assertThat(invalid.message()).startsWith("spec.sink.caCerts is not valid PEM"));
+  }
+
+  private static DelayedTask taskWithCaCerts(String caCerts) {
+    DelayedTask task = new DelayedTask();
+    task.setMetadata(new ObjectMetaBuilder().withName("t").withNamespace("tasks").withUid("u-1")
+        .withCreationTimestamp("2026-12-04T00:00:00Z").build());
+    DelayedTaskSpec spec = new DelayedTaskSpec();
+    spec.setDelay("1m");
+    Destination sink = new Destination();
+    sink.setRef(new ServiceReference("v1", "Service", "receiver"));
+    sink.setCaCerts(caCerts);
+    spec.setSink(sink);
+    task.setSpec(spec);
+    return task;
+  }
+
+  @Test
   void caCertsThatAreNoPemFailWithoutSending() throws Exception {
     DeliveryResult result = sender.send(request(Optional.of("-----BEGIN CERTIFICATE-----\nnot base64\n")))
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
     assertThat(result).isInstanceOfSatisfying(DeliveryResult.Forbidden.class,
         forbidden -> assertThat(forbidden.rule()).startsWith("sink.caCerts"));
     assertThat(receiver.getRequestCount()).isZero();
-    assertThat(OkHttpSender.caCertsProblem("not a certificate")).get().asString().startsWith("sink.caCerts");
-    assertThat(OkHttpSender.caCertsProblem(pem)).isEmpty();
   }
 }

@@ -17,16 +17,22 @@ import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Events;
+import io.delayedtask.operator.testing.LogCapture;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.OperatorHttp;
+import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,6 +42,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sink task end to end: the operator in-process on a real API server and a real Redis, delivering
@@ -53,17 +60,21 @@ class SinkDeliveryIT {
   private static Receiver receiver;
   private static Receiver hanging;
   private static Receiver tls;
+  /** A loopback port nothing listens on (a sink that never answers), allowed like the receivers. */
+  private static int nobody;
 
   @BeforeAll
   static void start() {
     receiver = Receiver.start();
     hanging = Receiver.start();
     tls = Receiver.startHttps();
+    nobody = Ports.freePort();
     kube = RealKubernetes.shared();
     client = kube.client();
     // Each receiver's origin, and the URL the ExternalName "orders" (localhost, the receiver's port) yields.
     world = OperatorFixture.startOnRealKubernetes(kube, "sink", Map.of(SinkConfig.ALLOWED_URIS, String.join(",",
-        receiver.base(), hanging.base(), tls.base(), "http://localhost:" + receiver.port() + "/orders/")));
+        receiver.base(), hanging.base(), tls.base(), "http://localhost:" + receiver.port() + "/orders/",
+        "http://127.0.0.1:" + nobody)));
     ns = world.namespace();
   }
 
@@ -85,6 +96,9 @@ class SinkDeliveryIT {
     DelayedTask created = create(client, sinkTask("delivered", due, "/delivered", s -> s.setPayload(Map.of("orderId", "42"))));
 
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "delivered").orElse(null) == Phase.Succeeded);
+    // One, and no other afterwards: a second send would come within the claim's retry or lease.
+    await("no second request").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+        .until(() -> receiver.requestsTo("/delivered").size() == 1);
 
     List<Receiver.Request> requests = receiver.requestsTo("/delivered");
     assertThat(requests).hasSize(1);
@@ -184,7 +198,35 @@ class SinkDeliveryIT {
     assertThat(Duration.between(requests.get(1).at(), requests.get(2).at()))
         .as("attempt 3 waits at least what Retry-After asked (3 s), more than the backoff's 2 s")
         .isGreaterThanOrEqualTo(Duration.ofMillis(3000));
-    assertThat(get(client, ns, "flaky").getStatus().getDelivery().getAttempts()).isEqualTo(3);
+    DelayedTask flaky = get(client, ns, "flaky");
+    assertThat(flaky.getStatus().getDelivery().getAttempts()).isEqualTo(3);
+    assertThat(Times.parseOrNull(flaky.getStatus().getFiredTime())).as("firedTime stays at the first attempt")
+        .isAfterOrEqualTo(due.truncatedTo(java.time.temporal.ChronoUnit.MILLIS))
+        .isBefore(requests.get(1).at());
+  }
+
+  @Test
+  void aLinearBackoffGrowsByTheDelayNotByDoubling() {
+    receiver.answer("/linear", Answer.status(503), Answer.status(503), Answer.status(503), Answer.status(503),
+        Answer.status(200));
+    create(client, sinkTask("linear", Instant.now(), "/linear", s -> {
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setRetry(4);
+      delivery.setBackoffPolicy("linear");
+      delivery.setBackoffDelay("1s");
+      s.setDelivery(delivery);
+    }));
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "linear").orElse(null) == Phase.Succeeded);
+
+    List<Receiver.Request> requests = receiver.requestsTo("/linear");
+    assertThat(requests).hasSize(5);
+    // Linear waits 1, 2, 3, 4 s; exponential would wait 1, 2, 4, 8 s. The last gap tells them apart,
+    // with 3 s of room for a slow machine.
+    assertThat(Duration.between(requests.get(2).at(), requests.get(3).at())).as("attempt 4 waits 1 s x 3")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(3000));
+    assertThat(Duration.between(requests.get(3).at(), requests.get(4).at())).as("attempt 5 waits 1 s x 4, not 8 s")
+        .isBetween(Duration.ofMillis(4000), Duration.ofMillis(7000));
   }
 
   @Test
@@ -253,7 +295,13 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "silent").orElse(null) == Phase.Failed);
 
-    assertThat(receiver.requestsTo("/silent")).hasSize(2);
+    List<Receiver.Request> requests = receiver.requestsTo("/silent");
+    assertThat(requests).hasSize(2);
+    // The first attempt is cut at 1 s and the second follows 100 ms later: the 10 s default timeout
+    // would put 10 s between them. The upper bound leaves room for a machine ten times slower.
+    assertThat(Duration.between(requests.get(0).at(), requests.get(1).at()))
+        .as("the second attempt follows the task's 1 s timeout and 100 ms backoff")
+        .isBetween(Duration.ofMillis(1000), Duration.ofSeconds(6));
     assertThat(get(client, ns, "silent").getStatus().getMessage()).startsWith("POST " + receiver.base()
         + "/silent got no answer").endsWith("on attempt 2 of 2");
     assertThat(get(client, ns, "silent").getStatus().getDelivery().getResponseCode()).isNull();
@@ -368,6 +416,168 @@ class SinkDeliveryIT {
       sink.setCaCerts(tls.caCertsPem());
       s.setSink(sink);
     });
+  }
+
+  @Test
+  void everyDeliveryAttemptCountsOnMetricsByItsOutcome() {
+    int port = world.operator().httpPort();
+    double retriesBefore = deliveries(port, "retry");
+    double deliveredBefore = deliveries(port, "delivered");
+    double failedBefore = deliveries(port, "failed");
+    receiver.answer("/counted", Answer.status(503), Answer.status(200));
+    receiver.answer("/counted-refused", Answer.status(400));
+    create(client, sinkTask("counted", Instant.now(), "/counted", s -> {
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setBackoffDelay("100ms");
+      s.setDelivery(delivery);
+    }));
+    create(client, sinkTask("counted-refused", Instant.now(), "/counted-refused", s -> { }));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "counted").orElse(null) == Phase.Succeeded
+        && phase(client, ns, "counted-refused").orElse(null) == Phase.Failed);
+
+    // At least: other tests' tasks (the hanging receiver's retries) may count meanwhile; 0 without the call.
+    await().atMost(TIMEOUT).untilAsserted(() -> {
+      assertThat(deliveries(port, "retry") - retriesBefore).as("the 503").isGreaterThanOrEqualTo(1);
+      assertThat(deliveries(port, "delivered") - deliveredBefore).as("the 200").isGreaterThanOrEqualTo(1);
+      assertThat(deliveries(port, "failed") - failedBefore).as("the 400").isGreaterThanOrEqualTo(1);
+    });
+  }
+
+  @Test
+  void anHttpsSinkIsTrustedThroughTheTasksCaCerts() {
+    create(client, task(ns, "trusted", s -> {
+      s.setRunAt(rfc3339(Instant.now()));
+      Destination sink = new Destination();
+      sink.setUri(tls.base() + "/trusted");
+      sink.setCaCerts(tls.caPem());
+      s.setSink(sink);
+    }));
+    create(client, task(ns, "not-trusted", s -> {
+      s.setRunAt(rfc3339(Instant.now()));
+      Destination sink = new Destination();
+      sink.setUri(tls.base() + "/not-trusted");
+      s.setSink(sink);
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setRetry(0);
+      s.setDelivery(delivery);
+    }));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "trusted").orElse(null) == Phase.Succeeded);
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "not-trusted").orElse(null) == Phase.Failed);
+
+    assertThat(tls.requestsTo("/trusted")).as("the task that carried the CA got through the handshake").hasSize(1);
+    assertThat(tls.requestsTo("/not-trusted")).as("the task without it did not").isEmpty();
+    assertThat(get(client, ns, "not-trusted").getStatus().getMessage()).contains("got no answer");
+  }
+
+  @Test
+  void aFailedAttemptIsADeliveryFailedWarningAndTheAnswerBodyGoesNowhere() {
+    String body = "answer-body-5e1d9c-never-stored";
+    receiver.answer("/failing", Answer.status(503).withBody(body), Answer.status(400).withBody(body));
+    try (LogCapture logs = LogCapture.start()) {
+      create(client, sinkTask("failing", Instant.now(), "/failing", s -> {
+        DeliverySpec delivery = new DeliverySpec();
+        delivery.setRetry(1);
+        delivery.setBackoffDelay("100ms");
+        s.setDelivery(delivery);
+      }));
+
+      await().atMost(TIMEOUT).until(() -> phase(client, ns, "failing").orElse(null) == Phase.Failed);
+      await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.count(client, ns, "failing", "DeliveryFailed"))
+          .as("one DeliveryFailed per failed attempt").isEqualTo(2));
+
+      List<Event> events = client.v1().events().inNamespace(ns).list().getItems().stream()
+          .filter(e -> "failing".equals(e.getInvolvedObject().getName())).toList();
+      assertThat(events).filteredOn(e -> "DeliveryFailed".equals(e.getReason()))
+          .allSatisfy(e -> assertThat(e.getType()).isEqualTo("Warning"));
+      assertThat(events).extracting(Event::getMessage).noneMatch(message -> message.contains(body));
+      assertThat(Serialization.asJson(get(client, ns, "failing"))).as("the task").doesNotContain(body);
+      assertThat(logs.lines()).as("the operator's log lines, at DEBUG").noneMatch(line -> line.contains(body));
+    }
+  }
+
+  @Test
+  void theDeadLetterSinkIsRetriedUnderTheSameRulesWithErrorCodeZeroWhenNoAnswerCame() {
+    receiver.answer("/dead-letters-retried", Answer.status(503), Answer.status(200));
+    create(client, task(ns, "unanswered", s -> {
+      s.setRunAt(rfc3339(Instant.now()));
+      Destination sink = new Destination();
+      sink.setUri("http://127.0.0.1:" + nobody + "/nobody"); // nothing listens: the sink never answers
+      s.setSink(sink);
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setRetry(1);
+      delivery.setBackoffDelay("500ms");
+      Destination deadLetters = new Destination();
+      deadLetters.setUri(receiver.base() + "/dead-letters-retried");
+      delivery.setDeadLetterSink(deadLetters);
+      s.setDelivery(delivery);
+    }));
+
+    await().atMost(TIMEOUT).until(() -> {
+      DelayedTask task = get(client, ns, "unanswered");
+      return task.getStatus().getDelivery() != null && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
+    });
+
+    List<Receiver.Request> deadLetters = receiver.requestsTo("/dead-letters-retried");
+    assertThat(deadLetters).as("the 503 retried, as the sink's attempts are").hasSize(2);
+    assertThat(deadLetters).extracting(r -> r.header("ce-delayedtaskerrorcode")).as("no answer came from the sink")
+        .containsExactly("0", "0");
+    assertThat(deadLetters).extracting(r -> r.header("ce-id")).containsOnly(deadLetters.get(0).header("ce-id"));
+    assertThat(Duration.between(deadLetters.get(0).at(), deadLetters.get(1).at())).as("the backoff between them")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(500));
+    assertThat(get(client, ns, "unanswered").getStatus().getPhase()).isEqualTo(Phase.Failed);
+  }
+
+  @Test
+  void startingDeadlineSecondsBoundsOnlyTheFirstAttempt() {
+    receiver.answer("/late-retries", Answer.status(503), Answer.status(503), Answer.status(200));
+    Instant due = Instant.now().plusSeconds(1);
+    create(client, sinkTask("deadline-first", due, "/late-retries", s -> {
+      s.setStartingDeadlineSeconds(5L);
+      DeliverySpec delivery = new DeliverySpec();
+      delivery.setBackoffDelay("3s");
+      s.setDelivery(delivery);
+    }));
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "deadline-first").orElse(null) == Phase.Succeeded);
+
+    List<Receiver.Request> requests = receiver.requestsTo("/late-retries");
+    assertThat(requests).hasSize(3);
+    assertThat(Duration.between(due, requests.get(2).at())).as("the last attempt came after the 5 s deadline")
+        .isGreaterThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void atMostMaxInFlightRequestsAreOpenAtOnceWhateverThePerHostCap() {
+    try (Receiver slow = Receiver.start().answer("/slow", Answer.status(200).after(Duration.ofSeconds(8)));
+        OperatorFixture.OnRealKubernetes capped = OperatorFixture.startOnRealKubernetes(kube, "sinkcap", Map.of(
+            SinkConfig.ALLOWED_URIS, slow.base(), SinkConfig.MAX_IN_FLIGHT, "2"))) {
+      Instant due = Instant.now().plusSeconds(3);
+      for (int i = 0; i < 4; i++) {
+        create(client, task(capped.namespace(), "capped-" + i, s -> {
+          s.setRunAt(rfc3339(due));
+          Destination sink = new Destination();
+          sink.setUri(slow.base() + "/slow");
+          s.setSink(sink);
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setTimeout("30s");
+          s.setDelivery(delivery);
+        }));
+      }
+
+      await().atMost(TIMEOUT).until(() -> slow.requestsTo("/slow").size() >= 2);
+      // Four due at once, one host (its cap the default 32): the other two wait for an answer (8 s).
+      await("no third request while two are open").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6))
+          .until(() -> slow.requestsTo("/slow").size() == 2);
+      await().atMost(Duration.ofSeconds(90)).until(() -> java.util.stream.IntStream.range(0, 4)
+          .allMatch(i -> phase(client, capped.namespace(), "capped-" + i).orElse(null) == Phase.Succeeded));
+      assertThat(slow.requestsTo("/slow")).hasSize(4);
+    }
+  }
+
+  private static double deliveries(int port, String outcome) {
+    return OperatorHttp.metric(port, "delayedtask_deliveries_total", "outcome=\"" + outcome + "\"");
   }
 
   private DelayedTask sinkTask(String name, Instant due, String path, Consumer<DelayedTaskSpec> more) {

@@ -371,6 +371,21 @@ class SpecValidatorTest {
           s.setSink(sink);
         }), "spec.sink.audience is set and spec.sink.uri 'http://127.0.0.1:8080/due' is plain http: a token is sent "
             + "only over https or to a Service of this namespace"),
+        Arguments.of("caCerts without a certificate", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = uri("http://127.0.0.1:8080/due");
+          sink.setCaCerts("not a certificate");
+          s.setSink(sink);
+        }), "spec.sink.caCerts is not valid PEM (No certificate data found); give one or more PEM certificates"),
+        Arguments.of("caCerts that do not parse", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          Destination dead = uri("http://127.0.0.1:8080/dead");
+          dead.setCaCerts("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n");
+          delivery.setDeadLetterSink(dead);
+          s.setDelivery(delivery);
+        }), "spec.delivery.deadLetterSink.caCerts is not valid PEM"),
         Arguments.of("timeout above 5m", spec(s -> {
           s.setDelay("1m");
           s.setSink(uri("http://127.0.0.1:8080/due"));

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Go program {@code tools/kstatus} (the real kstatus library of sigs.k8s.io/cli-utils), built
- * once into {@code target/kstatus}. {@code go build} is cached by Go itself: cold it compiles
+ * once into {@code target/kstatus}, offline: its modules are fetched by {@code tools/build-control-plane.sh}
+ * (a missing one fails the build naming it). {@code go build} is cached by Go itself: cold it compiles
  * cli-utils and apimachinery (minutes on a busy 2-core machine), warm it takes well under a second.
  * Without {@code go} on the PATH (or {@code DELAYEDTASK_GO}) the test skips loudly, and fails with
  * CI=true ({@link RequiredTool}).
@@ -31,9 +32,12 @@ public final class KstatusProgram {
         "Go 1.26 from go.dev/dl on the PATH, as tools/build-control-plane.sh needs it too");
     ProcessBuilder builder = new ProcessBuilder(go.toString(), "build", "-o", BINARY.toString(), ".")
         .directory(SOURCE.toFile()).redirectErrorStream(true);
-    // Only the Go on this machine (no toolchain download); go.mod/go.sum as committed.
+    // Only the Go on this machine (no toolchain download); go.mod/go.sum as committed; the modules
+    // from Go's cache only, as tools/build-control-plane.sh (run by .ci/run and mvn verify) fetched
+    // them: the test downloads nothing.
     builder.environment().put("GOTOOLCHAIN", "local");
     builder.environment().put("GOFLAGS", "-mod=readonly -buildvcs=false");
+    builder.environment().put("GOPROXY", "off");
     String output = run(builder, null, 15);
     if (!Files.isExecutable(BINARY)) {
       throw new IllegalStateException("go build of tools/kstatus produced no " + BINARY + ": " + output);

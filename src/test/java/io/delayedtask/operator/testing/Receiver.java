@@ -20,6 +20,10 @@ import javax.net.ssl.SSLContext;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,7 +37,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 
 /**
  * An HTTP server on 127.0.0.1 that records every request a sink receives (on its own clock), reads
@@ -67,51 +74,64 @@ public final class Receiver implements AutoCloseable {
     }
   }
 
-  /** What to answer: a status, headers, and how long to wait first. */
-  public record Answer(int status, Map<String, String> headers, Duration delay) {
+  /** What to answer: a status, headers, a body (none when empty), and how long to wait first. */
+  public record Answer(int status, Map<String, String> headers, Duration delay, String body) {
     public static Answer status(int status) {
-      return new Answer(status, Map.of(), Duration.ZERO);
+      return new Answer(status, Map.of(), Duration.ZERO, "");
     }
 
     public Answer withHeader(String name, String value) {
       Map<String, String> more = new TreeMap<>(headers);
       more.put(name, value);
-      return new Answer(status, more, delay);
+      return new Answer(status, more, delay, body);
     }
 
     public Answer after(Duration wait) {
-      return new Answer(status, headers, wait);
+      return new Answer(status, headers, wait, body);
+    }
+
+    public Answer withBody(String text) {
+      return new Answer(status, headers, delay, text);
     }
   }
 
   private final HttpServer server;
-  private final String caCertsPem;
+  private final String scheme;
+  private final String caPem;
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final Map<String, Deque<Answer>> script = new ConcurrentHashMap<>();
   private volatile BiConsumer<Request, Answer> listener = (request, answer) -> { };
 
-  private Receiver(HttpServer server, String caCertsPem) {
+  private Receiver(HttpServer server, String scheme, String caPem) {
     this.server = server;
-    this.caCertsPem = caCertsPem;
+    this.scheme = scheme;
+    this.caPem = caPem;
   }
 
   public static Receiver start() {
     try {
-      return started(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64), null);
+      return started(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64), "http", null);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start a receiver on loopback", e);
     }
   }
 
   /**
-   * The same over https, with a certificate made for it now (keytool, an EC key, SAN IP 127.0.0.1)
-   * that a task trusts through {@code sink.caCerts}: {@link #caCertsPem()}. Tokens go only over
-   * https (or to an in-cluster Service), so a test of {@code sink.audience} on loopback needs this.
+   * The same over https, with a self-signed certificate for IP 127.0.0.1 made by the JDK's keytool
+   * in {@code dir} (trusted by no one unless given {@link #caPem()}, as a task's {@code sink.caCerts}).
    */
+  /** {@link #startHttps(Path)} in a temporary directory of its own. */
   public static Receiver startHttps() {
     try {
-      Path dir = Files.createTempDirectory("receiver-tls");
-      char[] password = "receiver".toCharArray();
+      return startHttps(java.nio.file.Files.createTempDirectory("receiver-tls"));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  public static Receiver startHttps(Path dir) {
+    try {
+      char[] password = "changeit".toCharArray();
       Path keystore = dir.resolve("receiver.p12");
       keytool("-genkeypair", "-alias", "receiver", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
           "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-keystore", keystore.toString(),
@@ -129,7 +149,7 @@ public final class Receiver implements AutoCloseable {
       tls.init(keyManagers.getKeyManagers(), null, null);
       HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
       server.setHttpsConfigurator(new HttpsConfigurator(tls));
-      return started(server, Files.readString(certificate));
+      return started(server, "https", Files.readString(certificate));
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalStateException("cannot start an https receiver on loopback", e);
     }
@@ -142,7 +162,8 @@ public final class Receiver implements AutoCloseable {
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     try {
       if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-        throw new IOException("keytool failed: " + output);
+        process.destroyForcibly();
+        throw new IOException("keytool " + String.join(" ", args) + " failed: " + output);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -150,8 +171,8 @@ public final class Receiver implements AutoCloseable {
     }
   }
 
-  private static Receiver started(HttpServer server, String caCertsPem) {
-    Receiver receiver = new Receiver(server, caCertsPem);
+  private static Receiver started(HttpServer server, String scheme, String caPem) {
+    Receiver receiver = new Receiver(server, scheme, caPem);
     server.createContext("/", receiver::handle);
     server.setExecutor(Executors.newCachedThreadPool(runnable -> {
       Thread thread = new Thread(runnable, "receiver");
@@ -162,14 +183,19 @@ public final class Receiver implements AutoCloseable {
     return receiver;
   }
 
-  /** The https receiver's certificate (PEM), for {@code sink.caCerts}; null for plain http. */
-  public String caCertsPem() {
-    return caCertsPem;
+  /** {@code http://127.0.0.1:<port>}, or https for {@link #startHttps}. */
+  public String base() {
+    return scheme + "://127.0.0.1:" + port();
   }
 
-  /** {@code http://127.0.0.1:<port>}, or {@code https://} for {@link #startHttps()} */
-  public String base() {
-    return (caCertsPem == null ? "http" : "https") + "://127.0.0.1:" + port();
+  /** The PEM certificate an https receiver presents (its own CA); null over http. */
+  public String caPem() {
+    return caPem;
+  }
+
+  /** {@link #caPem()}, named for the field it goes into. */
+  public String caCertsPem() {
+    return caPem;
   }
 
   public int port() {
@@ -235,7 +261,11 @@ public final class Receiver implements AutoCloseable {
         Thread.sleep(answer.delay().toMillis()); // the scripted slow receiver, on its own thread
       }
       answer.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
-      exchange.sendResponseHeaders(answer.status(), -1);
+      byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(answer.status(), bytes.length == 0 ? -1 : bytes.length);
+      if (bytes.length > 0) {
+        exchange.getResponseBody().write(bytes);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException e) {
