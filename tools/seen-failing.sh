@@ -44,7 +44,7 @@ blocking	it	DueClaimsIT#slowLookupsOfStaleEntriesDoNotDelayAClaimOfAKnownTask	lo
 synced	it	InformerTaskCacheIT	synced without the informers (issue 16, 6)	sed -i 's/if (!synced \&\& cache != null \&\& informersSynced.getAsBoolean()) {/if (!synced \&\& cache != null) {/' $D/leader/InformerTaskCache.java
 ttlrv	it	TtlDeletionIT	the TTL deletion without its precondition (issue 16, 8)	sed -i '/          .lockResourceVersion(decidedOn.getMetadata().getResourceVersion())/d' $D/reconcile/TtlDeletion.java
 lastjob	it	ApiServerFaultIT#aJobThatCompletes*,JobControllerIT	a deleted Job's last state not kept (issue 16, 3)	sed -i 's/          taskJobs.deleted(job);/          \/\/ broken/' $D/reconcile/DelayedTaskReconciler.java
-deadline	unit	TaskDeciderTest	the operator-wide default starting deadline ignored	sed -i 's/Long deadline = startingDeadline.secondsFor(task).orElse(null);/Long deadline = task.getSpec().getStartingDeadlineSeconds();/' $D/reconcile/TaskDecider.java
+defaultdeadline	unit	TaskDeciderTest	the operator-wide default starting deadline ignored	sed -i 's/Long deadline = startingDeadline.secondsFor(task).orElse(null);/Long deadline = task.getSpec().getStartingDeadlineSeconds();/' $D/reconcile/TaskDecider.java
 chartreadme	unit	ChartReadmeTest	a values.yaml comment changed without regenerating the chart README	sed -i 's/^# Operator pods. Two by default/# Operator replicas. Two by default/' helm/delayed-task-operator/values.yaml
 thirdparty	unit	LicensingTest	a library the jar ships missing from THIRD-PARTY-NOTICES.md	sed -i '/io.lettuce:lettuce-core/d' THIRD-PARTY-NOTICES.md
 dockerpin	unit	DockerfileTest	the runtime base image by tag only	sed -i 's/^FROM eclipse-temurin:17-jre@sha256:[0-9a-f]*/FROM eclipse-temurin:17-jre/' Dockerfile
