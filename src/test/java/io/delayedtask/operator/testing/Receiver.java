@@ -261,10 +261,10 @@ public final class Receiver implements AutoCloseable {
         Thread.sleep(answer.delay().toMillis()); // the scripted slow receiver, on its own thread
       }
       answer.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
-      byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(answer.status(), bytes.length == 0 ? -1 : bytes.length);
-      if (bytes.length > 0) {
-        exchange.getResponseBody().write(bytes);
+      byte[] answerBody = answer.body().getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(answer.status(), answerBody.length == 0 ? -1 : answerBody.length);
+      if (answerBody.length > 0) {
+        exchange.getResponseBody().write(answerBody);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
