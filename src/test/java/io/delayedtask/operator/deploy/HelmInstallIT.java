@@ -54,9 +54,25 @@ class HelmInstallIT {
     defaults = ChartRelease.install(kube, "dto", kube.createNamespace("helm-defaults"), "{}");
     teamA = kube.createNamespace("team-a");
     teamB = kube.createNamespace("team-b");
+    // With every value a Helm user reaches for beyond the defaults, so the server judges them too.
     scoped = ChartRelease.install(kube, "scoped", kube.createNamespace("helm-watching"), """
         watchNamespaces: [%s, %s]
         networkPolicy: {enabled: true}
+        image: {digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+        logLevel: DEBUG
+        logFormat: json
+        defaultStartingDeadlineSeconds: 3600
+        extraEnv: [{name: JAVA_TOOL_OPTIONS, value: "-Djavax.net.ssl.trustStore=/etc/truststore/truststore.p12"}]
+        extraVolumes: [{name: truststore, secret: {secretName: redis-ca-truststore}}]
+        extraVolumeMounts: [{name: truststore, mountPath: /etc/truststore, readOnly: true}]
+        topologySpreadConstraints:
+          - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway,
+             labelSelector: {matchLabels: {app.kubernetes.io/instance: scoped}}}
+        redis:
+          bundled:
+            podAnnotations: {backup.velero.io/backup-volumes: data}
+            affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1,
+              preference: {matchExpressions: [{key: pool, operator: In, values: [stateful]}]}}]}}
         """.formatted(teamA, teamB));
   }
 
@@ -142,7 +158,17 @@ class HelmInstallIT {
     assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName(fullname + "-redis").get())
         .isNotNull();
     assertThat(release.operatorEnvironment("pod")).containsEntry(OperatorConfig.NAMESPACES, teamA + "," + teamB);
-    assertThat(client.apps().deployments().inNamespace(ns).withName(fullname).get()).isNotNull();
+    io.fabric8.kubernetes.api.model.PodSpec pod = client.apps().deployments().inNamespace(ns).withName(fullname).get()
+        .getSpec().getTemplate().getSpec();
+    assertThat(pod.getContainers().get(0).getImage()).endsWith("@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    assertThat(pod.getVolumes()).extracting(io.fabric8.kubernetes.api.model.Volume::getName).contains("tmp", "truststore");
+    assertThat(pod.getTopologySpreadConstraints()).singleElement()
+        .satisfies(c -> assertThat(c.getTopologyKey()).isEqualTo("topology.kubernetes.io/zone"));
+    assertThat(release.operatorEnvironment("pod")).containsEntry(OperatorConfig.LOG_LEVEL, "DEBUG")
+        .containsEntry(OperatorConfig.LOG_FORMAT, "json")
+        .containsEntry(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, "3600");
+    assertThat(client.apps().statefulSets().inNamespace(ns).withName(fullname + "-redis").get().getSpec()
+        .getTemplate().getMetadata().getAnnotations()).containsEntry("backup.velero.io/backup-volumes", "data");
   }
 
   @Test

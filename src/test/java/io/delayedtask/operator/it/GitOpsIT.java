@@ -30,8 +30,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * What GitOps tools see and do. The kstatus conditions of the status, and finished tasks and their
  * TTL with a short operator-wide default DELAYEDTASK_FINISHED_TTL_SECONDS:
  * unmarked tasks go on time, a task's own TTL wins, and a task a GitOps tool manages is never
- * deleted (its tool would re-create it, and it would fire again). The real operator against a
- * real API server and a real Redis.
+ * deleted (its tool would re-create it, and it would fire again). A task deleted and created again
+ * is a new task that fires again, unless the operator-wide DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS
+ * has passed. The real operator against a real API server and a real Redis.
  */
 @RequiresRealKubernetes
 class GitOpsIT {
@@ -39,6 +40,8 @@ class GitOpsIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
   /** The operator-wide default TTL here: long enough to watch a task before it goes. */
   private static final Duration DEFAULT_TTL = Duration.ofSeconds(3);
+  /** The operator-wide default starting deadline here. */
+  private static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(60);
   /** Twice the default TTL: time enough for a wrong deletion. */
   private static final Duration KEPT_FOR = DEFAULT_TTL.multipliedBy(2);
 
@@ -52,7 +55,8 @@ class GitOpsIT {
     kube = RealKubernetes.shared();
     client = kube.client();
     world = OperatorFixture.startOnRealKubernetes(kube, "finished-ttl", 
-        Map.of(OperatorConfig.FINISHED_TTL_SECONDS, Long.toString(DEFAULT_TTL.toSeconds())));
+        Map.of(OperatorConfig.FINISHED_TTL_SECONDS, Long.toString(DEFAULT_TTL.toSeconds()),
+            OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, Long.toString(DEFAULT_DEADLINE.toSeconds())));
     NS = world.namespace();
     operator = world.operator();
   }
@@ -112,6 +116,49 @@ class GitOpsIT {
 
     await().during(KEPT_FOR).atMost(KEPT_FOR.plusSeconds(5)).until(() -> get(client, NS, "own-ttl") != null);
     assertThat(readyMessage("own-ttl")).doesNotContain("kept");
+  }
+
+  @Test
+  void aTaskDeletedAndCreatedAgainFromTheSameManifestFiresAgain() {
+    String runAt = java.time.Instant.now().minusSeconds(5).toString();
+    java.util.function.Supplier<DelayedTask> manifest = () -> task(NS, "recreated", s -> {
+      s.setRunAt(runAt);
+      s.setTtlSecondsAfterFinished(3600L);
+    });
+    create(client, manifest.get());
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "recreated").orElse(null) == Phase.Fired);
+    DelayedTask first = get(client, NS, "recreated");
+
+    client.resources(DelayedTask.class).inNamespace(NS).withName("recreated").delete();
+    await().atMost(TIMEOUT).until(() -> get(client, NS, "recreated") == null);
+    create(client, manifest.get());
+
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "recreated").orElse(null) == Phase.Fired);
+    DelayedTask second = get(client, NS, "recreated");
+    assertThat(second.getMetadata().getUid()).as("a new task").isNotEqualTo(first.getMetadata().getUid());
+    assertThat(second.getStatus().getDueTime()).as("the same due time").isEqualTo(first.getStatus().getDueTime());
+    assertThat(java.time.Instant.parse(second.getStatus().getFiredTime()))
+        .as("fired again, after the first firing").isAfter(java.time.Instant.parse(first.getStatus().getFiredTime()));
+  }
+
+  @Test
+  void aTaskCreatedLongAfterItsRunAtIsMissedUnderTheOperatorWideDefaultDeadline() {
+    String longAgo = java.time.Instant.now().minus(DEFAULT_DEADLINE.multipliedBy(2)).toString();
+    create(client, task(NS, "restored-late", s -> {
+      s.setRunAt(longAgo);
+      s.setTtlSecondsAfterFinished(3600L);
+    }));
+    create(client, task(NS, "restored-own-deadline", s -> {
+      s.setRunAt(longAgo);
+      s.setStartingDeadlineSeconds(3600L);
+      s.setTtlSecondsAfterFinished(3600L);
+    }));
+
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "restored-late").orElse(null) == Phase.Missed);
+    DelayedTask missed = get(client, NS, "restored-late");
+    assertThat(missed.getStatus().getFiredTime()).as("nothing fired").isNull();
+    assertThat(missed.getStatus().getMessage()).contains("startingDeadlineSeconds=" + DEFAULT_DEADLINE.toSeconds());
+    await().atMost(TIMEOUT).until(() -> phase(client, NS, "restored-own-deadline").orElse(null) == Phase.Fired);
   }
 
   @ParameterizedTest(name = "{0}")
