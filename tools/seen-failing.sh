@@ -51,6 +51,11 @@ crdpayload	it	CrdOnRealApiServerIT	the CRD without its payload rules	perl -0pi -
 dryrun	it	JobTemplateDryRunIT	no dry run of a Job task's Job when it is scheduled (issue 24, 4)	sed -i 's/    if (needsJobCheck(draft)) {/    if (false \&\& needsJobCheck(draft)) {/' $D/reconcile/TaskDecider.java
 dryrunblocks	it	ApiServerFaultIT#aDryRunWithoutAVerdictSchedulesTheTaskAndARefusalMakesItInvalid	a dry run without a verdict (5xx, 429) taken as a refusal (issue 24, 4)	sed -i 's/      if (ApiErrors.isTransient(e)) {/      if (false \&\& ApiErrors.isTransient(e)) {/' $D/reconcile/DelayedTaskReconciler.java
 dryrunonce	unit	TaskDeciderTest	a refused jobTemplate not remembered: dry-run again on every reconcile, and the resync writes its entry (issue 24, 4)	sed -i 's/    return status != null \&\& status.getPhase() == Phase.Invalid \&\& generation != null/    return false \&\& status != null \&\& status.getPhase() == Phase.Invalid \&\& generation != null/' $D/task/TaskState.java
+nscap	unit	OkHttpSenderTest	no per-namespace cap on open deliveries (issue 23, 5)	sed -i 's/ || ofNamespace >= perNamespace) {/) {/' $D/sink/DeliverySlots.java
+reserve	unit	OkHttpSenderTest	no slots kept for lightly loaded namespaces: namespaces that hang fill the pool (issue 23, 5)	sed -i 's/    return open < max - reserve || ofNamespace < lightLoad;/    return true;/' $D/sink/DeliverySlots.java
+slotwait	unit	OkHttpSenderTest	a request waiting for a slot waits without limit (issue 23, 5)	sed -i 's/        waiter.expiry = timer.schedule(() -> expire(waiter), Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS);/        waiter.expiry = timer.schedule(() -> expire(waiter), 1, TimeUnit.DAYS);/' $D/sink/DeliverySlots.java
+backofffloor	unit	SpecValidatorTest	backoffDelay below 100ms accepted by the operator (issue 23, 5)	sed -i 's/    if (delivery.getBackoffDelay() != null \&\& shorterThan(delivery.getBackoffDelay(), MIN_BACKOFF_DELAY)) {/    if (false) {/' $D/task/SpecValidator.java
+crdbackoff	it	CrdOnRealApiServerIT	the CRD without its backoffDelay floor	sed -i 's/duration(.100ms.)/duration(.0s.)/' crds/delayedtasks.delayedtask.io-v1.yml
 LIST
 }
 
