@@ -101,6 +101,11 @@ logpassword	it	RedisLogsIT	the Redis password in a debug line	perl -0pi -e 's/( 
 logonce	it	RedisLogsIT	Redis's state logged at every probe, not once per change	sed -i 's/    if (before == null || before != now) {/    if (true) {/' $D/leader/ScheduleKeeper.java
 bodylogged	it	SinkDeliveryIT#aFailedAttemptIsADeliveryFailedWarningAndTheAnswerBodyGoesNowhere	the answer body read and logged at debug	perl -0pi -e 's/(        try \(response\) \{\n)/$1          try { org.slf4j.LoggerFactory.getLogger(OkHttpSender.class).debug("answer {}", response.peekBody(4096).string()); } catch (java.io.IOException e) { }\n/' $D/sink/OkHttpSender.java
 maxinflight	it	SinkDeliveryIT#atMostMaxInFlightRequestsAreOpenAtOnceWhateverThePerHostCap	DELAYEDTASK_SINK_MAX_IN_FLIGHT ignored (OkHttp's default 64)	sed -i '/^    dispatcher.setMaxRequests(config.maxInFlight());$/d' $D/sink/OkHttpSender.java
+nscap	unit	OkHttpSenderTest	no per-namespace cap on open deliveries (issue 23, 5)	sed -i 's/ || ofNamespace >= perNamespace) {/) {/' $D/sink/DeliverySlots.java
+reserve	unit	OkHttpSenderTest	no slots kept for lightly loaded namespaces: namespaces that hang fill the pool (issue 23, 5)	sed -i 's/    return open < max - reserve || ofNamespace < lightLoad;/    return true;/' $D/sink/DeliverySlots.java
+slotwait	unit	OkHttpSenderTest	a request waiting for a slot waits without limit (issue 23, 5)	sed -i 's/        waiter.expiry = timer.schedule(() -> expire(waiter), Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS);/        waiter.expiry = timer.schedule(() -> expire(waiter), 1, TimeUnit.DAYS);/' $D/sink/DeliverySlots.java
+backofffloor	unit	SpecValidatorTest	backoffDelay below 100ms accepted by the operator (issue 23, 5)	sed -i 's/    if (delivery.getBackoffDelay() != null \&\& shorterThan(delivery.getBackoffDelay(), MIN_BACKOFF_DELAY)) {/    if (false) {/' $D/task/SpecValidator.java
+crdbackoff	it	CrdOnRealApiServerIT	the CRD without its backoffDelay floor	sed -i 's/duration(.100ms.)/duration(\x270s\x27)/' crds/delayedtasks.delayedtask.io-v1.yml
 LIST
 }
 

@@ -15,14 +15,16 @@ import java.util.regex.Pattern;
  * @param serviceAccount      DELAYEDTASK_SINK_SERVICE_ACCOUNT, default delayedtask-sender
  * @param maxInFlight         DELAYEDTASK_SINK_MAX_IN_FLIGHT, default 256
  * @param maxInFlightPerHost  DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST, default 32
+ * @param maxInFlightPerNamespace DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE, default 32
  */
 public record SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount,
-    int maxInFlight, int maxInFlightPerHost) {
+    int maxInFlight, int maxInFlightPerHost, int maxInFlightPerNamespace) {
   public static final String ALLOWED_URIS = "DELAYEDTASK_SINK_ALLOWED_URIS";
   public static final String CLUSTER_DOMAIN = "DELAYEDTASK_SINK_CLUSTER_DOMAIN";
   public static final String SERVICE_ACCOUNT = "DELAYEDTASK_SINK_SERVICE_ACCOUNT";
   public static final String MAX_IN_FLIGHT = "DELAYEDTASK_SINK_MAX_IN_FLIGHT";
   public static final String MAX_IN_FLIGHT_PER_HOST = "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST";
+  public static final String MAX_IN_FLIGHT_PER_NAMESPACE = "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE";
 
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -39,8 +41,14 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     Objects.requireNonNull(serviceAccount, "serviceAccount");
   }
 
+  /** With the default per-namespace cap (32). */
+  public SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount, int maxInFlight,
+      int maxInFlightPerHost) {
+    this(allowedUris, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost, 32);
+  }
+
   public static SinkConfig defaults() {
-    return new SinkConfig(List.of(), "cluster.local", "delayedtask-sender", 256, 32);
+    return new SinkConfig(List.of(), "cluster.local", "delayedtask-sender", 256, 32, 32);
   }
 
   /**
@@ -55,7 +63,9 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     String serviceAccount = subdomain(env, SERVICE_ACCOUNT, defaults.serviceAccount());
     int maxInFlight = positive(env, MAX_IN_FLIGHT, defaults.maxInFlight());
     int maxInFlightPerHost = positive(env, MAX_IN_FLIGHT_PER_HOST, defaults.maxInFlightPerHost());
-    return new SinkConfig(allowed, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost);
+    int maxInFlightPerNamespace = positive(env, MAX_IN_FLIGHT_PER_NAMESPACE, defaults.maxInFlightPerNamespace());
+    return new SinkConfig(allowed, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost,
+        maxInFlightPerNamespace);
   }
 
   /** The entries, parsed (they were checked when this was made, so this does not throw). */

@@ -24,6 +24,20 @@ import java.util.Optional;
 public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
     Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
 
+  /** The ce-source's form: the task's namespace is its fourth segment. */
+  private static final java.util.regex.Pattern SOURCE =
+      java.util.regex.Pattern.compile("/apis/[^/]+/[^/]+/namespaces/([^/]+)/.*");
+
+  /**
+   * The namespace of the task this request delivers for, read from its {@code ce-source}
+   * ({@code /apis/delayedtask.io/v1alpha1/namespaces/<ns>/delayedtasks/<name>}, docs/reference.md);
+   * "" when the source has another form.
+   */
+  public String namespace() {
+    java.util.regex.Matcher matcher = SOURCE.matcher(event.source());
+    return matcher.matches() ? matcher.group(1) : "";
+  }
+
   public DeliveryRequest {
     Objects.requireNonNull(url, "url");
     Objects.requireNonNull(connectHost, "connectHost");

@@ -38,8 +38,8 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
- * The {@link Sender} on OkHttp: one client whose {@link Dispatcher} bounds requests in flight
- * overall and per host, and, per request, a derived client (sharing pool and dispatcher) with the
+ * The {@link Sender} on OkHttp: requests in flight bounded overall, per host and per namespace by
+ * {@link DeliverySlots} (a wait for a slot counts against the attempt's timeout), one client, and, per request, a derived client (sharing pool and dispatcher) with the
  * request's timeout, its guarded {@code Dns}, a {@link ConnectCheck} and, for {@code caCerts}, its
  * TLS trust. Redirects are never followed and no proxy is used: the address checked is the address
  * connected to. The answer's body is never read: the response is closed as soon as its status and
@@ -54,6 +54,7 @@ public final class OkHttpSender implements Sender {
   private final Clock clock;
   private final Map<RetryPolicy.Verdict, Timer> durations = new EnumMap<>(RetryPolicy.Verdict.class);
   private final TrustedCerts trustedCerts = new TrustedCerts();
+  private final DeliverySlots slots;
 
   public OkHttpSender(SinkConfig config, MeterRegistry registry) {
     this(config, registry, NameResolver.SYSTEM, SocketFactory.getDefault(), Clock.systemUTC());
@@ -75,9 +76,11 @@ public final class OkHttpSender implements Sender {
     }
     this.resolver = Objects.requireNonNull(resolver, "resolver");
     this.clock = Objects.requireNonNull(clock, "clock");
+    // The caps are the slots' (DeliverySlots): OkHttp's own queue would hold a call with no time limit.
+    this.slots = new DeliverySlots(config.maxInFlight(), config.maxInFlightPerHost(), config.maxInFlightPerNamespace());
     Dispatcher dispatcher = new Dispatcher();
-    dispatcher.setMaxRequests(config.maxInFlight());
-    dispatcher.setMaxRequestsPerHost(config.maxInFlightPerHost());
+    dispatcher.setMaxRequests(Integer.MAX_VALUE);
+    dispatcher.setMaxRequestsPerHost(Integer.MAX_VALUE);
     this.client = new OkHttpClient.Builder()
         .dispatcher(dispatcher)
         .followRedirects(false)
@@ -111,27 +114,53 @@ public final class OkHttpSender implements Sender {
       attempt.forbidden(request.url() + " is not an http or https URL");
       return result;
     }
-    Call call;
     ConnectCheck connectCheck = new ConnectCheck(request.loopbackAllowed());
+    OkHttpClient.Builder perRequest;
+    Request httpRequest;
     try {
-      OkHttpClient.Builder perRequest = client.newBuilder()
-          .callTimeout(request.timeout())
+      perRequest = client.newBuilder()
           .dns(new GuardedDns(resolver, request.connectHost(), request.loopbackAllowed()))
           .eventListener(connectCheck);
       if (request.caCertsPem().isPresent()) {
         TrustedCerts.Tls tls = trustedCerts.forPem(request.caCertsPem().get());
         perRequest.sslSocketFactory(tls.socketFactory(), tls.trustManager());
       }
-      call = perRequest.build().newCall(httpRequest(url, request));
+      httpRequest = httpRequest(url, request);
     } catch (IllegalArgumentException | IllegalStateException e) {
       // Bad caCerts or an event the SDK rejects: the same request would fail the same way again.
       attempt.forbidden(e.getMessage());
       return result;
     }
+    // The wait for a slot counts against the attempt's timeout: what is left of it is the call's.
+    slots.acquire(url.host(), request.namespace(), request.timeout(),
+        slot -> start(slot, perRequest, httpRequest, connectCheck, request, attempt),
+        () -> attempt.noAnswer("no answer within " + human(request.timeout()) + " (it waited that long for one of "
+            + "the operator's delivery slots: too many requests open)"));
+    return result;
+  }
+
+  private void start(DeliverySlots.Slot slot, OkHttpClient.Builder perRequest, Request httpRequest,
+      ConnectCheck connectCheck, DeliveryRequest request, Attempt attempt) {
+    Duration left = request.timeout().minus(slot.waited());
+    if (left.isNegative() || left.isZero()) {
+      slot.release();
+      attempt.noAnswer("no answer within " + human(request.timeout()) + " (it waited that long for one of the "
+          + "operator's delivery slots: too many requests open)");
+      return;
+    }
+    Call call;
+    try {
+      call = perRequest.callTimeout(left).build().newCall(httpRequest);
+    } catch (RuntimeException e) {
+      slot.release();
+      attempt.forbidden(e.getMessage());
+      return;
+    }
     // A closed sender's dispatcher refuses the call through onFailure ("executor rejected"), not by throwing.
     call.enqueue(new Callback() {
       @Override
       public void onResponse(Call call, Response response) {
+        slot.release();
         // Status and Retry-After only: the body is closed unread, never kept or logged.
         try (response) {
           attempt.answered(response.code(), retryAfter(response));
@@ -140,6 +169,7 @@ public final class OkHttpSender implements Sender {
 
       @Override
       public void onFailure(Call call, IOException e) {
+        slot.release();
         Optional<String> rule = connectCheck.brokenRule().or(() -> forbiddenRule(e));
         if (rule.isPresent()) {
           attempt.forbidden(rule.get());
@@ -148,7 +178,6 @@ public final class OkHttpSender implements Sender {
         }
       }
     });
-    return result;
   }
 
   private static Request httpRequest(HttpUrl url, DeliveryRequest request) {
@@ -253,6 +282,7 @@ public final class OkHttpSender implements Sender {
   /** Stops accepting requests, cancels those in flight (their stages complete) and drops pooled connections. */
   @Override
   public void close() {
+    slots.close();
     client.dispatcher().cancelAll();
     client.dispatcher().executorService().shutdown();
     client.connectionPool().evictAll();

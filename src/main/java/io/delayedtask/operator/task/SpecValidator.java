@@ -42,6 +42,8 @@ import java.util.regex.Pattern;
 public final class SpecValidator {
   /** The longest delivery.timeout accepted. */
   public static final Duration MAX_DELIVERY_TIMEOUT = Duration.ofMinutes(5);
+  /** The shortest delivery.backoffDelay. */
+  public static final Duration MIN_BACKOFF_DELAY = Duration.ofMillis(100);
 
   /** RFC 3339 date-time: seconds required, fraction and offset allowed, 'T' and 'Z' in either case. */
   private static final Pattern RFC3339 = Pattern.compile(
@@ -327,6 +329,10 @@ public final class SpecValidator {
     if (backoffDelay != null) {
       return backoffDelay;
     }
+    if (delivery.getBackoffDelay() != null && shorterThan(delivery.getBackoffDelay(), MIN_BACKOFF_DELAY)) {
+      return invalid("spec.delivery.backoffDelay '" + delivery.getBackoffDelay() + "' is shorter than the minimum "
+          + DeliverySpec.MIN_BACKOFF_DELAY + "; use a duration such as 100ms, 1s or 30s");
+    }
     Validation timeout = checkDuration("spec.delivery.timeout", delivery.getTimeout(), MAX_DELIVERY_TIMEOUT);
     if (timeout != null) {
       return timeout;
@@ -495,6 +501,15 @@ public final class SpecValidator {
       return invalid(field + " '" + value + "' must be more than 0 and at most 5m");
     }
     return null;
+  }
+
+  /** A duration that parses (checked before) and is shorter than {@code min}. */
+  private static boolean shorterThan(String value, Duration min) {
+    try {
+      return Durations.parse(value).compareTo(min) < 0;
+    } catch (Durations.BadDuration e) {
+      return false;
+    }
   }
 
   private static boolean outOfRange(Long seconds) {

@@ -101,6 +101,10 @@ class CrdOnRealApiServerIT {
             "spec.payload values are at most 4096 characters"),
         Arguments.of("a payload key of 56 characters", "delay: 10m\n  payload: {" + "k".repeat(56) + ": x}",
             "spec.payload keys become the annotation delayedtask.io/payload.<key>"),
+        Arguments.of("a backoffDelay of 0s", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"
+            + "\n  delivery: {backoffDelay: 0s}", "spec.delivery.backoffDelay must be at least 100ms"),
+        Arguments.of("a backoffDelay of 99ms", "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}"
+            + "\n  delivery: {backoffDelay: 99ms}", "spec.delivery.backoffDelay must be at least 100ms"),
         Arguments.of("a payload key that is no annotation name", "delay: 10m\n  payload: {\"bad key!\": x}",
             "spec.payload keys become the annotation delayedtask.io/payload.<key>"),
         Arguments.of("data without a sink", "delay: 10m\n  data: '{}'",
@@ -185,6 +189,8 @@ class CrdOnRealApiServerIT {
         SINK + "\n  contentType: text/plain\n  data: " + "x".repeat(65_536),
         SINK + "\n  ceOverrides: {extensions: {team: orders, " + "a".repeat(20) + ": " + "x".repeat(256)
             + ", region2: \"\"}}"}) {
+        "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}\n  delivery: {backoffDelay: 100ms}",
+        "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}\n  delivery: {backoffDelay: 1.5h}"}) {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
       assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
     }

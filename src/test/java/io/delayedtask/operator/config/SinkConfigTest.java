@@ -38,9 +38,10 @@ class SinkConfigTest {
         SinkConfig.CLUSTER_DOMAIN, "corp.example",
         SinkConfig.SERVICE_ACCOUNT, "task-sender",
         SinkConfig.MAX_IN_FLIGHT, "1000",
-        SinkConfig.MAX_IN_FLIGHT_PER_HOST, "4"));
+        SinkConfig.MAX_IN_FLIGHT_PER_HOST, "4",
+        SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, "8"));
     assertThat(config).isEqualTo(new SinkConfig(List.of("https://hooks.example.com/", "http://127.0.0.1:8080"),
-        "corp.example", "task-sender", 1000, 4));
+        "corp.example", "task-sender", 1000, 4, 8));
     assertThat(config.allows("https://hooks.example.com/orders?x=1")).isTrue();
     assertThat(config.allows("http://127.0.0.1:8080/")).isTrue();
     assertThat(config.allows("https://hooks.example.org/")).isFalse();
@@ -74,6 +75,7 @@ class SinkConfigTest {
         Arguments.of(SinkConfig.MAX_IN_FLIGHT, "-3", "whole number from 1"),
         Arguments.of(SinkConfig.MAX_IN_FLIGHT, "lots", "whole number from 1"),
         Arguments.of(SinkConfig.MAX_IN_FLIGHT_PER_HOST, "0", "whole number from 1"),
-        Arguments.of(SinkConfig.MAX_IN_FLIGHT_PER_HOST, "99999999999", "whole number from 1"));
+        Arguments.of(SinkConfig.MAX_IN_FLIGHT_PER_HOST, "99999999999", "whole number from 1"),
+        Arguments.of(SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, "0", "whole number from 1"));
   }
 }

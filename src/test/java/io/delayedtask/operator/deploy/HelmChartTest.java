@@ -240,6 +240,8 @@ class HelmChartTest {
     assertThat(env.get(SinkConfig.SERVICE_ACCOUNT).getValue()).isEqualTo(code.serviceAccount()).isEqualTo(Rbac.SENDER);
     assertThat(env.get(SinkConfig.MAX_IN_FLIGHT).getValue()).isEqualTo(Integer.toString(code.maxInFlight()));
     assertThat(env.get(SinkConfig.MAX_IN_FLIGHT_PER_HOST).getValue()).isEqualTo(Integer.toString(code.maxInFlightPerHost()));
+    assertThat(env.get(SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE).getValue())
+        .isEqualTo(Integer.toString(code.maxInFlightPerNamespace()));
 
     RenderedChart chart = RenderedChart.render("""
         sink:
@@ -248,6 +250,7 @@ class HelmChartTest {
           serviceAccount: orders-sender
           maxInFlight: 64
           maxInFlightPerHost: 4
+          maxInFlightPerNamespace: 8
         """);
     Map<String, EnvVar> set = chart.operatorEnv();
     assertThat(set.get(SinkConfig.ALLOWED_URIS).getValue()).isEqualTo("https://hooks.example.com/,http://127.0.0.1:8099");
@@ -255,6 +258,7 @@ class HelmChartTest {
     assertThat(set.get(SinkConfig.SERVICE_ACCOUNT).getValue()).isEqualTo("orders-sender");
     assertThat(set.get(SinkConfig.MAX_IN_FLIGHT).getValue()).isEqualTo("64");
     assertThat(set.get(SinkConfig.MAX_IN_FLIGHT_PER_HOST).getValue()).isEqualTo("4");
+    assertThat(set.get(SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE).getValue()).isEqualTo("8");
   }
 
   @Test

@@ -188,7 +188,7 @@ class PlainManifestsTest {
   void sinkSettingsAreTheChartsDefaults() {
     Map<String, EnvVar> chart = RenderedChart.render("{}").operatorEnv();
     for (String variable : List.of(SinkConfig.CLUSTER_DOMAIN, SinkConfig.SERVICE_ACCOUNT, SinkConfig.MAX_IN_FLIGHT,
-        SinkConfig.MAX_IN_FLIGHT_PER_HOST)) {
+        SinkConfig.MAX_IN_FLIGHT_PER_HOST, SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE)) {
       assertThat(config().get(variable)).as(variable).isEqualTo(chart.get(variable).getValue());
     }
     assertThat(config().get(SinkConfig.ALLOWED_URIS)).as("no absolute sink URI allowed, as in the chart").isEmpty();

@@ -282,6 +282,105 @@ class OkHttpSenderTest {
     assertThat(mostOpen.get()).isEqualTo(2);
   }
 
+  /** A request of a task in {@code namespace}, with its own timeout. */
+  private static DeliveryRequest requestOf(String namespace, URI url, Duration timeout) {
+    DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("uid." + DUE.toEpochMilli(),
+        "/apis/delayedtask.io/v1alpha1/namespaces/" + namespace + "/delayedtasks/t", DUE, 1, Map.of(), Map.of());
+    return new DeliveryRequest(url, Optional.empty(), true, event, Optional.empty(), Optional.empty(), timeout);
+  }
+
+  /**
+   * Three namespaces whose receiver never answers cannot hold more than their cap each, nor take the
+   * slots kept for lightly loaded namespaces: a fourth namespace's delivery is answered at once while
+   * they hang, though together they would fill the whole pool (6).
+   */
+  @Test
+  void namespacesWhoseReceiversHangDoNotDelayAnotherNamespacesDelivery() throws Exception {
+    sender.close();
+    sender = sender(new SinkConfig(List.of(), "cluster.local", "delayedtask-sender", 6, 256, 2));
+    CountDownLatch release = new CountDownLatch(1);
+    Map<String, AtomicInteger> open = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<String, AtomicInteger> mostOpen = new java.util.concurrent.ConcurrentHashMap<>();
+    receiver.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        if (!request.getUrl().encodedPath().startsWith("/hang")) {
+          return new MockResponse.Builder().code(200).build();
+        }
+        String namespace = request.getHeaders().get("ce-source").split("/")[5];
+        int now = open.computeIfAbsent(namespace, n -> new AtomicInteger()).incrementAndGet();
+        mostOpen.computeIfAbsent(namespace, n -> new AtomicInteger()).accumulateAndGet(now, Math::max);
+        try {
+          release.await(WAIT.toSeconds() * 3, TimeUnit.SECONDS);
+          return new MockResponse.Builder().code(200).build();
+        } finally {
+          open.get(namespace).decrementAndGet();
+        }
+      }
+    });
+    List<CompletableFuture<DeliveryResult>> hanging = new ArrayList<>();
+    for (String namespace : List.of("hung-a", "hung-b", "hung-c")) {
+      for (int i = 0; i < 3; i++) {
+        hanging.add(sender.send(requestOf(namespace, url("receiver.test", "/hang"), WAIT.multipliedBy(2)))
+            .toCompletableFuture());
+      }
+      await().atMost(WAIT).until(() -> open.containsKey(namespace) && open.get(namespace).get() >= 1);
+    }
+    await().atMost(WAIT).until(() -> open.values().stream().mapToInt(AtomicInteger::get).sum() == 5);
+
+    long started = System.nanoTime();
+    DeliveryResult shop = result(sender.send(requestOf("shop", url("receiver.test", "/fast"), TIMEOUT)));
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    try {
+      assertThat(shop).isInstanceOfSatisfying(DeliveryResult.Answered.class, a -> assertThat(a.status()).isEqualTo(200));
+      assertThat(took).as("not held back by the hanging namespaces").isLessThan(Duration.ofSeconds(2));
+      assertThat(hanging).noneMatch(CompletableFuture::isDone);
+      assertThat(mostOpen).allSatisfy((namespace, most) -> assertThat(most.get()).as(namespace).isLessThanOrEqualTo(2));
+    } finally {
+      release.countDown();
+    }
+    for (CompletableFuture<DeliveryResult> stage : hanging) {
+      assertThat(result(stage)).isInstanceOf(DeliveryResult.Answered.class);
+    }
+  }
+
+  /**
+   * A request that finds no slot waits at most its timeout, then fails as unanswered (retried by the
+   * policy), instead of waiting in OkHttp's queue for as long as the open one takes.
+   */
+  @Test
+  void aRequestThatWaitedForASlotPastItsTimeoutFailsAsUnansweredAndIsRetried() throws Exception {
+    sender.close();
+    sender = sender(new SinkConfig(List.of(), "cluster.local", "delayedtask-sender", 1, 1, 1));
+    CountDownLatch release = new CountDownLatch(1);
+    receiver.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+        return new MockResponse.Builder().code(200).build();
+      }
+    });
+    CompletableFuture<DeliveryResult> first = sender.send(requestOf("shop", url("receiver.test", "/1"), WAIT))
+        .toCompletableFuture();
+
+    long started = System.nanoTime();
+    DeliveryResult second = sender.send(requestOf("shop", url("receiver.test", "/2"), Duration.ofMillis(300)))
+        .toCompletableFuture().get(3, TimeUnit.SECONDS);
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    try {
+      assertThat(second).isInstanceOfSatisfying(DeliveryResult.NoAnswer.class, noAnswer -> assertThat(noAnswer.why())
+          .startsWith("no answer within 300ms (it waited that long for one of the operator's delivery slots"));
+      assertThat(RetryPolicy.verdict(second)).isEqualTo(RetryPolicy.Verdict.RETRY);
+      assertThat(took).isBetween(Duration.ofMillis(250), Duration.ofSeconds(2));
+      assertThat(first).isNotDone();
+    } finally {
+      release.countDown();
+    }
+    assertThat(result(first)).isInstanceOf(DeliveryResult.Answered.class);
+  }
+
   @Test
   void aNameForAMetadataAddressIsForbidden() throws Exception {
     DeliveryResult result = result(sender.send(request(URI.create("http://metadata.test/latest/meta-data/"), true)));

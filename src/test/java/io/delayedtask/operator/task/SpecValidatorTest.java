@@ -407,6 +407,27 @@ class SpecValidatorTest {
           delivery.setBackoffDelay("soon");
           s.setDelivery(delivery);
         }), "spec.delivery.backoffDelay 'soon'"),
+        Arguments.of("backoffDelay 0s", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setBackoffDelay("0s");
+          s.setDelivery(delivery);
+        }), "spec.delivery.backoffDelay '0s' is shorter than the minimum 100ms"),
+        Arguments.of("backoffDelay 99ms", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setBackoffDelay("99ms");
+          s.setDelivery(delivery);
+        }), "spec.delivery.backoffDelay '99ms' is shorter than the minimum 100ms"),
+        Arguments.of("backoffDelay PT0.05S", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setBackoffDelay("PT0.05S");
+          s.setDelivery(delivery);
+        }), "spec.delivery.backoffDelay 'PT0.05S' is shorter than the minimum 100ms"),
         Arguments.of("dead-letter sink with audience", spec(s -> {
           s.setDelay("1m");
           s.setSink(uri("http://127.0.0.1:8080/due"));

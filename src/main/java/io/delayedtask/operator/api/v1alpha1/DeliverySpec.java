@@ -17,6 +17,8 @@ import io.fabric8.generator.annotation.ValidationRule;
 public class DeliverySpec {
   public static final int DEFAULT_RETRY = 3;
   public static final int MAX_RETRY = 100;
+  /** The shortest backoffDelay: a zero wait would make a failing receiver cost 100 requests at once. */
+  public static final String MIN_BACKOFF_DELAY = "100ms";
 
   @Min(0)
   @Max(MAX_RETRY)
@@ -29,8 +31,12 @@ public class DeliverySpec {
   private String backoffPolicy;
 
   @Size(max = DelayedTaskSpec.MAX_LENGTH)
-  @JsonPropertyDescription("The base wait between attempts, a duration such as 1s, 500ms or PT2S. Default 1s. A "
-      + "Retry-After answer makes the wait at least that long, up to 10 minutes.")
+  // CEL's duration() reads the Go forms (500ms, 1.5h); an ISO-8601 one (PT0.05S) is checked by the operator.
+  @ValidationRule(value = "!self.matches(r'^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$') || duration(self) >= duration('"
+      + MIN_BACKOFF_DELAY + "')",
+      message = "spec.delivery.backoffDelay must be at least 100ms; use a duration such as 100ms, 1s or 30s")
+  @JsonPropertyDescription("The base wait between attempts, a duration such as 1s, 500ms or PT2S, at least 100ms. "
+      + "Default 1s. A Retry-After answer makes the wait at least that long, up to 10 minutes.")
   private String backoffDelay;
 
   @Size(max = DelayedTaskSpec.MAX_LENGTH)
