@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param connectHost the name or IP literal to resolve instead of the URL's host (a Service ref:
  *                    its clusterIP, or its ExternalName's name); empty: resolve the URL's host. The
  *                    Host header and TLS name stay the URL's.
- * @param loopbackAllowed whether the destination may be a loopback address (an allowed prefix names one)
+ * @param loopbackAllowed whether the destination may be a loopback address (the allowlist entry that
+ *                    allowed this URL names that loopback host)
  * @param event       the CloudEvent's attributes and body
  * @param bearerToken sent as {@code Authorization: Bearer <token>} when present
  * @param caCertsPem  PEM certificates trusted for https besides the JVM's

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -26,7 +27,8 @@ import java.util.Optional;
  *   <li>a {@code ref} reaches only the task's namespace: an ExternalName Service only when the URL it
  *       yields ({@code http://<externalName>:<port><uri>}) is allowed as an absolute uri would be, and
  *       a Service only when every address of its EndpointSlices is a Pod of the task's namespace
- *       (targetRef kind Pod in that namespace);
+ *       (targetRef kind Pod in that namespace) and those slices are Kubernetes' own (a selector, and
+ *       the EndpointSlice controller managing them): a hand-made slice's targetRef proves nothing;
  *   <li>loopback only when the entry that allowed the URL names that loopback host
  *       ({@link Resolution.Resolved#loopbackAllowed}).
  * </ul>
@@ -34,6 +36,9 @@ import java.util.Optional;
 public final class Destinations {
   private static final int DEFAULT_HTTP_PORT = 80;
   private static final String REF_RULE = "a sink.ref reaches only the task's namespace";
+  /** The label naming who manages an EndpointSlice, and the value of Kubernetes' own controller. */
+  private static final String MANAGED_BY = "endpointslice.kubernetes.io/managed-by";
+  private static final String CONTROLLER = "endpointslice-controller.k8s.io";
 
   private final ServiceDirectory services;
   private final String clusterDomain;
@@ -122,6 +127,13 @@ public final class Destinations {
           + "and hand-made endpoints); point the Service at this namespace's Pods, or use an absolute sink.uri that "
           + "the operator's " + SinkConfig.ALLOWED_URIS + " allows", false);
     }
+    Optional<String> handMade = handMadeEndpoints(found.get(), namespace, service.name());
+    if (handMade.isPresent()) {
+      return new Resolution.Unresolvable(REF_RULE + ": Service " + service.name() + " " + handMade.get()
+          + ", so its endpoints are not known to be Pods of namespace " + namespace + "; give the Service a selector "
+          + "of this namespace's Pods, or use an absolute sink.uri that the operator's " + SinkConfig.ALLOWED_URIS
+          + " allows", false);
+    }
     return new Resolution.Resolved(url, clusterIp(found.get()), false, true);
   }
 
@@ -198,6 +210,30 @@ public final class Destinations {
           List<String> addresses = Optional.ofNullable(endpoint.getAddresses()).orElse(List.of());
           return Optional.of(addresses.isEmpty() ? "an endpoint" : String.join(", ", addresses));
         }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why the Service's endpoints may be hand-made, whatever their targetRefs say (anyone who may
+   * write an EndpointSlice may write any targetRef): a Service without a selector that has
+   * endpoints, or an EndpointSlice that Kubernetes' EndpointSlice controller does not manage (which
+   * rewrites or deletes the slices it manages from the Pods its selector picks). Empty when every
+   * endpoint comes from that controller.
+   */
+  private Optional<String> handMadeEndpoints(Service service, String namespace, String name) {
+    List<EndpointSlice> slices = services.endpointSlices(namespace, name);
+    boolean hasEndpoints = slices.stream().anyMatch(s -> s.getEndpoints() != null && !s.getEndpoints().isEmpty());
+    Map<String, String> selector = service.getSpec().getSelector();
+    if (hasEndpoints && (selector == null || selector.isEmpty())) {
+      return Optional.of("has no selector and has EndpointSlices made by hand");
+    }
+    for (EndpointSlice slice : slices) {
+      String manager = Optional.ofNullable(slice.getMetadata().getLabels()).map(l -> l.get(MANAGED_BY)).orElse(null);
+      if (!CONTROLLER.equals(manager) && slice.getEndpoints() != null && !slice.getEndpoints().isEmpty()) {
+        return Optional.of("has the EndpointSlice " + slice.getMetadata().getName() + ", managed by "
+            + (manager == null ? "nobody named" : manager) + ", not by Kubernetes' EndpointSlice controller");
       }
     }
     return Optional.empty();

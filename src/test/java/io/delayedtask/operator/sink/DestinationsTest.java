@@ -64,17 +64,32 @@ class DestinationsTest {
           && service.equals(s.getMetadata().getLabels().get("kubernetes.io/service-name"))).toList();
     }
 
+    /** A ClusterIP or NodePort Service selects Pods (app: its name); an ExternalName does not. */
     void service(String name, String type, String clusterIp, String externalName, ServicePort... ports) {
       services.put(NS + "/" + name, new ServiceBuilder()
           .withNewMetadata().withName(name).withNamespace(NS).endMetadata()
           .withNewSpec().withType(type).withClusterIP(clusterIp).withExternalName(externalName).withPorts(ports)
+          .withSelector("ExternalName".equals(type) ? null : Map.of("app", name))
           .endSpec().build());
     }
 
+    void withoutSelector(String name) {
+      services.get(NS + "/" + name).getSpec().setSelector(null);
+    }
+
+    /** A slice as Kubernetes' EndpointSlice controller makes it. */
     void slice(String service, String address, ObjectReference target) {
+      slice(service, address, target, "endpointslice-controller.k8s.io");
+    }
+
+    void slice(String service, String address, ObjectReference target, String managedBy) {
+      Map<String, String> labels = new HashMap<>(Map.of("kubernetes.io/service-name", service));
+      if (managedBy != null) {
+        labels.put("endpointslice.kubernetes.io/managed-by", managedBy);
+      }
       slices.add(new EndpointSliceBuilder()
           .withNewMetadata().withName(service + "-" + slices.size()).withNamespace(NS)
-          .withLabels(Map.of("kubernetes.io/service-name", service)).endMetadata()
+          .withLabels(labels).endMetadata()
           .withAddressType("IPv4")
           .withEndpoints(new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
           .build());
@@ -221,6 +236,33 @@ class DestinationsTest {
             "not a Pod of namespace shop", SinkConfig.ALLOWED_URIS);
       });
     }
+  }
+
+  @Test
+  void aHandMadeEndpointSliceProvesNothingByItsTargetRef() {
+    directory.service("selected", "ClusterIP", "10.96.0.40", null, port("http", 80));
+    directory.service("forged", "ClusterIP", "10.96.0.41", null, port("http", 80));
+    directory.service("other-manager", "ClusterIP", "10.96.0.42", null, port("http", 80));
+    directory.service("empty", "ClusterIP", "10.96.0.43", null, port("http", 80));
+    directory.withoutSelector("forged");
+    directory.withoutSelector("empty");
+    directory.slice("selected", "10.0.0.5", pod(NS, "selected-1"));
+    // Anyone who may write an EndpointSlice may claim any Pod: a foreign address behind this namespace's Pod name.
+    directory.slice("forged", "10.0.9.9", pod(NS, "made-up"), "someone");
+    directory.slice("other-manager", "10.0.9.9", pod(NS, "other-manager-1"), "mesh.example.com");
+
+    assertThat(resolve("selected", "/")).isInstanceOf(Resolution.Resolved.class);
+    assertThat(resolve("empty", "/")).as("no endpoints yet: nothing reached").isInstanceOf(Resolution.Resolved.class);
+    assertThat(resolve("forged", "/")).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
+      assertThat(u.retryable()).isFalse();
+      assertThat(u.message()).contains("a sink.ref reaches only the task's namespace", "has no selector",
+          "not known to be Pods of namespace shop", SinkConfig.ALLOWED_URIS);
+    });
+    assertThat(resolve("other-manager", "/")).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
+      assertThat(u.retryable()).isFalse();
+      assertThat(u.message()).contains("a sink.ref reaches only the task's namespace", "managed by mesh.example.com",
+          "not by Kubernetes' EndpointSlice controller");
+    });
   }
 
   @Test

@@ -150,9 +150,29 @@ class SinkReachIT {
     assertThat(failedMessage("to-borrowed")).contains(REF_RULE, "10.244.7.9", "not a Pod of namespace " + ns,
         SinkConfig.ALLOWED_URIS);
     assertThat(failedMessage("to-bare")).contains(REF_RULE, "10.244.7.10", "not a Pod of namespace " + ns);
-    assertThat(OperatorFixture.SINK_SOCKETS.refused()).as("no connection tried to the clusterIPs or endpoints")
-        .noneMatch(address -> List.of(borrowedIp, bareIp, "10.244.7.9", "10.244.7.10").stream()
-            .anyMatch(ip -> address.toString().contains(ip)));
+    assertThat(victimSawNothing(borrowedIp, bareIp)).isTrue();
+  }
+
+  @Test
+  void aHandMadeEndpointSliceThatClaimsAPodOfTheNamespaceIsRefused() {
+    // The targetRef names a Pod of the task's namespace, the address is another namespace's: hand-made.
+    ObjectReference claimed = new ObjectReferenceBuilder().withKind("Pod").withNamespace(ns).withName("made-up")
+        .build();
+    String forgedIp = selectorlessService("forged", "10.244.8.9", claimed);
+    String meshIp = service("other-manager", Map.of("app", "orders"), "10.244.8.10", claimed, "mesh.example.com");
+    refTask("to-forged", "forged", "/refund", null);
+    refTask("to-other-manager", "other-manager", "/refund", null);
+
+    assertThat(failedMessage("to-forged")).contains(REF_RULE, "has no selector", "not known to be Pods of namespace "
+        + ns, SinkConfig.ALLOWED_URIS);
+    assertThat(failedMessage("to-other-manager")).contains(REF_RULE, "managed by mesh.example.com",
+        "not by Kubernetes' EndpointSlice controller");
+    assertThat(victimSawNothing(forgedIp, meshIp)).isTrue();
+  }
+
+  private static boolean victimSawNothing(String... clusterIps) {
+    return OperatorFixture.SINK_SOCKETS.refused().stream().noneMatch(address -> List.of(clusterIps).stream()
+        .anyMatch(ip -> address.toString().contains(ip)));
   }
 
   @Test
@@ -166,10 +186,21 @@ class SinkReachIT {
 
   /** A Service without a selector and one hand-made EndpointSlice; returns the clusterIP the API server gave it. */
   private static String selectorlessService(String name, String address, ObjectReference target) {
+    return service(name, null, address, target, null);
+  }
+
+  /** A Service and one EndpointSlice made by hand, labelled as managed by {@code managedBy} when given. */
+  private static String service(String name, Map<String, String> selector, String address, ObjectReference target,
+      String managedBy) {
     Service service = client.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName(name)
-        .endMetadata().withNewSpec().addNewPort().withName("http").withPort(80).endPort().endSpec().build()).create();
+        .endMetadata().withNewSpec().withSelector(selector).addNewPort().withName("http").withPort(80).endPort()
+        .endSpec().build()).create();
+    Map<String, String> labels = new java.util.HashMap<>(Map.of("kubernetes.io/service-name", name));
+    if (managedBy != null) {
+      labels.put("endpointslice.kubernetes.io/managed-by", managedBy);
+    }
     client.discovery().v1().endpointSlices().inNamespace(ns).resource(new EndpointSliceBuilder().withNewMetadata()
-        .withName(name + "-by-hand").withLabels(Map.of("kubernetes.io/service-name", name)).endMetadata()
+        .withName(name + "-by-hand").withLabels(labels).endMetadata()
         .withAddressType("IPv4")
         .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
         .withEndpoints(new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
