@@ -1,6 +1,7 @@
 /**
- * Delivering a due task to a service over HTTP (shared/API.md, "Delivering to a service"): where
- * the sink points ({@link io.delayedtask.operator.sink.Destinations}), the token it may carry
+ * Delivering a due task to a service over HTTP (docs/reference.md, "Delivering to a service"): where
+ * the sink points ({@link io.delayedtask.operator.sink.Destinations}; a Knative Addressable's
+ * address from an informer of its kind, {@link io.delayedtask.operator.sink.Addressables}), the token it may carry
  * ({@link io.delayedtask.operator.sink.ServiceAccountTokens}), one attempt
  * ({@link io.delayedtask.operator.sink.Sender}, {@link io.delayedtask.operator.sink.OkHttpSender})
  * and what its result means ({@link io.delayedtask.operator.sink.RetryPolicy}). The reconciler
@@ -9,8 +10,9 @@
  * <h2>One attempt</h2>
  *
  * <p>The request is a CloudEvent 1.0 in HTTP binary mode, written by the CloudEvents SDK
- * ({@code CloudEventMessage}): {@code POST}, {@code Content-Type: application/json}, the payload as
- * the JSON body, the attributes as {@code ce-*} headers, {@code ce-id} the same for every attempt
+ * ({@code CloudEventMessage}): {@code POST}, {@code spec.data} verbatim with {@code Content-Type:
+ * <contentType>} or the payload as a JSON body, the attributes (the task's {@code ceOverrides}
+ * among them) as {@code ce-*} headers, {@code ce-id} the same for every attempt
  * at one due time. The answer's status and Retry-After are kept; its body is closed unread and never
  * stored or logged. {@code send} never blocks and its stage never completes exceptionally:
  * {@code Answered}, {@code NoAnswer} (refused, reset, timeout, TLS) or {@code Forbidden}.

@@ -40,6 +40,12 @@ import java.util.TreeMap;
 public final class SinkLagScale {
   private static final String NS = OperatorScaleLab.NAMESPACE;
   private static final Duration LEAD = Duration.ofSeconds(4);
+  /**
+   * Every sink task's {@code spec.data}: a JSON string of {@code -DdataBytes} characters (default
+   * 16 KiB, issue 24's body); 0: no data, the payload's {@code {}} as before.
+   */
+  private static final int DATA_BYTES = Integer.getInteger("dataBytes", 16 * 1024);
+  private static final String DATA = DATA_BYTES <= 0 ? null : "\"" + "x".repeat(Math.max(0, DATA_BYTES - 2)) + "\"";
 
   private SinkLagScale() {}
 
@@ -57,7 +63,8 @@ public final class SinkLagScale {
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName));
          Receiver fast = Receiver.start();
          Receiver slow = Receiver.start().answer("/slow", Answer.status(200).after(Duration.ofSeconds(5)))) {
-      OperatorScaleLab.banner("SinkLagScale, " + rate + "/s for " + seconds + " s, then a burst of " + burst, lab.target);
+      OperatorScaleLab.banner("SinkLagScale, " + rate + "/s for " + seconds + " s, then a burst of " + burst
+          + (DATA == null ? "" : ", each sink task with a " + DATA.length() + "-byte data body"), lab.target);
       int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("sink-op", port, OperatorProcess.jar(),
           Map.of(SinkConfig.ALLOWED_URIS, fast.base() + "," + slow.base()))) {
@@ -82,6 +89,10 @@ public final class SinkLagScale {
         awaitPhases(lab, "burst-", burst, Duration.ofMinutes(5));
         List<Receiver.Request> delivered = fast.requestsTo("/burst");
         report("3. burst of " + burst + " due at once: sink lag (receiver clock)", lags(delivered));
+        System.out.printf("   bodies of the expected %,d bytes: %,d of %,d requests, every one a CloudEvent: %s%n",
+            DATA == null ? 2 : DATA.length(), fast.requests().stream()
+                .filter(r -> r.body().length() == (DATA == null ? 2 : DATA.length())).count(), fast.requests().size(),
+            fast.requests().stream().allMatch(r -> r.cloudEvent().isPresent()));
         Instant last = delivered.stream().map(Receiver.Request::at).max(Instant::compareTo).orElse(due);
         System.out.printf("   all %,d delivered %,d ms after the due time (%.0f per second); requests received %,d%n",
             delivered.size(), Duration.between(due, last).toMillis(),
@@ -134,6 +145,7 @@ public final class SinkLagScale {
       Destination sink = new Destination();
       sink.setUri(uri);
       s.setSink(sink);
+      s.setData(DATA);
     });
   }
 
