@@ -109,13 +109,14 @@ class DueClaimsIT {
     for (int i = 0; i < 20; i++) {
       schedule.schedule("ns/stale-" + i + "/uid-" + i, past);
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> poller.stats().claimed() >= 20);
+    await().atMost(Duration.ofSeconds(30)).until(() -> poller.stats().claimed() >= 20);
 
     DelayedTask onTime = task("ns", "on-time");
     schedule.schedule(ScheduleIds.idOf(onTime), ScheduleProbe.serverTime(schedule));
 
-    // 20 lookups of half a second each are still going on: the known task is handed over meanwhile.
-    await().atMost(Duration.ofMillis(1500)).until(() -> reconciled.contains(ScheduleIds.idOf(onTime)));
+    // 20 lookups of half a second each are still going on: the known task is handed over meanwhile,
+    // well before 20 lookups one after the other would end (10 s).
+    await().atMost(Duration.ofSeconds(5)).until(() -> reconciled.contains(ScheduleIds.idOf(onTime)));
     assertThat(poller.stats().acknowledged()).as("stale entries still being looked up").isLessThan(20);
   }
 

@@ -337,8 +337,8 @@ class SinkDeliveryIT {
       assertThat(delivered).hasSize(50);
       assertThat(delivered).allSatisfy(request -> assertThat(Duration.between(
           Times.parseOrNull(request.header("ce-time")), request.at()))
-          .as("lag on the receiver's clock, far below the hanging receiver's 20 s timeout")
-          .isBetween(Duration.ZERO, Duration.ofSeconds(3)));
+          .as("lag on the receiver's clock, below the hanging receiver's 20 s timeout (room for a slow machine)")
+          .isBetween(Duration.ZERO, Duration.ofSeconds(15)));
     }
   }
 
