@@ -188,7 +188,7 @@ class CrdOnRealApiServerIT {
         SINK + "\n  data: x\n  contentType: \"text/plain; charset=utf-8\"",
         SINK + "\n  contentType: text/plain\n  data: " + "x".repeat(65_536),
         SINK + "\n  ceOverrides: {extensions: {team: orders, " + "a".repeat(20) + ": " + "x".repeat(256)
-            + ", region2: \"\"}}"}) {
+            + ", region2: \"\"}}",
         "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}\n  delivery: {backoffDelay: 100ms}",
         "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}\n  delivery: {backoffDelay: 1.5h}"}) {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
