@@ -34,7 +34,7 @@ import java.util.Optional;
 
 /**
  * What a reconcile of one task should do, as a plain function of {@link TaskFacts}: no request, no
- * clock, no Redis. Every branch of the life cycle (shared/API.md) is here: validation, suspend, the
+ * clock, no Redis. Every branch of the life cycle (docs/reference.md) is here: validation, suspend, the
  * due time and its entry, firing when the leader's claim arrives (moved, early by this clock, past
  * the deadline, Job there or not), the Job's outcome, and the TTL of a finished task.
  *
@@ -483,7 +483,7 @@ public final class TaskDecider {
   }
 
   /**
-   * The Event a change of phase records (shared/API.md: one per transition); also a Scheduled task
+   * The Event a change of phase records (docs/reference.md: one per transition); also a Scheduled task
    * that moved to a new due time, and an Invalid one whose reason changed. Running records none
    * here: {@link #running} adds JobCreated.
    */

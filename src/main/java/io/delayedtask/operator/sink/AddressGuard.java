@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Which addresses a delivery may never reach, whatever name led there (shared/API.md: link-local,
+ * Which addresses a delivery may never reach, whatever name led there (docs/reference.md: link-local,
  * cloud metadata endpoints and unspecified addresses always; loopback unless the allowlist entry
  * that allowed the URL names that loopback host). IPv4 addresses hidden in IPv6 are judged as the
  * IPv4 address they carry, since that is where the packet ends up: IPv4-mapped

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One HTTP delivery attempt of a task's CloudEvent (shared/API.md, "Delivering to a service"),
+ * One HTTP delivery attempt of a task's CloudEvent (docs/reference.md, "Delivering to a service"),
  * everything already resolved: the sender neither reads Kubernetes nor decides about retries.
  *
  * @param url         the URL to POST to ({@code http} or {@code https}), as the task names it

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * The one place that says which delivery results are retried and how long the next attempt waits
- * (shared/API.md; the shape of Knative's {@code pkg/kncloudevents/retries.go}). Pure functions.
+ * (docs/reference.md; the shape of Knative's {@code pkg/kncloudevents/retries.go}). Pure functions.
  */
 public final class RetryPolicy {
   /** The longest wait a Retry-After header can ask for, and the longest backoff at all. */
@@ -60,7 +60,7 @@ public final class RetryPolicy {
    * How long attempt {@code failedAttempt + 1} waits after attempt {@code failedAttempt} (1-based)
    * failed: {@code delay × n} (linear) or {@code delay × 2^(n-1)} (exponential), and at least what
    * {@code retryAfter} asks, that ask capped at {@link #MAX_RETRY_AFTER}. The computed backoff itself
-   * is not capped (API.md sets no bound) but saturates instead of overflowing: exponential 1s at
+   * is not capped (the contract sets no bound) but saturates instead of overflowing: exponential 1s at
    * attempt 100 is "practically never" ({@link #LONGEST}), not a negative number or an Instant out of range.
    */
   public static Duration backoff(Backoff policy, Duration delay, int failedAttempt, Optional<Duration> retryAfter) {

@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
 
-/** "Do this once, at that time": the resource users write (shared/API.md, "The resource"). */
+/** "Do this once, at that time": the resource users write (docs/reference.md, "The resource"). */
 @Group(DelayedTask.GROUP)
 @Version(DelayedTask.VERSION)
 @Kind("DelayedTask")

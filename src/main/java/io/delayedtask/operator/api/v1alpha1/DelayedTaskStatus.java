@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-/** What the operator reports (shared/API.md, "status"). Times are UTC with three fraction digits. */
+/** What the operator reports (docs/reference.md, "status"). Times are UTC with three fraction digits. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true) // a newer operator's fields
 @JsonDeserialize(using = DelayedTaskStatusDeserializer.class) // a field of the wrong type is dropped, not a crash
