@@ -48,6 +48,7 @@ statuswriter	it	AdmissionPolicyIT#statusWritesByAnyoneButTheOperatorAreRefusedWi
 failopen	it	AdmissionPolicyMissingIT	the operator fails open: the admission policy counts as present when missing (issue 23)	sed -i 's/^  public Optional<String> missing() {$/  public Optional<String> missing() {\n    if (true) {\n      return Optional.empty();\n    }/' $D/reconcile/AdmissionPolicies.java
 failopenunit	unit	TaskDeciderTest	the decision ignores a missing admission policy (issue 23)	sed -i 's/    if (draft.facts.admissionPolicyMissing().isPresent()) {/    if (false) {/' $D/reconcile/TaskDecider.java && sed -i 's/      if (draft.facts.admissionPolicyMissing().isPresent() \&\& /      if (false \&\& /' $D/reconcile/DeliveryDecisions.java
 httpidle	unit	HttpEndpointsTest	no read timeout on the metrics and probe server (issue 23)	sed -i '/new ReadTimeoutHandler(readTimeout.toMillis(), TimeUnit.MILLISECONDS)/d' $D/http/HttpEndpoints.java
+failopenwiring	it	AdmissionPolicyMissingIT	the reconciler never tells the decision the policy is missing (issue 23)	sed -i 's/        deliveries.inFlight(id), Optional.empty(), admissionPolicies.missing());/        deliveries.inFlight(id), Optional.empty(), Optional.empty());/' $D/reconcile/DelayedTaskReconciler.java
 LIST
 }
 
