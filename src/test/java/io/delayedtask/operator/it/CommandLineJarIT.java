@@ -30,8 +30,9 @@ class CommandLineJarIT {
     assertThat(help.stdout()).contains("Usage: java -jar delayed-task-operator.jar",
         "DELAYEDTASK_REDIS_URI  (default: redis://localhost:6379)",
         "DELAYEDTASK_SINK_ALLOWED_URIS  (default: none)",
-        "DELAYEDTASK_LOG_LEVEL  (default: INFO)");
-    assertThat(help.stdout().lines().filter(line -> line.startsWith("  DELAYEDTASK_"))).hasSize(22);
+        "DELAYEDTASK_LOG_LEVEL  (default: INFO)",
+        "DELAYEDTASK_ADMISSION_POLICY  (default: delayed-task-operator-author-rights,delayed-task-operator-status-writer)");
+    assertThat(help.stdout().lines().filter(line -> line.startsWith("  DELAYEDTASK_"))).hasSize(23);
     assertThat(help.stdout()).as("no log line: nothing started").doesNotContain("Starting");
   }
 
