@@ -121,10 +121,10 @@ final class CommandLine {
         new Variable(SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, Integer.toString(sink.maxInFlightPerNamespace()),
             "open delivery requests for the tasks of one namespace at once; a request waiting for a slot counts the "
             + "wait against its delivery.timeout"),
-        // Read by logback.xml, not by OperatorConfig.
         new Variable(OperatorConfig.ADMISSION_POLICY, String.join(",", config.admissionPolicyBindings()),
             "comma-separated ValidatingAdmissionPolicyBindings that must exist, each with its policy, before a Job is "
                 + "created or a token sent (missing: such tasks wait, Ready=False AdmissionPolicyMissing); none: no check"),
+        // Read by logback.xml, not by OperatorConfig.
         new Variable(OperatorConfig.LOG_FORMAT, "text",
             "json: one JSON object per line (with the task's namespace/name) for log pipelines"),
         new Variable(OperatorConfig.LOG_LEVEL, "INFO",
