@@ -32,7 +32,8 @@ class KubectlExplainIT {
 
   @ParameterizedTest(name = "kubectl explain {0}")
   @ValueSource(strings = {"dt", "dt.spec", "dt.status", "dt.spec.jobTemplate", "dt.status.conditions", "dt.spec.sink",
-      "dt.spec.delivery", "dt.status.delivery"})
+      "dt.spec.delivery", "dt.status.delivery", "dt.spec.data", "dt.spec.contentType", "dt.spec.ceOverrides",
+      "dt.spec.ceOverrides.extensions", "dt.status.sinkUri", "dt.spec.sink.ref.kind"})
   void printsTheFieldsDescriptionFromTheCrd(String field) {
     AtomicReference<Kubectl.Result> explained = new AtomicReference<>();
     // The API server publishes a CRD's OpenAPI a moment after it is established.
