@@ -161,9 +161,10 @@ public final class Destinations {
   }
 
   /**
-   * An Addressable's URL is the one its owner (Knative) publishes; the same walls apply as to any
-   * other URL: loopback only through an entry naming that loopback host, and a token over plain
-   * http only to an address inside the cluster (a name under {@code .svc.<cluster domain>}).
+   * An Addressable's URL is whatever its status says, and whoever may write that status chooses it
+   * (a name under {@code .svc.} may still be another namespace's ExternalName). So the walls of an
+   * absolute URL apply: loopback only through an entry naming that loopback host, and a token only
+   * over https, never to it over plain http as to a Service of the namespace.
    */
   private Resolution addressable(Resolution resolution) {
     if (!(resolution instanceof Resolution.Resolved resolved)) {
@@ -171,9 +172,7 @@ public final class Destinations {
     }
     URI url = resolved.url();
     boolean loopback = allowlist.entryAllowing(url.toString()).map(AllowedUris.Entry::namesLoopback).orElse(false);
-    String host = Optional.ofNullable(url.getHost()).orElse("");
-    boolean inCluster = host.endsWith(".svc." + clusterDomain);
-    return new Resolution.Resolved(url, Optional.empty(), loopback, inCluster);
+    return new Resolution.Resolved(url, Optional.empty(), loopback, false);
   }
 
   private Resolution absolute(String uri) {
