@@ -45,7 +45,8 @@ public class DeliverySpec {
   private String timeout;
 
   @JsonPropertyDescription("After the final failure the same event, with the headers ce-delayedtaskerrorcode and "
-      + "ce-delayedtaskerrordest, goes here with the same retry rules. Same shape as sink, without audience.")
+      + "ce-delayedtaskerrordest, goes here with the same retry rules. Same shape as sink; audience is refused here (the "
+      + "schema lists it because the shape is shared).")
   private Destination deadLetterSink;
 
   public Integer getRetry() {

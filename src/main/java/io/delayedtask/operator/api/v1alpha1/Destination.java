@@ -37,8 +37,10 @@ public class Destination {
   private String uri;
 
   @Size(max = 253)
-  @JsonPropertyDescription("Send a ServiceAccount token for exactly this audience as Authorization: Bearer; the "
-      + "token is the namespace's delayedtask-sender ServiceAccount's (create it to opt in). Not for deadLetterSink.")
+  @JsonPropertyDescription("Send a ServiceAccount token for exactly this audience as Authorization: Bearer: a token "
+      + "of the ServiceAccount the operator's DELAYEDTASK_SINK_SERVICE_ACCOUNT names (default delayedtask-sender) in "
+      + "the task's namespace; create it to opt in. Sent only over https or to a Service of this namespace, and "
+      + "admitted only for an author who may create that ServiceAccount's tokens. Not for deadLetterSink.")
   private String audience;
 
   @Size(max = 65536)
