@@ -6,6 +6,7 @@ import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,9 +54,45 @@ public final class PrinterColumnOrder {
       if (description != null) {
         version.getSchema().getOpenAPIV3Schema().setDescription(description.value());
       }
+      JSONSchemaProps jobSpec = property(version.getSchema().getOpenAPIV3Schema(), "spec", "jobTemplate", "spec");
+      if (jobSpec != null) {
+        keepUnknownFields(jobSpec);
+      }
     }
     // The crd-generator writes its header line, then the YAML without the leading "---\n".
     return HEADER + serialization.asYaml(crd).substring(4);
+  }
+
+  private static JSONSchemaProps property(JSONSchemaProps schema, String... path) {
+    JSONSchemaProps at = schema;
+    for (String name : path) {
+      if (at == null || at.getProperties() == null) {
+        return null;
+      }
+      at = at.getProperties().get(name);
+    }
+    return at;
+  }
+
+  /**
+   * Every object with properties under {@code schema} keeps the fields it does not describe: the
+   * Job schema comes from the fabric8 model, which may be older than the cluster's Job API, and a
+   * newer field the user writes must reach the Job, not be pruned.
+   */
+  static void keepUnknownFields(JSONSchemaProps schema) {
+    if (schema == null) {
+      return;
+    }
+    if (schema.getProperties() != null && !schema.getProperties().isEmpty()) {
+      schema.setXKubernetesPreserveUnknownFields(true);
+      schema.getProperties().values().forEach(PrinterColumnOrder::keepUnknownFields);
+    }
+    if (schema.getItems() != null) {
+      keepUnknownFields(schema.getItems().getSchema());
+    }
+    if (schema.getAdditionalProperties() != null) {
+      keepUnknownFields(schema.getAdditionalProperties().getSchema());
+    }
   }
 
   /** The jsonPaths of DelayedTask's printer columns, in the order they are declared. */

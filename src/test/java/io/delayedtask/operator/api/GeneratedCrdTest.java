@@ -56,6 +56,21 @@ class GeneratedCrdTest {
     assertThat(PrinterColumnOrder.reorder(reordered)).as("idempotent").isEqualTo(reordered);
   }
 
+  /**
+   * A client-side {@code kubectl apply} keeps the whole CRD, as JSON, in its last-applied annotation,
+   * and an object's annotations are at most 256 KiB together: the Job schema under the template
+   * must leave the CRD well below (75 KiB when it was added).
+   */
+  @Test
+  void theCrdFitsTheLastAppliedAnnotationOfAClientSideApply() throws Exception {
+    CustomResourceDefinition crd = SERIALIZATION.unmarshal(Files.readString(GENERATED), CustomResourceDefinition.class);
+    int bytes = SERIALIZATION.asJson(crd).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    assertThat(bytes).as("the CRD as compact JSON").isLessThan(256 * 1024 - 32 * 1024);
+    assertThat(crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties().get("spec")
+        .getProperties().get("jobTemplate").getProperties().get("spec").getProperties())
+        .as("the Job's fields, for kubectl explain").containsKeys("backoffLimit", "template", "completions");
+  }
+
   @Test
   void runAtAndDelayAreShortSoTheirRulesCostLittle() throws Exception {
     JSONSchemaProps spec = spec();

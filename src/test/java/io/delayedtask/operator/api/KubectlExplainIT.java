@@ -48,6 +48,24 @@ class KubectlExplainIT {
     assertThat(description).isEqualTo(normalized(schemaOf(field).getDescription()));
   }
 
+  /** The Job's own fields under spec.jobTemplate.spec, down to the containers of its pod template. */
+  @ParameterizedTest(name = "kubectl explain {0} lists {1}")
+  @org.junit.jupiter.params.provider.CsvSource({
+      "dt.spec.jobTemplate.spec, backoffLimit",
+      "dt.spec.jobTemplate.spec, activeDeadlineSeconds",
+      "dt.spec.jobTemplate.spec.template.spec, restartPolicy",
+      "dt.spec.jobTemplate.spec.template.spec.containers, image"})
+  void listsTheJobsFieldsUnderTheTemplate(String field, String jobField) {
+    AtomicReference<Kubectl.Result> explained = new AtomicReference<>();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      explained.set(kube.kubectl("explain", field));
+      return explained.get().ok();
+    });
+    List<String> lines = explained.get().stdout().lines().toList();
+    assertThat(lines).as(explained.get().stdout()).contains("FIELDS:")
+        .anySatisfy(line -> assertThat(line.trim()).startsWith(jobField + "\t"));
+  }
+
   /** The text under DESCRIPTION:, up to the next blank line (kubectl indents it), on one line. */
   private static String descriptionBlock(String explainOutput) {
     List<String> lines = explainOutput.lines().toList();

@@ -326,7 +326,7 @@ class OkHttpSenderTest {
       }
       await().atMost(WAIT).until(() -> open.containsKey(namespace) && open.get(namespace).get() >= 1);
     }
-    await().atMost(WAIT).until(() -> open.values().stream().mapToInt(AtomicInteger::get).sum() == 5);
+    await().atMost(WAIT).until(() -> open.values().stream().mapToInt(AtomicInteger::get).sum() >= 5);
 
     long started = System.nanoTime();
     DeliveryResult shop = result(sender.send(requestOf("shop", url("receiver.test", "/fast"), TIMEOUT)));

@@ -2,12 +2,16 @@ package io.delayedtask.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
-import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import java.util.Map;
 
 /**
- * The CRD schema of spec.jobTemplate (never instantiated): labels and annotations are typed, the
- * Job spec is kept as written and validated by the API server when the Job is created.
+ * The CRD schema of spec.jobTemplate (never instantiated): labels and annotations typed, and the
+ * Job spec with the whole batch/v1 JobSpec schema of the fabric8 model, so {@code kubectl explain
+ * dt.spec.jobTemplate.spec} lists the Job's fields and the API server refuses a wrong type at once.
+ * Every object under it also keeps unknown fields (api/PrinterColumnOrder adds that at build
+ * time): a Job field newer than the model is passed on, never pruned. The API server validates the
+ * Job itself in the dry run when the task is scheduled.
  */
 final class JobTemplateSchema {
 
@@ -15,8 +19,9 @@ final class JobTemplateSchema {
   public Metadata metadata;
 
   @PreserveUnknownFields
-  @JsonPropertyDescription("A batch/v1 JobSpec: the Job to run when the task fires.")
-  public JsonNode spec;
+  @JsonPropertyDescription("A batch/v1 JobSpec: the Job to run when the task fires. kubectl explain job.spec "
+      + "describes its fields.")
+  public JobSpec spec;
 
   private JobTemplateSchema() {}
 
