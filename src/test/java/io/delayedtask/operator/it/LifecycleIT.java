@@ -449,17 +449,18 @@ class LifecycleIT {
   }
 
   @Test
-  void aJobTheApiServerRefusesFailsTheTaskWithItsReason() {
-    // A container name the API server's Job validation refuses (422), which the CRD's slim Job
-    // schema lets through: a permanent error, reported with the API server's own words.
+  void aJobTheApiServerWouldRefuseMakesTheTaskInvalidBeforeItIsDue() {
+    // A container name the API server's Job validation refuses (422): the dry run of the Job's
+    // creation when the task is scheduled finds it, so the task never fires and never waits for it.
     create(client, task(ns, "refused", s -> {
       s.setDelay("500ms");
       s.setJobTemplate(busyboxJob());
       s.getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0).setName("Not_A_DNS_Label");
     }));
-    await().atMost(TIMEOUT).until(() -> phase(client, ns, "refused").orElse(null) == Phase.Failed);
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "refused").orElse(null) == Phase.Invalid);
     assertThat(get(client, ns, "refused").getStatus().getMessage())
-        .contains("the API server refused Job").contains("Not_A_DNS_Label");
+        .contains("spec.jobTemplate is refused by the API server").contains("Not_A_DNS_Label");
+    assertThat(get(client, ns, "refused").getStatus().getFiredTime()).as("never fired").isNull();
     assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems())
         .noneMatch(j -> j.getMetadata().getName().startsWith("refused-"));
   }
