@@ -183,8 +183,10 @@ public final class RealKubernetes implements AutoCloseable {
     await().atMost(READY).until(() -> {
       CustomResourceDefinition served = client.apiextensions().v1().customResourceDefinitions()
           .withName(crd.getMetadata().getName()).get();
-      return served != null && served.getStatus() != null && served.getStatus().getConditions().stream()
-          .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+      // The status comes before its conditions (longer with a large schema): none yet is not established.
+      return served != null && served.getStatus() != null && served.getStatus().getConditions() != null
+          && served.getStatus().getConditions().stream()
+              .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
     });
   }
 
