@@ -45,6 +45,33 @@ record ChartRelease(RealKubernetes kube, String name, String namespace, Release 
     }
   }
 
+  /** {@code helm upgrade <name> helm/delayed-task-operator -n <namespace> -f values.yaml}. */
+  static ChartRelease upgrade(RealKubernetes kube, String name, String namespace, String valuesYaml) {
+    Path values = null;
+    try {
+      values = Files.createTempFile("values-", ".yaml");
+      Files.writeString(values, valuesYaml);
+      Release release = new Helm(Manifests.CHART).upgrade()
+          .withName(name)
+          .withNamespace(namespace)
+          .withKubeConfigContents(kube.kubeconfigYaml())
+          .withValuesFile(values)
+          .call();
+      return new ChartRelease(kube, name, namespace, release);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      if (values != null) {
+        values.toFile().delete();
+      }
+    }
+  }
+
+  /** {@code helm uninstall <name> -n <namespace>}. */
+  static void uninstall(RealKubernetes kube, String name, String namespace) {
+    Helm.uninstall(name).withNamespace(namespace).withKubeConfigContents(kube.kubeconfigYaml()).call();
+  }
+
   /** "<release>-delayed-task-operator": the Deployment, ServiceAccount, Lease and ClusterRole name. */
   String fullname() {
     return name + "-" + CHART_NAME;
