@@ -182,7 +182,7 @@ class HelmInstallIT {
       assertThat(printerColumns(c)).as("helm upgrade applied the chart's CRD").isEqualTo(columns);
 
       String other = own.createNamespace("crd-other");
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> ChartRelease.install(own, "other", other, "{}"))
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> ChartRelease.install(own, "other", other, "crds: {enabled: true}"))
           .as("the CRD belongs to release life").hasMessageContaining(CRD);
       assertThat(ChartRelease.install(own, "other", other, "crds: {enabled: false}").release().getStatus())
           .isEqualTo("deployed");
@@ -203,7 +203,7 @@ class HelmInstallIT {
       // The kept CRD still names release life, so installing life again takes it back; an upgrade
       // to crds.keep=false takes the annotation off (an install adopting the CRD would leave it:
       // Helm's patch removes only what the release's previous manifest had).
-      ChartRelease.install(own, "life", ns, "{}");
+      ChartRelease.install(own, "life", ns, "crds: {enabled: true}");
       ChartRelease.upgrade(own, "life", ns, "crds: {keep: false}");
       assertThat(c.apiextensions().v1().customResourceDefinitions().withName(CRD).get().getMetadata()
           .getAnnotations()).doesNotContainKey("helm.sh/resource-policy");
