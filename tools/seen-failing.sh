@@ -108,6 +108,10 @@ slotwait	unit	OkHttpSenderTest	a request waiting for a slot waits without limit 
 backofffloor	unit	SpecValidatorTest	backoffDelay below 100ms accepted by the operator (issue 23, 5)	sed -i 's/    if (delivery.getBackoffDelay() != null \&\& shorterThan(delivery.getBackoffDelay(), MIN_BACKOFF_DELAY)) {/    if (false) {/' $D/task/SpecValidator.java
 crdbackoff	it	CrdOnRealApiServerIT	the CRD without its backoffDelay floor	sed -i 's/duration(.100ms.)/duration(\x270s\x27)/' crds/delayedtasks.delayedtask.io-v1.yml
 failopenwiring	it	AdmissionPolicyMissingIT	the reconciler never tells the decision the policy is missing (issue 23)	sed -i 's/        deliveries.inFlight(id), Optional.empty(), admissionPolicies.missing());/        deliveries.inFlight(id), Optional.empty(), Optional.empty());/' $D/reconcile/DelayedTaskReconciler.java
+conditionsmap	unit	GeneratedCrdTest,CrdCopiesTest,CrdDriftTest	status.conditions not a map list (the post-processing step skipped)	sed -i 's/^        conditionsAsMapList(conditions);/        \/\/ broken/' $D/api/PrinterColumnOrder.java
+conditionsdup	unit	ConditionsTest	a copied status keeps two conditions of one type, which the map list refuses	sed -i 's/      if (c.getType() == null || !types.add(c.getType())) {/      if (false) {/' $D/task/Conditions.java
+crdskeep	unit	HelmChartTest	crds.keep=false still annotates the CRD helm.sh/resource-policy: keep	sed -i 's/{{- if .Values.crds.keep }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
+crdsenabled	unit	HelmChartTest	crds.enabled=false still renders the CRD	sed -i 's/{{- if .Values.crds.enabled }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
 LIST
 }
 

@@ -30,7 +30,14 @@ public final class Conditions {
     copy.setSinkUri(status.getSinkUri());
     copy.setDelivery(status.getDelivery() == null ? null : new DeliveryStatus(status.getDelivery()));
     List<Condition> conditions = new ArrayList<>();
+    java.util.Set<String> types = new java.util.HashSet<>();
     for (Condition c : status.getConditions()) {
+      // The CRD keys conditions by type: a status with a typeless condition or two of one type
+      // (written by hand, or before the list was a map) would be refused, so the copy, which is
+      // what gets written back, keeps the first of each type (the one find() reads) and no other.
+      if (c.getType() == null || !types.add(c.getType())) {
+        continue;
+      }
       conditions.add(new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
           c.getLastTransitionTime(), c.getObservedGeneration()));
     }

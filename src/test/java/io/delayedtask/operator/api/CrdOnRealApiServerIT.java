@@ -242,6 +242,36 @@ class CrdOnRealApiServerIT {
         .doesNotContain("hooks.example.com");
   }
 
+  /** status.conditions is a map list keyed by type: one condition per type, and every condition has one. */
+  @Test
+  void statusConditionsTakeOneConditionPerTypeAndEachNeedsAType() {
+    Kubectl.Result applied = apply(manifest("conditions", "runAt: \"2099-01-01T00:00:00Z\"\n  suspend: true"));
+    assertThat(applied.ok()).as(applied.output()).isTrue();
+    String ready = "{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"Suspended\","
+        + "\"lastTransitionTime\":\"2026-12-04T00:00:00Z\"}";
+    String scheduled = "{\"type\":\"Scheduled\",\"status\":\"False\",\"reason\":\"Suspended\","
+        + "\"lastTransitionTime\":\"2026-12-04T00:00:00Z\"}";
+
+    Kubectl.Result twoOfOneType = patchConditions("conditions", ready + "," + ready.replace("True", "False"));
+    assertThat(twoOfOneType.ok()).as(twoOfOneType.output()).isFalse();
+    assertThat(twoOfOneType.output()).contains("status.conditions[1]", "Duplicate value", "Ready");
+
+    Kubectl.Result withoutType = patchConditions("conditions", "{\"status\":\"True\"}");
+    assertThat(withoutType.ok()).as(withoutType.output()).isFalse();
+    assertThat(withoutType.output()).contains("status.conditions[0].type", "Required value");
+
+    Kubectl.Result onePerType = patchConditions("conditions", scheduled + "," + ready);
+    assertThat(onePerType.ok()).as(onePerType.output()).isTrue();
+    Kubectl.Result types = kube.kubectl("get", "dt", "conditions", "-n", ns, "-o",
+        "jsonpath={.status.conditions[*].type}");
+    assertThat(types.stdout()).isEqualTo("Scheduled Ready");
+  }
+
+  private Kubectl.Result patchConditions(String name, String conditions) {
+    return kube.kubectl("patch", "dt", name, "-n", ns, "--subresource=status", "--type=merge",
+        "-p", "{\"status\":{\"conditions\":[" + conditions + "]}}");
+  }
+
   private Kubectl.Result apply(String manifest, String... flags) {
     String[] args = Stream.concat(Stream.of("apply", "-n", ns, "-f", "-"), Stream.of(flags)).toArray(String[]::new);
     return kube.kubectl(kube.kubeconfig()).run(Duration.ofSeconds(60), manifest, args);

@@ -71,6 +71,18 @@ class GeneratedCrdTest {
         .as("the Job's fields, for kubectl explain").containsKeys("backoffLimit", "template", "completions");
   }
 
+  /** As metav1.Condition lists: a map keyed by type, so the API server refuses two of one type. */
+  @Test
+  void statusConditionsAreAMapListKeyedByARequiredTypeWithDescribedItems() throws Exception {
+    JSONSchemaProps conditions = version().getSchema().getOpenAPIV3Schema().getProperties().get("status")
+        .getProperties().get("conditions");
+    assertThat(conditions.getXKubernetesListType()).isEqualTo("map");
+    assertThat(conditions.getXKubernetesListMapKeys()).containsExactly("type");
+    JSONSchemaProps item = conditions.getItems().getSchema();
+    assertThat(item.getRequired()).containsExactly("type");
+    assertThat(item.getDescription()).contains("one per type");
+  }
+
   @Test
   void runAtAndDelayAreShortSoTheirRulesCostLittle() throws Exception {
     JSONSchemaProps spec = spec();

@@ -45,7 +45,12 @@ class KubectlExplainIT {
     String description = descriptionBlock(explained.get().stdout());
 
     assertThat(description).as(explained.get().stdout()).isNotBlank().isNotEqualTo("<empty>");
-    assertThat(description).isEqualTo(normalized(schemaOf(field).getDescription()));
+    JSONSchemaProps schema = schemaOf(field);
+    String expected = schema.getDescription();
+    if (schema.getItems() != null && schema.getItems().getSchema().getDescription() != null) {
+      expected += " " + schema.getItems().getSchema().getDescription(); // a list's, then its items' (conditions)
+    }
+    assertThat(description).isEqualTo(normalized(expected));
   }
 
   /** The Job's own fields under spec.jobTemplate.spec, down to the containers of its pod template. */

@@ -56,7 +56,7 @@ public final class ChartReadme {
              mvn -q test-compile exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.deploy.ChartReadme
              (ChartReadmeTest fails while this file differs from what it generates). -->
 
-        Installs the delayed-task-operator: the `DelayedTask` CRD (from `crds/`), the operator
+        Installs the delayed-task-operator: the `DelayedTask` CRD (a template: `crds.*`), the operator
         Deployment with least-privilege RBAC, the admission policy, aggregated user roles and,
         by default, a bundled Redis. Licence: Apache-2.0.
 
@@ -64,9 +64,9 @@ public final class ChartReadme {
         helm install dto helm/delayed-task-operator -n delayed-task-operator --create-namespace
         ```
 
-        Helm installs the CRD on first install only and never upgrades or deletes it: apply
-        `crds/delayedtasks.delayedtask.io-v1.yml` with kubectl before an upgrade that changes it
-        ([install.md](../../docs/install.md#upgrading)). Requirements, the image and what each
+        `helm upgrade` updates the CRD; `helm uninstall` leaves it, and so every DelayedTask, in
+        place (`crds.keep`); a second release in the same cluster sets `crds.enabled=false`
+        ([install.md](../../docs/install.md#the-crd-and-helm)). Requirements, the image and what each
         choice means: [install.md](../../docs/install.md); the environment variables the values
         set: [operations.md](../../docs/operations.md#configuration).
 

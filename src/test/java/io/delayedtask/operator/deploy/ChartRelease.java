@@ -1,6 +1,7 @@
 package io.delayedtask.operator.deploy;
 
 import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.InstallCommand;
 import com.marcnuri.helm.Release;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -23,13 +24,45 @@ record ChartRelease(RealKubernetes kube, String name, String namespace, Release 
 
   static final String CHART_NAME = "delayed-task-operator";
 
-  /** Installs into {@code namespace}, which must exist (as must any watchNamespaces). */
+  /**
+   * Installs into {@code namespace}, which must exist (as must any watchNamespaces). Where the CRD
+   * is already there (the toolkit installs the build's on every server it starts, or another
+   * release owns it) and {@code valuesYaml} says nothing of {@code crds}, the release leaves it out
+   * ({@code crds.enabled=false}), as docs/install.md tells a second release to: Helm would refuse
+   * a CRD it does not own.
+   */
   static ChartRelease install(RealKubernetes kube, String name, String namespace, String valuesYaml) {
     Path values = null;
     try {
       values = Files.createTempFile("values-", ".yaml");
       Files.writeString(values, valuesYaml);
-      Release release = new Helm(Manifests.CHART).install()
+      InstallCommand install = new Helm(Manifests.CHART).install()
+          .withName(name)
+          .withNamespace(namespace)
+          .withKubeConfigContents(kube.kubeconfigYaml())
+          .withValuesFile(values);
+      if (!valuesYaml.contains("crds:") && kube.client().apiextensions().v1().customResourceDefinitions()
+          .withName("delayedtasks.delayedtask.io").get() != null) {
+        install.set("crds.enabled", false);
+      }
+      Release release = install.call();
+      return new ChartRelease(kube, name, namespace, release);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      if (values != null) {
+        values.toFile().delete();
+      }
+    }
+  }
+
+  /** {@code helm upgrade <name> helm/delayed-task-operator -n <namespace> -f values.yaml}. */
+  static ChartRelease upgrade(RealKubernetes kube, String name, String namespace, String valuesYaml) {
+    Path values = null;
+    try {
+      values = Files.createTempFile("values-", ".yaml");
+      Files.writeString(values, valuesYaml);
+      Release release = new Helm(Manifests.CHART).upgrade()
           .withName(name)
           .withNamespace(namespace)
           .withKubeConfigContents(kube.kubeconfigYaml())
@@ -43,6 +76,11 @@ record ChartRelease(RealKubernetes kube, String name, String namespace, Release 
         values.toFile().delete();
       }
     }
+  }
+
+  /** {@code helm uninstall <name> -n <namespace>}. */
+  static void uninstall(RealKubernetes kube, String name, String namespace) {
+    Helm.uninstall(name).withNamespace(namespace).withKubeConfigContents(kube.kubeconfigYaml()).call();
   }
 
   /** "<release>-delayed-task-operator": the Deployment, ServiceAccount, Lease and ClusterRole name. */

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The CRD is generated from the Java classes at build time and committed in three places, which
- * must not drift: crds/ (kubectl apply -f crds/), the chart's crds/ (helm install) and k8s/10-crd.yaml.
+ * must not drift: crds/ (kubectl apply -f crds/), the chart's files/ (which templates/crd.yaml renders,
+ * adding only metadata: HelmChartTest) and k8s/10-crd.yaml.
  */
 class CrdCopiesTest {
 
@@ -19,7 +20,7 @@ class CrdCopiesTest {
   private static final Path GENERATED = Path.of("target", "classes", "META-INF", "fabric8", FILE);
   private static final String REGENERATE =
       "run `mvn -B process-classes` and copy target/classes/META-INF/fabric8/" + FILE
-          + " to crds/, helm/delayed-task-operator/crds/ and k8s/10-crd.yaml";
+          + " to crds/, helm/delayed-task-operator/files/ and k8s/10-crd.yaml";
 
   @Test
   void committedCrdMatchesTheOneGeneratedFromTheJavaClasses() throws IOException {
@@ -30,7 +31,7 @@ class CrdCopiesTest {
 
   @Test
   void chartCrdIsByteIdenticalToTheCommittedOne() throws IOException {
-    assertSameBytes(Manifests.CHART.resolve("crds").resolve(FILE));
+    assertSameBytes(Manifests.CHART.resolve("files").resolve(FILE));
   }
 
   @Test
@@ -39,10 +40,13 @@ class CrdCopiesTest {
   }
 
   @Test
-  void chartShipsNoOtherCrd() throws IOException {
-    try (var files = Files.list(Manifests.CHART.resolve("crds"))) {
+  void chartShipsNoOtherCrdAndNoCrdsDirectory() throws IOException {
+    try (var files = Files.list(Manifests.CHART.resolve("files"))) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactly(FILE);
     }
+    assertThat(Manifests.CHART.resolve("crds"))
+        .as("Helm installs crds/ once, never upgrades it, and its CRD would clash with templates/crd.yaml")
+        .doesNotExist();
   }
 
   @Test

@@ -11,6 +11,7 @@ import com.marcnuri.helm.LintResult;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -99,10 +100,65 @@ class HelmChartTest {
             "ValidatingAdmissionPolicy/" + POLICY,
             "ValidatingAdmissionPolicyBinding/" + POLICY,
             "ValidatingAdmissionPolicy/" + STATUS_POLICY,
-            "ValidatingAdmissionPolicyBinding/" + STATUS_POLICY);
+            "ValidatingAdmissionPolicyBinding/" + STATUS_POLICY,
+            "CustomResourceDefinition/delayedtasks.delayedtask.io");
     assertThat(defaults.objects())
-        .filteredOn(o -> !o.getKind().startsWith("Cluster") && !o.getKind().startsWith("ValidatingAdmissionPolicy"))
+        .filteredOn(o -> !o.getKind().startsWith("Cluster") && !o.getKind().startsWith("ValidatingAdmissionPolicy")
+            && !o.getKind().equals("CustomResourceDefinition"))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).as(o.getKind()).isEqualTo(NAMESPACE));
+  }
+
+  /**
+   * crds.enabled (default true) templates the CRD, so that helm upgrade updates it; its schema is
+   * the committed crds/ one unchanged, only metadata gets the chart's labels and, with crds.keep
+   * (default true), helm.sh/resource-policy: keep, which helm uninstall honours.
+   */
+  @Test
+  void defaultsTemplateTheCommittedCrdWithTheChartLabelsAndKeptOnUninstall() throws Exception {
+    CustomResourceDefinition rendered = defaults.one(CustomResourceDefinition.class);
+    assertThat(rendered.getMetadata().getAnnotations()).containsExactly(Map.entry("helm.sh/resource-policy", "keep"));
+    assertThat(rendered.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "Helm")
+        .containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE)
+        .containsEntry("app.kubernetes.io/part-of", "delayed-task-operator");
+    assertThat(withoutChartMetadata(rendered)).as("the CRD of crds/, whatever the chart adds to metadata")
+        .isEqualTo(committedCrd());
+  }
+
+  @Test
+  void crdsKeepFalseLeavesTheCrdToHelmUninstall() throws Exception {
+    CustomResourceDefinition rendered = RenderedChart.render("crds: {keep: false}").one(CustomResourceDefinition.class);
+    assertThat(rendered.getMetadata().getAnnotations()).isNullOrEmpty();
+    assertThat(rendered.getMetadata().getLabels()).containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE);
+    assertThat(withoutChartMetadata(rendered)).isEqualTo(committedCrd());
+  }
+
+  @Test
+  void crdsEnabledFalseRendersNoCrdAndEverythingElse() {
+    RenderedChart without = RenderedChart.render("crds: {enabled: false}");
+    assertThat(without.all(CustomResourceDefinition.class)).isEmpty();
+    assertThat(without.objects()).hasSize(defaults.objects().size() - 1);
+  }
+
+  @Test
+  void crdsRefusesAnUnknownSwitch() {
+    assertThatThrownBy(() -> RenderedChart.render("crds: {install: true}")).hasMessageContaining("install");
+    assertThatThrownBy(() -> RenderedChart.render("crds: {keep: \"yes\"}")).hasMessageContaining("keep");
+  }
+
+  private static CustomResourceDefinition committedCrd() throws Exception {
+    CustomResourceDefinition committed = Manifests.one(
+        Manifests.read(java.nio.file.Path.of("crds", "delayedtasks.delayedtask.io-v1.yml")),
+        CustomResourceDefinition.class);
+    assertThat(committed.getMetadata().getLabels()).isNullOrEmpty();
+    assertThat(committed.getMetadata().getAnnotations()).isNullOrEmpty();
+    return withoutChartMetadata(committed);
+  }
+
+  private static CustomResourceDefinition withoutChartMetadata(CustomResourceDefinition crd) {
+    CustomResourceDefinition copy = Manifests.SERIALIZATION.clone(crd);
+    copy.getMetadata().setLabels(null);
+    copy.getMetadata().setAnnotations(null);
+    return copy;
   }
 
   @Test

@@ -24,14 +24,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code helm install} of the chart into a real API server (its own, so that the CRD comes from the
- * chart's {@code crds/} and not from the test toolkit; Helm skips a CRD that already exists): every
+ * chart's {@code templates/crd.yaml} and not from the test toolkit): every
  * template is accepted by the server's validation, and the objects are there, with default values
  * and with {@code watchNamespaces} (plus the optional NetworkPolicy).
  */
 @RequiresRealKubernetes
 class HelmInstallIT {
   private static final String CRD = "delayedtasks.delayedtask.io";
-  private static final Path CHART_CRD = Manifests.CHART.resolve("crds").resolve(CRD + "-v1.yml");
+  private static final Path CHART_CRD = Path.of("crds", CRD + "-v1.yml");
+  /** A Secret's data, so a Helm release's, is at most 1 MiB. */
+  private static final int SECRET_LIMIT = 1024 * 1024;
 
   private static RealKubernetes kube;
   private static KubernetesClient client;
@@ -55,7 +57,9 @@ class HelmInstallIT {
     teamA = kube.createNamespace("team-a");
     teamB = kube.createNamespace("team-b");
     // With every value a Helm user reaches for beyond the defaults, so the server judges them too.
+    // The CRD is the first release's: a second one in the cluster leaves it out (helmUpgradeUpdatesTheCrd...).
     scoped = ChartRelease.install(kube, "scoped", kube.createNamespace("helm-watching"), """
+        crds: {enabled: false}
         watchNamespaces: [%s, %s]
         networkPolicy: {enabled: true}
         image: {digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
@@ -94,7 +98,9 @@ class HelmInstallIT {
         readString(CHART_CRD), CustomResourceDefinition.class);
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       CustomResourceDefinition served = client.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
-      assertThat(served).as("the CRD from the chart's crds/").isNotNull();
+      assertThat(served).as("the CRD from the chart's templates/crd.yaml").isNotNull();
+      assertThat(served.getMetadata().getAnnotations()).containsEntry("helm.sh/resource-policy", "keep")
+          .containsEntry("meta.helm.sh/release-name", "dto");
       assertThat(served.getStatus().getConditions())
           .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus()).isEqualTo("Established=True"));
       assertThat(served.getSpec().getVersions()).extracting(v -> v.getName())
@@ -134,6 +140,88 @@ class HelmInstallIT {
         .isEqualTo(fullname + "-author-rights," + fullname + "-status-writer");
     assertThat(Rbac.grants(client.rbac().clusterRoles().withName(fullname + "-admission-policy").get().getRules()))
         .containsExactlyInAnyOrderElementsOf(Rbac.admissionPolicy());
+  }
+
+  /**
+   * The release Secret holds the chart (the CRD in files/) and the rendered manifest (the CRD
+   * again), gzipped: it must stay well inside the 1 MiB of a Secret.
+   */
+  @Test
+  void theReleaseWithTheTemplatedCrdFitsItsSecret() {
+    io.fabric8.kubernetes.api.model.Secret secret = client.secrets().inNamespace(defaults.namespace())
+        .withName("sh.helm.release.v1.dto.v1").require();
+    int bytes = java.util.Base64.getDecoder().decode(secret.getData().get("release")).length;
+    System.out.printf("Helm release Secret sh.helm.release.v1.dto.v1: %d bytes of data (limit %d)%n", bytes,
+        SECRET_LIMIT);
+    assertThat(bytes).as("the release's data, of at most %d", SECRET_LIMIT).isLessThan(SECRET_LIMIT / 4);
+  }
+
+  /**
+   * crds.keep and crds.enabled on a server of their own: helm upgrade brings the CRD to the
+   * chart's (a printer column someone removed comes back), a second release with the CRD is
+   * refused, helm uninstall leaves the CRD and every DelayedTask, and with crds.keep=false
+   * uninstalling deletes them.
+   */
+  @Test
+  void helmUpgradeUpdatesTheCrdAndUninstallKeepsItUnlessCrdsKeepIsFalse() throws IOException {
+    try (RealKubernetes own = RealKubernetes.startDedicated()) {
+      KubernetesClient c = own.client();
+      c.apiextensions().v1().customResourceDefinitions().withName(CRD).delete();
+      await().atMost(Duration.ofSeconds(60))
+          .until(() -> c.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
+      String ns = own.createNamespace("crd-life");
+      ChartRelease.install(own, "life", ns, "{}");
+      await().atMost(Duration.ofSeconds(30)).until(() -> established(c));
+      int columns = printerColumns(c);
+
+      RealKubernetes.Kubectl.Result older = own.kubectl("patch", "crd", CRD, "--type=json", "-p",
+          "[{\"op\":\"remove\",\"path\":\"/spec/versions/0/additionalPrinterColumns/" + (columns - 1) + "\"}]");
+      assertThat(older.ok()).as(older.output()).isTrue();
+      assertThat(printerColumns(c)).isEqualTo(columns - 1);
+      ChartRelease.upgrade(own, "life", ns, "{}");
+      assertThat(printerColumns(c)).as("helm upgrade applied the chart's CRD").isEqualTo(columns);
+
+      String other = own.createNamespace("crd-other");
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> ChartRelease.install(own, "other", other, "crds: {enabled: true}"))
+          .as("the CRD belongs to release life").hasMessageContaining(CRD);
+      assertThat(ChartRelease.install(own, "other", other, "crds: {enabled: false}").release().getStatus())
+          .isEqualTo("deployed");
+
+      RealKubernetes.Kubectl.Result task = own.kubectl(own.kubeconfig()).run(Duration.ofSeconds(60), """
+          apiVersion: delayedtask.io/v1alpha1
+          kind: DelayedTask
+          metadata: {name: survivor}
+          spec: {runAt: "2099-01-01T00:00:00Z", suspend: true, jobTemplate: {spec: {template: {spec: {
+            restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}}
+          """, "apply", "-n", other, "-f", "-");
+      assertThat(task.ok()).as(task.output()).isTrue();
+      ChartRelease.uninstall(own, "life", ns);
+      assertThat(c.apiextensions().v1().customResourceDefinitions().withName(CRD).get())
+          .as("crds.keep: helm uninstall leaves the CRD").isNotNull();
+      assertThat(own.kubectl("get", "dt", "survivor", "-n", other).ok()).as("and every DelayedTask").isTrue();
+
+      // The kept CRD still names release life, so installing life again takes it back; an upgrade
+      // to crds.keep=false takes the annotation off (an install adopting the CRD would leave it:
+      // Helm's patch removes only what the release's previous manifest had).
+      ChartRelease.install(own, "life", ns, "crds: {enabled: true}");
+      ChartRelease.upgrade(own, "life", ns, "crds: {keep: false}");
+      assertThat(c.apiextensions().v1().customResourceDefinitions().withName(CRD).get().getMetadata()
+          .getAnnotations()).doesNotContainKey("helm.sh/resource-policy");
+      ChartRelease.uninstall(own, "life", ns);
+      await().atMost(Duration.ofSeconds(60)).alias("crds.keep=false: helm uninstall deletes the CRD")
+          .until(() -> c.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
+    }
+  }
+
+  private static boolean established(KubernetesClient c) {
+    CustomResourceDefinition crd = c.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
+    return crd != null && crd.getStatus() != null && crd.getStatus().getConditions().stream()
+        .anyMatch(cond -> cond.getType().equals("Established") && cond.getStatus().equals("True"));
+  }
+
+  private static int printerColumns(KubernetesClient c) {
+    return c.apiextensions().v1().customResourceDefinitions().withName(CRD).require().getSpec().getVersions().get(0)
+        .getAdditionalPrinterColumns().size();
   }
 
   @Test

@@ -1,11 +1,15 @@
 package io.delayedtask.operator.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
 import java.util.Objects;
 
 /** A standard Kubernetes condition (metav1.Condition), with the descriptions our CRD shows. */
+@JsonClassDescription("One condition of the task, as metav1.Condition: at most one per type (the list is a map "
+    + "keyed by type).")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true) // fields of a newer metav1.Condition
 public class Condition {
@@ -20,6 +24,7 @@ public class Condition {
   /** kstatus: the task will not get further by itself (Failed, Missed, Invalid). */
   public static final String STALLED = "Stalled";
 
+  @Required // the key of the conditions map list
   @JsonPropertyDescription("Scheduled, Fired, Complete, Failed, Ready, Reconciling or Stalled.")
   private String type;
 
