@@ -109,6 +109,7 @@ slotwait	unit	OkHttpSenderTest	a request waiting for a slot waits without limit 
 backofffloor	unit	SpecValidatorTest	backoffDelay below 100ms accepted by the operator (issue 23, 5)	sed -i 's/    if (delivery.getBackoffDelay() != null \&\& shorterThan(delivery.getBackoffDelay(), MIN_BACKOFF_DELAY)) {/    if (false) {/' $D/task/SpecValidator.java
 crdbackoff	it	CrdOnRealApiServerIT	the CRD without its backoffDelay floor	sed -i 's/duration(.100ms.)/duration(\x270s\x27)/' crds/delayedtasks.delayedtask.io-v1.yml
 failopenwiring	it	AdmissionPolicyMissingIT	the reconciler never tells the decision the policy is missing (issue 23)	sed -i 's/        deliveries.inFlight(id), Optional.empty(), admissionPolicies.missing());/        deliveries.inFlight(id), Optional.empty(), Optional.empty());/' $D/reconcile/DelayedTaskReconciler.java
+netnslist	unit	LoopbackOnlyListTest	an IT that starts the operator not marked to run only in the loopback-only namespace	sed -i '/^@RequiresLoopbackOnlyNetwork$/d' $T/faults/BadInputIT.java
 LIST
 }
 
