@@ -21,7 +21,8 @@ out="$repo/target/seen-failing"
 D=src/main/java/io/delayedtask/operator
 T=src/test/java/io/delayedtask/operator
 
-# One break a line, tab-separated: name, kind (unit, it, netns: LinkLocalSinkIT's own JVM), the tests,
+# One break a line, tab-separated: name, kind (unit, or it: failsafe; a test of pom.xml's loopbackOnlyITs runs in
+# its loopback-only JVM, the others in the default one; netns is the same as it), the tests,
 # what it breaks, the edit (bash, run in the clone)
 breaks() {
 cat <<'LIST'
@@ -112,6 +113,7 @@ conditionsmap	unit	GeneratedCrdTest,CrdCopiesTest,CrdDriftTest	status.conditions
 conditionsdup	unit	ConditionsTest	a copied status keeps two conditions of one type, which the map list refuses	sed -i 's/      if (c.getType() == null || !types.add(c.getType())) {/      if (false) {/' $D/task/Conditions.java
 crdskeep	unit	HelmChartTest	crds.keep=false still annotates the CRD helm.sh/resource-policy: keep	sed -i 's/{{- if .Values.crds.keep }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
 crdsenabled	unit	HelmChartTest	crds.enabled=false still renders the CRD	sed -i 's/{{- if .Values.crds.enabled }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
+netnslist	unit	LoopbackOnlyListTest	an IT that starts the operator not marked to run only in the loopback-only namespace	sed -i '/^@RequiresLoopbackOnlyNetwork$/d' $T/faults/BadInputIT.java
 LIST
 }
 
@@ -133,10 +135,19 @@ for name in "$@"; do
     start=$(date +%s)
     case "$kind" in
       unit) mvn -B -o -DskipControlPlane -DskipTestPackages test -Dtest="$tests" > "$out/$name.out" 2>&1 ;;
-      it) mvn -B -o -DskipControlPlane -DskipTestPackages verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-            -DskipLoopbackOnlyITs=true -Dit.test="$tests" > "$out/$name.out" 2>&1 ;;
-      netns) mvn -B -o -DskipControlPlane -DskipTestPackages verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-            -Dit.test=none -Dit.failIfNoSpecifiedTests=false > "$out/$name.out" 2>&1 ;;
+      it|netns)
+        # A test of pom.xml's loopbackOnlyITs runs only in the loopback-only execution (RequiresLoopbackOnlyNetwork
+        # skips it anywhere else): select it there with -DloopbackOnlyITs, the others with -Dit.test.
+        netns=$(sed -n 's:.*<loopbackOnlyITs>\(.*\)</loopbackOnlyITs>.*:\1:p' pom.xml)
+        inns=() outns=()
+        IFS=, read -ra selected <<<"$tests"
+        for t in "${selected[@]}"; do
+          if [[ ",$netns," == *",${t%%#*},"* ]]; then inns+=("$t"); else outns+=("$t"); fi
+        done
+        if [ ${#inns[@]} -gt 0 ]; then only=(-DloopbackOnlyITs="$(IFS=,; echo "${inns[*]}")"); else only=(-DskipLoopbackOnlyITs=true); fi
+        if [ ${#outns[@]} -gt 0 ]; then rest=(-Dit.test="$(IFS=,; echo "${outns[*]}")"); else rest=(-Dit.test=none -Dit.failIfNoSpecifiedTests=false); fi
+        mvn -B -o -DskipControlPlane -DskipTestPackages verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+          "${only[@]}" "${rest[@]}" > "$out/$name.out" 2>&1 ;;
     esac
     rc=$?
     # Seen only when a test failed: a build that stopped before any test (a compile error, a plugin

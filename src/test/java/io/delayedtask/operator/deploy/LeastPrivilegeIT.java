@@ -17,6 +17,7 @@ import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -63,6 +64,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code delayedtasks/finalizers} grant.
  */
 @RequiresRealKubernetes
+@RequiresLoopbackOnlyNetwork
 class LeastPrivilegeIT {
   private static final Duration START = Duration.ofSeconds(120);
   private static final Duration STEP = Duration.ofSeconds(30);

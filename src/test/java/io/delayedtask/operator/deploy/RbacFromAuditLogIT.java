@@ -25,6 +25,7 @@ import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -74,6 +75,7 @@ import org.junit.jupiter.api.io.TempDir;
  * which no request shows, is still needed by one that does (see {@link #NOT_A_REQUEST}).
  */
 @RequiresRealKubernetes
+@RequiresLoopbackOnlyNetwork
 class RbacFromAuditLogIT {
   private static final Duration START = Duration.ofSeconds(120);
   private static final Duration STEP = Duration.ofSeconds(30);

@@ -9,6 +9,7 @@ import io.delayedtask.operator.task.TaskLabels;
 import io.delayedtask.operator.testing.ApiCall;
 import io.delayedtask.operator.testing.ApiFault;
 import io.delayedtask.operator.testing.JobOutcomes;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The API server misbehaves: throttling, conflicts, errors, and a Job name someone else took. */
 @ExtendWith(FaultLabExtension.class)
+@RequiresLoopbackOnlyNetwork
 class ApiServerFaultIT {
   private static final String JOBS = "/apis/batch/v1/namespaces/[^/]+/jobs";
   private static final String STATUS = "/apis/delayedtask\\.io/v1alpha1/namespaces/[^/]+/delayedtasks/[^/]+/status";

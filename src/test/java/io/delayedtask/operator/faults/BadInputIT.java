@@ -7,6 +7,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.ApiFault;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * operator, as with an API server that does not enforce CEL.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RequiresLoopbackOnlyNetwork
 class BadInputIT {
   private static final String JOBS = "/apis/batch/v1/namespaces/[^/]+/jobs";
   private FaultLab lab;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
+@RequiresLoopbackOnlyNetwork
 class LeaderKillIT {
   private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(120);
   /** Well short of the claim lease, so only a takeover, not the lease running out, can pass. */

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.testing.ApiFault;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * still holding claims and half-done requests, believing it leads. Nothing may fire twice.
  */
 @ExtendWith(FaultLabExtension.class)
+@RequiresLoopbackOnlyNetwork
 class LeaderPauseIT {
   @Test
   void aLeaderPausedLongerThanItsLeaseFiresNothingTwiceWhenItWakes(FaultLab lab) {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.OperatorProcess;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import io.lettuce.core.RedisClient;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
+@RequiresLoopbackOnlyNetwork
 class RedisFaultIT {
   private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(90);
   private static final String RESYNC_ADDED = "delayedtask_resync_repairs_total";

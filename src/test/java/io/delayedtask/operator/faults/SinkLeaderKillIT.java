@@ -12,6 +12,7 @@ import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import java.time.Duration;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
+@RequiresLoopbackOnlyNetwork
 class SinkLeaderKillIT {
   private static final int EACH = 10;
   private static final Duration DONE_TIMEOUT = Duration.ofSeconds(120);

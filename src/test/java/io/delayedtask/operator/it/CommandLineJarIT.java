@@ -2,6 +2,7 @@ package io.delayedtask.operator.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * them: no cluster, no Redis, exit status 0 at once; the version and commit are the ones this build
  * embedded.
  */
+@RequiresLoopbackOnlyNetwork
 class CommandLineJarIT {
   private static final Path JAR = Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
 

@@ -13,6 +13,7 @@ import io.delayedtask.operator.testing.OperatorHttp;
 import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code java -jar target/delayed-task-operator.jar} as a process: configuration errors (no API
  * server needed), and firing and SIGTERM against a real API server found through KUBECONFIG.
  */
+@RequiresLoopbackOnlyNetwork
 class OperatorJarIT {
   private static final Path JAR = Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
 

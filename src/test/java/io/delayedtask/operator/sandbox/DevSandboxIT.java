@@ -8,6 +8,7 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.KwokCluster;
 import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RequiresKwok;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * sandbox wrote. Each of these failed on the mock API server.
  */
 @RequiresRealKubernetes
+@RequiresLoopbackOnlyNetwork
 class DevSandboxIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
   private static final DevSandbox sandbox = new DevSandbox(DevSandbox.ControlPlane.REAL);

@@ -7,6 +7,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.testing.ControlPlaneBinaries;
 import io.delayedtask.operator.testing.RequiredTool;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.Tasks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The sandbox's fallback where the real control plane is not built: on the fabric8 mock API server
  * it still starts, applies the examples, fires, completes Jobs itself, and kubectl can talk to it.
  */
+@RequiresLoopbackOnlyNetwork
 class DevSandboxOnMockIT {
   private static final DevSandbox sandbox = new DevSandbox(DevSandbox.ControlPlane.MOCK);
 

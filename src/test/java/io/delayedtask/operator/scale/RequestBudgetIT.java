@@ -11,6 +11,7 @@ import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Receiver;
+import io.delayedtask.operator.testing.RequiresLoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.Event;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * traffic are left out and shown apart.
  */
 @RequiresRealKubernetes
+@RequiresLoopbackOnlyNetwork
 class RequestBudgetIT {
   private static final String NS = OperatorScaleLab.NAMESPACE;
   private static final int TASKS = 5;

@@ -12,7 +12,7 @@ public final class LoopbackOnlyNetwork {
   private LoopbackOnlyNetwork() {}
 
   /** The names of the interfaces that are up and not loopback; empty in a loopback-only namespace. */
-  private static List<String> otherInterfacesUp() {
+  static List<String> otherInterfacesUp() {
     try {
       return NetworkInterface.networkInterfaces()
           .filter(LoopbackOnlyNetwork::upAndNotLoopback)
