@@ -68,7 +68,9 @@ final class RealTarget extends ScaleTarget {
             rule("batch", "jobs", "jobs/status"),
             rule("", "events"),
             rule("events.k8s.io", "events"),
-            rule("coordination.k8s.io", "leases"))
+            rule("coordination.k8s.io", "leases"),
+            rule("", "services"),
+            rule("discovery.k8s.io", "endpointslices"))
         .build()).createOr(existing -> existing.update());
     client.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(role)
         .endMetadata()
