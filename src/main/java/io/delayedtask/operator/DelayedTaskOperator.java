@@ -65,8 +65,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
    * until it has written the missing entries, about 2 s for 50,000 tasks; the bound matters when it cannot run.
    */
   private static final Duration SCHEDULE_FIRST_AT_MOST = Duration.ofSeconds(5);
-  /** Objects per page when an informer lists the tasks. */
-  private static final long INFORMER_PAGE = 2000;
+  /**
+   * Objects per page when an informer lists the tasks: a page is parsed whole before the store trims
+   * it (CachedObjects), and 200 tasks at the largest spec the CRD allows are about 70 MB of JSON.
+   */
+  private static final long INFORMER_PAGE = 200;
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
@@ -267,12 +270,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
         // bring every change, TTLs reschedule themselves, and the schedule resync repairs Redis in
         // bulk. A timer per task would cost work per task forever and hide a missing event handler.
         c.withReconciliationMaxInterval(null);
-        // The cache without managedFields, listed in pages: 50,000 tasks neither fill the heap nor
-        // arrive in one response of tens of megabytes. Several namespaces mean an informer each,
-        // which cannot share one store (each relist would drop the others' objects): they keep
-        // managedFields.
+        // The cache without managedFields and large tasks without their large fields, listed in
+        // pages: 50,000 tasks, or 2,000 large ones, neither fill the heap nor arrive in one response
+        // of hundreds of megabytes. Several namespaces mean an informer each, which cannot share one
+        // store (each relist would drop the others' objects): they keep everything.
         if (config.watchesAllNamespaces() || config.namespaces().size() == 1) {
-          c.withItemStore(new LeanItemStore<>());
+          c.withItemStore(LeanItemStore.forTasks());
         }
         c.withInformerListLimit(INFORMER_PAGE);
         if (config.watchesAllNamespaces()) {

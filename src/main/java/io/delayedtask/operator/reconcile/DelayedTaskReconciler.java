@@ -123,7 +123,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         .withNamespacesInheritedFromController()
         .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask);
     if (context.getControllerConfiguration().getInformerConfig().getItemStore() instanceof LeanItemStore) {
-      config.withItemStore(new LeanItemStore<>());
+      config.withItemStore(LeanItemStore.forJobs());
     }
     jobs = new InformerEventSource<>(config.build(), context) {
       @Override
@@ -179,6 +179,15 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private UpdateControl<DelayedTask> reconcileAsLeader(DelayedTask cached, Optional<ClaimedEntry> claim,
       Context<DelayedTask> context) {
     DelayedTask task = cached;
+    if (CachedObjects.isTrimmed(cached)) {
+      // A large task is cached without its payload, data and jobTemplate: decide from all of it.
+      Optional<DelayedTask> whole = reread(cached, context);
+      if (whole.isEmpty()) {
+        claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
+        return UpdateControl.noUpdate();
+      }
+      task = whole.get();
+    }
     // Kept across a conflict's decisions: one dry run per generation.
     Optional<JobCheck> checked = Optional.empty();
     Long checkedGeneration = null;

@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
  * A Job task's template is judged by a real API server when the task is scheduled (a dry run of
  * its Job's creation), not at its due time, which here is years away: what the API server refuses
  * makes the task Invalid at once with the API server's message naming the task's field; a good
- * template is Scheduled; no Job is created by the check; fixing the spec schedules it.
+ * template is Scheduled; no Job is created by the check; fixing the spec schedules it. A task too
+ * large for the operator's cache (kept there without its payload and template) is checked and fired
+ * from the whole of it.
  */
 @RequiresRealKubernetes
 class JobTemplateDryRunIT {
@@ -83,7 +85,8 @@ class JobTemplateDryRunIT {
         .contains("\"Never\"")
         .endsWith("; fix spec.jobTemplate and apply the task again");
     assertThat(Events.reasons(client, ns, "no-restart-policy")).contains("Invalid");
-    assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems()).as("the dry run stores nothing").isEmpty();
+    assertThat(client.batch().v1().jobs().inNamespace(ns).withLabel("delayedtask.io/task", "no-restart-policy").list()
+        .getItems()).as("the dry run stores nothing").isEmpty();
   }
 
   @Test
@@ -112,5 +115,33 @@ class JobTemplateDryRunIT {
     await("Scheduled").atMost(TIMEOUT).until(() -> phase(client, ns, "good").orElse(null) == Phase.Scheduled);
     assertThat(client.batch().v1().jobs().inNamespace(ns).withLabel("delayedtask.io/task", "good").list().getItems())
         .isEmpty();
+  }
+
+  @Test
+  void aTaskTooLargeToCacheWholeIsCheckedAndFiredFromAllOfIt() {
+    Map<String, String> payload = new java.util.TreeMap<>();
+    for (int i = 0; i < 16; i++) {
+      payload.put("k" + i, Character.toString('a' + i).repeat(4096)); // 64 KiB: cached without it
+    }
+    create(client, task(ns, "large-bad", s -> {
+      s.setRunAt(FAR);
+      s.setPayload(payload);
+      s.setJobTemplate(template("Bad_Name", "Never"));
+    }));
+    create(client, task(ns, "large", s -> {
+      s.setDelay("2s");
+      s.setPayload(payload);
+      s.setJobTemplate(template("main", "Never"));
+    }));
+
+    assertThat(invalidMessage("large-bad")).contains("spec.jobTemplate.spec.template.spec.containers[0].name");
+    await("the large task's Job").atMost(TIMEOUT).until(() -> !client.batch().v1().jobs().inNamespace(ns)
+        .withLabel("delayedtask.io/task", "large").list().getItems().isEmpty());
+    var job = client.batch().v1().jobs().inNamespace(ns).withLabel("delayedtask.io/task", "large").list()
+        .getItems().get(0);
+    payload.forEach((key, value) -> assertThat(job.getMetadata().getAnnotations())
+        .containsEntry("delayedtask.io/payload." + key, value));
+    assertThat(job.getSpec().getTemplate().getSpec().getContainers()).extracting(c -> c.getName()).containsExactly("main");
+    await("Running").atMost(TIMEOUT).until(() -> phase(client, ns, "large").orElse(null) == Phase.Running);
   }
 }
