@@ -55,6 +55,17 @@ final class OperatorScaleLab implements AutoCloseable {
 
   /** The same with more environment variables (the sink settings, for one). */
   OperatorProcess startOperator(String name, int httpPort, Path jar, Map<String, String> extraEnv) {
+    List<String> jvm = new java.util.ArrayList<>(JVM);
+    // -Doperator.jvmOptions="-XX:StartFlightRecording=..." to profile the operator during a run.
+    String extra = System.getProperty("operator.jvmOptions", "").trim();
+    if (!extra.isEmpty()) {
+      jvm.addAll(List.of(extra.split("\\s+")));
+    }
+    return startOperator(name, httpPort, jar, extraEnv, jvm);
+  }
+
+  /** The same with the JVM's options given whole (a memory limit of its own, for one). */
+  OperatorProcess startOperator(String name, int httpPort, Path jar, Map<String, String> extraEnv, List<String> jvm) {
     Map<String, String> env = new HashMap<>(target.operatorEnvironment());
     env.putAll(extraEnv);
     env.putAll(Map.of(
@@ -63,12 +74,6 @@ final class OperatorScaleLab implements AutoCloseable {
         "DELAYEDTASK_NAMESPACES", NAMESPACE,
         "DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE,
         "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)));
-    List<String> jvm = new java.util.ArrayList<>(JVM);
-    // -Doperator.jvmOptions="-XX:StartFlightRecording=..." to profile the operator during a run.
-    String extra = System.getProperty("operator.jvmOptions", "").trim();
-    if (!extra.isEmpty()) {
-      jvm.addAll(List.of(extra.split("\\s+")));
-    }
     return OperatorProcess.start(name, env, jvm, jar);
   }
 
