@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -68,6 +69,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   static final Duration TTL_RETRY = Duration.ofSeconds(1);
   /** Decisions per call: the first, and one more after each conflict. */
   private static final int MAX_DECISIONS = 3;
+  /** Large tasks (CachedObjects) reconciled at once, each read whole from the API server. */
+  private static final int LARGE_TASKS_AT_ONCE = 4;
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskReconciler.class);
 
   private final TaskDecider decider;
@@ -84,6 +87,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private final AdmissionPolicies admissionPolicies;
   private final StatusWriter statusWriter = new StatusWriter();
   private final TaskJobs taskJobs = new TaskJobs();
+  private final Semaphore largeTasks = new Semaphore(LARGE_TASKS_AT_ONCE);
   private volatile InformerEventSource<Job, DelayedTask> jobs;
 
   /**
@@ -178,16 +182,28 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
 
   private UpdateControl<DelayedTask> reconcileAsLeader(DelayedTask cached, Optional<ClaimedEntry> claim,
       Context<DelayedTask> context) {
-    DelayedTask task = cached;
-    if (CachedObjects.isTrimmed(cached)) {
-      // A large task is cached without its payload, data and jobTemplate: decide from all of it.
+    if (!CachedObjects.isTrimmed(cached)) {
+      return decideAndAct(cached, claim, context);
+    }
+    // A large task is cached without its payload, data and jobTemplate: decide from all of it, read
+    // here. A few at a time: a restart or a burst of large tasks never holds dozens of whole copies
+    // (up to a megabyte each, parsed) in memory at once.
+    largeTasks.acquireUninterruptibly();
+    try {
       Optional<DelayedTask> whole = reread(cached, context);
       if (whole.isEmpty()) {
         claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
         return UpdateControl.noUpdate();
       }
-      task = whole.get();
+      return decideAndAct(whole.get(), claim, context);
+    } finally {
+      largeTasks.release();
     }
+  }
+
+  private UpdateControl<DelayedTask> decideAndAct(DelayedTask read, Optional<ClaimedEntry> claim,
+      Context<DelayedTask> context) {
+    DelayedTask task = read;
     // Kept across a conflict's decisions: one dry run per generation.
     Optional<JobCheck> checked = Optional.empty();
     Long checkedGeneration = null;
@@ -225,7 +241,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
             + "being fired")));
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
-      facts.delivery().ifPresent(outcome -> deliveries.recorded(cached, outcome));
+      facts.delivery().ifPresent(outcome -> deliveries.recorded(read, outcome));
       if (plan.status().getJobName() != null && plan.status().getPhase() != null
           && plan.status().getPhase().isFinished()) {
         taskJobs.outcomeRecorded(task.getMetadata().getNamespace(), plan.status().getJobName());

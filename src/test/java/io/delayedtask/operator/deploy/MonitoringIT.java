@@ -13,6 +13,9 @@ import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.PrometheusServer;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBindingBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,6 +64,9 @@ class MonitoringIT {
     // Only the resync at leadership: a periodic one racing a firing may re-add a just-acknowledged
     // entry, which the drift alert would then (rightly, but here by chance) count.
     env.put(OperatorConfig.RESYNC_SECONDS, "300");
+    // The admission check on, with a binding that denies and matches nothing, so the policy metric
+    // and its alert are there to evaluate on a healthy operator.
+    env.put(OperatorConfig.ADMISSION_POLICY, harmlessDenyingBinding(kube.client()));
     operator = OperatorFixture.start(env, kube.newClient());
     await().atMost(TIMEOUT).until(operator::isFiring);
     prometheus = PrometheusServer.start(MonitoringChart.JOB, "127.0.0.1:" + operator.httpPort(),
@@ -150,6 +156,25 @@ class MonitoringIT {
         assertThat(r.path("state").asText()).as(r.path("name").asText()).isEqualTo("inactive");
       });
     });
+  }
+
+  /** A policy and a Deny binding of it that match only namespaces labelled as no namespace is. */
+  private static String harmlessDenyingBinding(KubernetesClient client) {
+    String name = "monitoring-it-guard";
+    client.admissionRegistration().v1().validatingAdmissionPolicies().resource(
+        new ValidatingAdmissionPolicyBuilder().withNewMetadata().withName(name).endMetadata()
+            .withNewSpec().withFailurePolicy("Fail")
+              .withNewMatchConstraints().addNewResourceRule().withApiGroups("").withApiVersions("v1")
+                .withResources("configmaps").withOperations("CREATE").endResourceRule().endMatchConstraints()
+              .addNewValidation().withExpression("true").endValidation()
+            .endSpec().build()).createOr(existing -> existing.update());
+    client.admissionRegistration().v1().validatingAdmissionPolicyBindings().resource(
+        new ValidatingAdmissionPolicyBindingBuilder().withNewMetadata().withName(name).endMetadata()
+            .withNewSpec().withPolicyName(name).withValidationActions("Deny")
+              .withNewMatchResources().withNewNamespaceSelector()
+                .addToMatchLabels("delayedtask.io/monitoring-it", "never").endNamespaceSelector().endMatchResources()
+            .endSpec().build()).createOr(existing -> existing.update());
+    return name;
   }
 
   private static String substitute(String expression) {

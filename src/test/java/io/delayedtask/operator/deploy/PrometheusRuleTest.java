@@ -40,7 +40,7 @@ class PrometheusRuleTest {
     assertThat(rules).extracting(r -> r.get("alert")).containsExactly(
         "DelayedTaskNoReplicaFiring", "DelayedTaskOverdue", "DelayedTaskFireLagHigh",
         "DelayedTaskRedisUnreachable", "DelayedTaskFiringsFailing", "DelayedTaskScheduleDrift",
-        "DelayedTaskDeliveriesFailing");
+        "DelayedTaskDeliveriesFailing", "DelayedTaskAdmissionPolicyMissing");
     List<String> headings = Files.readAllLines(Path.of("docs", "operations.md")).stream()
         .filter(line -> line.startsWith("### ")).map(line -> line.substring(4).strip()).toList();
     for (Map<String, Object> rule : rules) {

@@ -43,8 +43,7 @@ public final class LargeTasksScale {
    * What the image runs with (-Dheap.percent to try another share), in a container of the chart's
    * default limits: 512Mi and one CPU, which makes the JVM choose its serial collector.
    */
-  private static final List<String> DEFAULT_LIMIT_JVM = List.of("-XX:MaxRAM=512m", "-XX:ActiveProcessorCount=1",
-      "-XX:MaxRAMPercentage=" + System.getProperty("heap.percent", "75.0"), "-XX:+ExitOnOutOfMemoryError");
+  private static final List<String> DEFAULT_LIMIT_JVM = jvm(System.getProperty("heap.percent", "75.0"));
   private static final int PAYLOAD_KEYS = 64;
   private static final int PAYLOAD_VALUE_CHARS = 4000;
   private static final int TEMPLATE_FILLER_CHARS = 100 * 1024;
@@ -96,12 +95,18 @@ public final class LargeTasksScale {
             running(lab, pending, count));
         following.kill();
 
-        measureRestart(lab, "restarted operator (lists every task)", OperatorProcess.jar(), pending, count, connection,
-            dueKey);
+        measureRestart(lab, "restarted operator (lists every task)", OperatorProcess.jar(), DEFAULT_LIMIT_JVM,
+            pending, count, connection, dueKey);
+        // -Dalso.heap.percent=60: the same restart with another heap share, to compare resident peaks.
+        String other = System.getProperty("also.heap.percent");
+        if (other != null) {
+          measureRestart(lab, "restarted operator, heap " + other + "%", OperatorProcess.jar(), jvm(other), pending,
+              count, connection, dueKey);
+        }
         String baseline = System.getProperty("baseline.jar");
         if (baseline != null && Files.exists(Path.of(baseline))) {
-          measureRestart(lab, "baseline " + baseline + " restarted", Path.of(baseline), pending, count, connection,
-              dueKey);
+          measureRestart(lab, "baseline " + baseline + " restarted", Path.of(baseline), DEFAULT_LIMIT_JVM, pending,
+              count, connection, dueKey);
         }
       } finally {
         redis.shutdown();
@@ -110,12 +115,17 @@ public final class LargeTasksScale {
     System.exit(0);
   }
 
-  private static void measureRestart(OperatorScaleLab lab, String what, Path jar, int pending, int count,
-      StatefulRedisConnection<String, String> connection, String dueKey) throws Exception {
+  private static List<String> jvm(String heapPercent) {
+    return List.of("-XX:MaxRAM=512m", "-XX:ActiveProcessorCount=1", "-XX:MaxRAMPercentage=" + heapPercent,
+        "-XX:+ExitOnOutOfMemoryError");
+  }
+
+  private static void measureRestart(OperatorScaleLab lab, String what, Path jar, List<String> jvm, int pending,
+      int count, StatefulRedisConnection<String, String> connection, String dueKey) throws Exception {
     connection.sync().flushall(); // the restart rebuilds the schedule from the tasks it lists
     int port = Ports.freePort();
     long start = System.nanoTime();
-    try (OperatorProcess restarted = lab.startOperator("large-restart", port, jar, Map.of(), DEFAULT_LIMIT_JVM)) {
+    try (OperatorProcess restarted = lab.startOperator("large-restart", port, jar, Map.of(), jvm)) {
       while (restarted.isAlive() && (!lab.ready(port) || connection.sync().zcard(dueKey) < pending)) {
         if (System.nanoTime() - start > 600_000_000_000L) {
           System.out.println("WARNING: not ready with a full schedule after 600 s");
