@@ -11,21 +11,21 @@ import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.AdmissionPolicies;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
-import io.delayedtask.operator.reconcile.DeliveryOutcomes;
-import io.delayedtask.operator.reconcile.DeliveryStarter;
 import io.delayedtask.operator.reconcile.FireMetrics;
 import io.delayedtask.operator.reconcile.LeanItemStore;
-import io.delayedtask.operator.reconcile.SinkDeliveryStarter;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.Addressables;
+import io.delayedtask.operator.sink.DeliveryOutcomes;
+import io.delayedtask.operator.sink.DeliveryStarter;
 import io.delayedtask.operator.sink.Destinations;
 import io.delayedtask.operator.sink.InformedServices;
 import io.delayedtask.operator.sink.NameResolver;
 import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
+import io.delayedtask.operator.sink.SinkDeliveryStarter;
 import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.StartingDeadline;
 import io.delayedtask.operator.task.SpecValidator;
@@ -256,7 +256,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       stopInReverse.push(addressables);
       DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender,
           new Destinations(services, addressables, config.sink()),
-          new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics, clock);
+          new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics::lag, clock);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
           keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies), c -> {

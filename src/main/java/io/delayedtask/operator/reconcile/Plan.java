@@ -1,11 +1,12 @@
 package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.sink.DeliveryAttempt;
+import io.delayedtask.operator.sink.DeliveryOutcomes;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -32,18 +33,6 @@ import java.util.Optional;
 public record Plan(ScheduleChange schedule, Optional<Job> jobToCreate, DelayedTaskStatus status,
     List<TaskEvent> events, Optional<ClaimVerdict> claim, Optional<Duration> requeue, boolean deleteTask,
     Optional<DeliveryAttempt> delivery, Optional<FireMetrics.Delivery> deliveryMetric, Optional<Job> jobToCheck) {
-
-  /**
-   * One request to send: to which target, the how-many-th request of this due time it is ({@code
-   * attempt}, across targets), its {@code ce-delayedtaskattempt} ({@code targetAttempt}), its time
-   * limit, and the extra CloudEvent extensions (the dead-letter sink's error headers).
-   */
-  public record DeliveryAttempt(DeliveryOutcome.Target target, int attempt, int targetAttempt, Duration timeout,
-      Map<String, String> extensions) {
-    public DeliveryAttempt {
-      extensions = Map.copyOf(extensions);
-    }
-  }
 
   public Plan {
     Objects.requireNonNull(schedule, "schedule");

@@ -10,6 +10,10 @@ import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
 import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
 import io.delayedtask.operator.reconcile.Plan.TaskEvent;
 import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.sink.DeliveryAttempt;
+import io.delayedtask.operator.sink.DeliveryDecisions;
+import io.delayedtask.operator.sink.DeliveryOutcome;
+import io.delayedtask.operator.sink.DeliveryStep;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.StartingDeadline;
@@ -61,12 +65,6 @@ public final class TaskDecider {
     this.validator = validator;
     this.finishedTtl = finishedTtl;
     this.startingDeadline = startingDeadline;
-  }
-
-  /** Requests sent so far for the status's due time (0 for a task that is not a sink's, or not yet sent). */
-  static int attemptsSoFar(DelayedTaskStatus status) {
-    return status == null || status.getDelivery() == null || status.getDelivery().getAttempts() == null ? 0
-        : status.getDelivery().getAttempts();
   }
 
   /** How the API server answered the creation of the task's Job. */
@@ -128,16 +126,16 @@ public final class TaskDecider {
     boolean sink = facts.task().getSpec().getSink() != null;
     Optional<DeliveryOutcome> outcome = facts.delivery().filter(o -> sink && o.due().equals(due)
         && Times.format(due).equals(draft.current == null ? null : draft.current.getDueTime())
-        && o.attempt() == attemptsSoFar(draft.current) + 1);
+        && o.attempt() == DeliveryDecisions.attemptsSoFar(draft.current) + 1);
     if (outcome.isPresent()) {
-      return deliveries.record(draft, outcome.get());
+      return delivery(draft, deliveries.record(draft.sinkTask(), outcome.get()));
     }
     if (TaskState.handledFor(draft.current, due)) {
       return afterFiring(draft);
     }
     if (sink && TaskState.nextAttempt(draft.current).isPresent()
         && Times.format(due).equals(draft.current.getDueTime())) {
-      return deliveries.awaitingAttempt(draft, due);
+      return delivery(draft, deliveries.awaitingAttempt(draft.sinkTask(), due));
     }
     prepareForDue(draft, due);
     if (facts.task().getSpec().isSuspended()) {
@@ -243,7 +241,7 @@ public final class TaskDecider {
       return existing.isPresent() ? running(draft, existing.get(), due, claim) : missed(draft, due, deadline, claim);
     }
     if (task.getSpec().getSink() != null) {
-      return deliveries.sendNext(draft, due, claim);
+      return delivery(draft, deliveries.sendNext(draft.sinkTask(), due, claim));
     }
     if (task.getSpec().getJobTemplate() == null) {
       return recordFired(draft, due, claim);
@@ -260,6 +258,40 @@ public final class TaskDecider {
     return afterCreating(draft, due, claim, draft.facts.jobCreation().get());
   }
 
+  /**
+   * The plan for a sink task's delivery step ({@link DeliveryDecisions}, which wrote the desired
+   * status already): its entry, its claim, the attempt to send, and the metric and Events of a
+   * recorded attempt, in the reconciler's words.
+   */
+  private static Plan delivery(Draft draft, DeliveryStep step) {
+    if (step.claim() instanceof DeliveryStep.Claim.AwaitAdmissionPolicy await) {
+      return awaitingAdmissionPolicy(draft, await.claim(), await.what());
+    }
+    step.entry().ifPresent(entry -> draft.schedule(entry instanceof DeliveryStep.Entry.Write write
+        ? new ScheduleChange.Write(write.at())
+        : entry instanceof DeliveryStep.Entry.Remove ? ScheduleChange.REMOVE : ScheduleChange.KEEP));
+    if (step.claim() instanceof DeliveryStep.Claim.Stale) {
+      draft.claim(ClaimVerdict.Settle.stale());
+    } else if (step.claim() instanceof DeliveryStep.Claim.HandBack handBack) {
+      draft.claim(new ClaimVerdict.HandBack(handBack.at(), Optional.empty()));
+    }
+    draft.delivery = step.send();
+    draft.deliveryMetric = step.counted().map(counted -> switch (counted) {
+      case DELIVERED -> FireMetrics.Delivery.DELIVERED;
+      case RETRY -> FireMetrics.Delivery.RETRY;
+      case FAILED -> FireMetrics.Delivery.FAILED;
+      case DEAD_LETTERED -> FireMetrics.Delivery.DEAD_LETTERED;
+    });
+    for (DeliveryStep.Event event : step.events()) {
+      draft.extraEvents.add(switch (event.kind()) {
+        case DELIVERED -> TaskEvent.normal(TaskEvents.DELIVERED, event.message());
+        case DEAD_LETTERED -> TaskEvent.normal(TaskEvents.DEAD_LETTERED, event.message());
+        case DELIVERY_FAILED -> TaskEvent.warning(TaskEvents.DELIVERY_FAILED, event.message());
+      });
+    }
+    return draft.build();
+  }
+
   /** How soon a task held back for the admission policy is decided again: well within 30 s of the policy's return. */
   static final Duration ADMISSION_POLICY_RECHECK = Duration.ofSeconds(10);
 
@@ -270,7 +302,7 @@ public final class TaskDecider {
    * Event the first time, and the claim comes back every {@link #ADMISSION_POLICY_RECHECK}; its
    * startingDeadlineSeconds still counts (checked before this on every claim).
    */
-  static Plan awaitingAdmissionPolicy(Draft draft, ClaimedEntry claim, String what) {
+  private static Plan awaitingAdmissionPolicy(Draft draft, ClaimedEntry claim, String what) {
     String why = draft.facts.admissionPolicyMissing().orElseThrow();
     String message = "waiting for the admission policy (" + what + "): " + why;
     draft.hold = new Readiness.Hold(Readiness.ADMISSION_POLICY_MISSING, message);
@@ -523,7 +555,7 @@ public final class TaskDecider {
     Optional<ClaimVerdict> claim = Optional.empty();
     Optional<Duration> requeue = Optional.empty();
     boolean deleteTask;
-    Optional<Plan.DeliveryAttempt> delivery = Optional.empty();
+    Optional<DeliveryAttempt> delivery = Optional.empty();
     Optional<FireMetrics.Delivery> deliveryMetric = Optional.empty();
     String readyNote;
     Readiness.Hold hold;
@@ -545,6 +577,12 @@ public final class TaskDecider {
 
     Phase currentPhase() {
       return current == null ? null : current.getPhase();
+    }
+
+    /** The sink task as {@link DeliveryDecisions} sees it; it writes {@link #desired}. */
+    DeliveryDecisions.SinkTask sinkTask() {
+      return new DeliveryDecisions.SinkTask(facts.task(), current, desired, now, generation, facts.claim(),
+          facts.deliveryInFlight(), facts.admissionPolicyMissing().isPresent());
     }
 
     Draft schedule(ScheduleChange change) {

@@ -14,6 +14,9 @@ import io.delayedtask.operator.reconcile.Plan.TaskEvent;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.sink.DeliveryAttempt;
+import io.delayedtask.operator.sink.DeliveryDecisions;
+import io.delayedtask.operator.sink.DeliveryOutcome;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.JobFactory;
@@ -654,7 +657,7 @@ class TaskDeciderTest {
 
     Plan plan = decide(task, Optional.of(claim(task, NOW)));
 
-    assertThat(plan.delivery()).contains(new Plan.DeliveryAttempt(DeliveryOutcome.Target.SINK, 1, 1,
+    assertThat(plan.delivery()).contains(new DeliveryAttempt(DeliveryOutcome.Target.SINK, 1, 1,
         Duration.ofSeconds(10), Map.of()));
     assertThat(plan.status()).as("no status write before the answer").isEqualTo(task.getStatus());
     assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plusSeconds(10).plus(
@@ -702,8 +705,8 @@ class TaskDeciderTest {
 
     Plan second = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, redisEnd.plusSeconds(1))),
         NOW.plusSeconds(1)));
-    assertThat(second.delivery()).map(Plan.DeliveryAttempt::targetAttempt).contains(2);
-    assertThat(second.delivery()).map(Plan.DeliveryAttempt::attempt).contains(2);
+    assertThat(second.delivery()).map(DeliveryAttempt::targetAttempt).contains(2);
+    assertThat(second.delivery()).map(DeliveryAttempt::attempt).contains(2);
   }
 
   @Test
@@ -764,7 +767,7 @@ class TaskDeciderTest {
     task.setStatus(failed.status());
 
     Plan toDeadLetter = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
-    assertThat(toDeadLetter.delivery()).contains(new Plan.DeliveryAttempt(DeliveryOutcome.Target.DEAD_LETTER_SINK,
+    assertThat(toDeadLetter.delivery()).contains(new DeliveryAttempt(DeliveryOutcome.Target.DEAD_LETTER_SINK,
         3, 1, Duration.ofSeconds(10), Map.of("delayedtaskerrorcode", "502")));
 
     Plan taken = decideOutcome(task, outcome(3, DeliveryOutcome.Target.DEAD_LETTER_SINK, answered(202)));
@@ -862,7 +865,7 @@ class TaskDeciderTest {
 
     DelayedTask sink = scheduled(sinkTask(null));
     Plan sent = decider.decide(facts(sink, Optional.of(claim(sink, NOW))).withAdmissionPolicyMissing(POLICY_MISSING));
-    assertThat(sent.delivery()).map(Plan.DeliveryAttempt::attempt).contains(1);
+    assertThat(sent.delivery()).map(DeliveryAttempt::attempt).contains(1);
   }
 
   @Test
@@ -883,7 +886,7 @@ class TaskDeciderTest {
         Optional.of(Outcome.ADMISSION_POLICY_MISSING)));
 
     Plan present = decider.decide(facts(task, Optional.of(claim(task, NOW))));
-    assertThat(present.delivery()).map(Plan.DeliveryAttempt::attempt).contains(1);
+    assertThat(present.delivery()).map(DeliveryAttempt::attempt).contains(1);
   }
 
   private static final String URL = "http://orders.ns.svc.cluster.local/orders/cancel";

@@ -70,7 +70,9 @@ final class RealTarget extends ScaleTarget {
             rule("events.k8s.io", "events"),
             rule("coordination.k8s.io", "leases"),
             rule("", "services"),
-            rule("discovery.k8s.io", "endpointslices"))
+            rule("discovery.k8s.io", "endpointslices"),
+            // What the chart's -addressables ClusterRole aggregates for Knative's Broker (RequestBudgetIT's stand-in).
+            rule("eventing.knative.dev", "brokers", "brokers/status"))
         .build()).createOr(existing -> existing.update());
     client.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(role)
         .endMetadata()
@@ -84,6 +86,11 @@ final class RealTarget extends ScaleTarget {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Applies a CRD (a stand-in for Knative's, {@code testing/KnativeStandIns}) and waits until it is served. */
+  void applyCrd(Path file) {
+    kube.applyCrd(file);
   }
 
   private static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(String group, String... resources) {

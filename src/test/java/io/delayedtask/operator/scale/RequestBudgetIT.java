@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.JobOutcomes;
+import io.delayedtask.operator.testing.KnativeStandIns;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Receiver;
@@ -16,6 +18,7 @@ import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -23,13 +26,16 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a task costs the API server, counted from a real kube-apiserver's audit log by the
  * operator's own identity (the jar, as a ServiceAccount): a status-only task from creation to
  * {@code Fired} at most 4 requests, a Job task to {@code Succeeded} at most 8 (the dry run of its Job
  * when it is scheduled is the eighth), a sink task
- * delivered on its first attempt to {@code Succeeded} at most 4, and none reads a task or a Job
+ * delivered on its first attempt to {@code Succeeded} at most 4 for a {@code uri}, at most 5 for a
+ * {@code ref} to a Knative Addressable (a stand-in Broker, {@code testing/KnativeStandIns}, whose
+ * {@code status.address.url} the operator reads from an informer of its kind), and none reads a task or a Job
  * (decisions come from the informer caches; there is no finalizer to add). The figures with their breakdown, and
  * the same on the mock, come from {@code scale/RequestsAndThroughput} (docs/development/scale-lab.md).
  *
@@ -47,9 +53,13 @@ class RequestBudgetIT {
   private static final Duration TRAILING = Duration.ofSeconds(3);
 
   @Test
-  void aTaskCostsAtMostFourRequestsToFiredAJobTaskEightAndASinkTaskFourAndNoneReadsIt() throws Exception {
+  void aTaskCostsAtMostFourRequestsToFiredAJobTaskEightASinkTaskFourAnAddressableFiveAndNoneReadsIt(
+      @TempDir Path dir) throws Exception {
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start("real"));
          Receiver receiver = Receiver.start()) {
+      ((RealTarget) lab.target).applyCrd(KnativeStandIns.crd(dir, "eventing.knative.dev", "Broker", "brokers", "bkr"));
+      KnativeStandIns.address(lab.client(), NS, "eventing.knative.dev/v1", "Broker", "default",
+          receiver.base() + "/budget-broker");
       int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("budget-op", port, OperatorProcess.jar(),
           Map.of(SinkConfig.ALLOWED_URIS, receiver.base()))) {
@@ -74,6 +84,20 @@ class RequestBudgetIT {
         assertThat(receiver.requestsTo("/budget")).as("delivered on the first attempt").hasSize(TASKS);
         assertThat(sink.keySet()).as("no GET of a task, found or not").noneMatch(RequestBudgetIT::readsATaskOrJob);
         assertThat(perTask(sink)).as("requests per sink task: %s", sink).isLessThanOrEqualTo(4.0);
+
+        // The first task to name the kind starts its informer (a list and a watch, left out like every
+        // informer's); every attempt then reads the address from its cache, with no request.
+        Map<String, Long> addressable = requestsUntil(lab, "a", i -> Tasks.task(NS, "a-" + i, s -> {
+          s.setRunAt(Tasks.rfc3339(dueSoon()));
+          Destination destination = new Destination();
+          destination.setRef(new ServiceReference("eventing.knative.dev/v1", "Broker", "default"));
+          s.setSink(destination);
+        }), Phase.Succeeded, "Delivered");
+        assertThat(receiver.requestsTo("/budget-broker")).as("delivered on the first attempt").hasSize(TASKS);
+        assertThat(addressable.keySet()).as("no GET of a task, found or not").noneMatch(RequestBudgetIT::readsATaskOrJob);
+        assertThat(addressable.keySet()).as("no GET of the Broker per attempt").noneMatch(k -> k.startsWith("get brokers"));
+        assertThat(perTask(addressable)).as("requests per Addressable sink task: %s", addressable)
+            .isLessThanOrEqualTo(5.0);
       }
     }
   }

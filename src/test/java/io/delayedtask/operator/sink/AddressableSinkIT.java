@@ -18,13 +18,12 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.testing.KnativeStandIns;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -80,8 +79,8 @@ class AddressableSinkIT {
     kube.controllerManager(); // the ClusterRole aggregation controller among them
     admin = kube.client();
     ns = kube.createNamespace("addressable");
-    kube.applyCrd(crd(dir, "serving.knative.dev", "Service", "services", "ksvc"));
-    kube.applyCrd(crd(dir, "eventing.knative.dev", "Broker", "brokers", "bkr"));
+    kube.applyCrd(KnativeStandIns.crd(dir, "serving.knative.dev", "Service", "services", "ksvc"));
+    kube.applyCrd(KnativeStandIns.crd(dir, "eventing.knative.dev", "Broker", "brokers", "bkr"));
     grantShippedRbac();
 
     redis = RedisProcess.start();
@@ -115,7 +114,7 @@ class AddressableSinkIT {
 
   @Test
   void aKnativeServiceIsReachedAtItsAddressWithThePathAndTheStatusSaysWhere() {
-    addressable("serving.knative.dev/v1", "Service", "orders", receiver.base() + "/ksvc");
+    KnativeStandIns.address(admin, ns, "serving.knative.dev/v1", "Service", "orders", receiver.base() + "/ksvc");
     create(admin, task(ns, "to-ksvc", s -> {
       s.setRunAt(rfc3339(Instant.now()));
       s.setSink(ref("serving.knative.dev/v1", "Service", "orders", "/cancel"));
@@ -134,7 +133,7 @@ class AddressableSinkIT {
 
   @Test
   void aBrokerWithoutAnAddressYetIsARetrySayingSoThenItsAddressIsUsedWithTheOverrides() {
-    addressable("eventing.knative.dev/v1", "Broker", "default", null);
+    KnativeStandIns.address(admin, ns, "eventing.knative.dev/v1", "Broker", "default", null);
     create(admin, task(ns, "to-broker", s -> {
       s.setRunAt(rfc3339(Instant.now()));
       s.setSink(ref("eventing.knative.dev/v1", "Broker", "default", null));
@@ -158,7 +157,7 @@ class AddressableSinkIT {
             + " has no address yet (status.address.url is not set)")));
     assertThat(receiver.requestsTo("/broker")).isEmpty();
 
-    addressable("eventing.knative.dev/v1", "Broker", "default", receiver.base() + "/broker");
+    KnativeStandIns.address(admin, ns, "eventing.knative.dev/v1", "Broker", "default", receiver.base() + "/broker");
 
     await().atMost(TIMEOUT).until(() -> phase(admin, ns, "to-broker").orElse(null) == Phase.Succeeded);
     CloudEvent event = receiver.requestsTo("/broker").get(0).event();
@@ -186,19 +185,6 @@ class AddressableSinkIT {
     sink.setRef(new ServiceReference(apiVersion, kind, name));
     sink.setUri(uri);
     return sink;
-  }
-
-  /** Creates the object (once), then writes its status.address.url as Knative's controllers would (null: none). */
-  private static void addressable(String apiVersion, String kind, String name, String url) {
-    var resources = admin.genericKubernetesResources(apiVersion, kind).inNamespace(ns);
-    GenericKubernetesResource existing = resources.withName(name).get();
-    if (existing == null) {
-      existing = resources.resource(new GenericKubernetesResourceBuilder().withApiVersion(apiVersion).withKind(kind)
-          .withNewMetadata().withName(name).endMetadata().build()).create();
-    }
-    existing.setAdditionalProperty("status", url == null ? Map.of("observedGeneration", 1)
-        : Map.of("address", Map.of("url", url)));
-    resources.resource(existing).updateStatus();
   }
 
   /**
@@ -244,30 +230,5 @@ class AddressableSinkIT {
         .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind(kind).withName(roleName).endRoleRef()
         .addNewSubject().withKind("ServiceAccount").withName("operator").withNamespace(ns).endSubject().build())
         .create();
-  }
-
-  /** A stand-in CRD: the group, kind and plural of Knative's, any spec, a status subresource. */
-  private static Path crd(Path dir, String group, String kind, String plural, String shortName) throws IOException {
-    Path file = dir.resolve(plural + "." + group + ".yaml");
-    Files.writeString(file, """
-        apiVersion: apiextensions.k8s.io/v1
-        kind: CustomResourceDefinition
-        metadata:
-          name: %s.%s
-        spec:
-          group: %s
-          names: {kind: %s, plural: %s, singular: %s, shortNames: [%s]}
-          scope: Namespaced
-          versions:
-            - name: v1
-              served: true
-              storage: true
-              subresources: {status: {}}
-              schema:
-                openAPIV3Schema:
-                  type: object
-                  x-kubernetes-preserve-unknown-fields: true
-        """.formatted(plural, group, group, kind, plural, kind.toLowerCase(), shortName));
-    return file;
   }
 }

@@ -1,30 +1,32 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.DeliveryStatus;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.reconcile.DeliveryOutcome.Target;
-import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
-import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
-import io.delayedtask.operator.reconcile.Plan.TaskEvent;
-import io.delayedtask.operator.reconcile.TaskDecider.Draft;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.ClaimedEntry;
-import io.delayedtask.operator.sink.DeliveryResult;
-import io.delayedtask.operator.sink.RetryPolicy;
+import io.delayedtask.operator.sink.DeliveryOutcome.Target;
+import io.delayedtask.operator.sink.DeliveryStep.Claim;
+import io.delayedtask.operator.sink.DeliveryStep.Counted;
+import io.delayedtask.operator.sink.DeliveryStep.Entry;
+import io.delayedtask.operator.sink.DeliveryStep.Event;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.TaskState;
 import io.delayedtask.operator.task.Times;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The sink half of {@link TaskDecider}: when to send a task's next delivery attempt, and what its
- * outcome makes of the task (docs/reference.md, "Delivering to a service"). Plain functions of the
- * draft, like the rest of the decider.
+ * The sink half of the reconciler's {@code TaskDecider}: when to send a task's next delivery
+ * attempt, and what its outcome makes of the task (docs/reference.md, "Delivering to a service").
+ * Plain functions of a {@link SinkTask}, like the rest of the decider: each writes the task's
+ * desired status and returns a {@link DeliveryStep}, which the decider turns into its plan.
  *
  * <p>The attempts of one due time are counted across both targets in {@code status.delivery.attempts}:
  * the sink gets {@code retry + 1}, then (after the final failure) the dead-letter sink as many. An
@@ -33,44 +35,66 @@ import java.util.Optional;
  * sends the same attempt again, with the same {@code ce-id}. The answer is recorded with one status
  * write, and the entry moves to the next attempt's time (Redis clock) or goes.
  */
-final class DeliveryDecisions {
+public final class DeliveryDecisions {
   /** How long after an attempt's timeout its entry comes due again if no answer was recorded. */
-  static final Duration SAFETY_MARGIN = Duration.ofSeconds(15);
+  public static final Duration SAFETY_MARGIN = Duration.ofSeconds(15);
+
+  /**
+   * A sink task as a decision sees it: the task, its current status, the status being decided
+   * (written here), the reconcile's time and the task's generation, the claim the reconcile was
+   * woken by, whether a request of it is in flight, and whether the admission policy is missing.
+   */
+  public record SinkTask(DelayedTask task, DelayedTaskStatus current, DelayedTaskStatus desired, Instant now,
+      Long generation, Optional<ClaimedEntry> claim, boolean inFlight, boolean admissionPolicyMissing) {
+    public SinkTask {
+      Objects.requireNonNull(task, "task");
+      Objects.requireNonNull(desired, "desired");
+      Objects.requireNonNull(now, "now");
+      Objects.requireNonNull(claim, "claim");
+    }
+
+    Phase currentPhase() {
+      return current == null ? null : current.getPhase();
+    }
+  }
+
+  /** Requests sent so far for the status's due time (0 for a task that is not a sink's, or not yet sent). */
+  public static int attemptsSoFar(DelayedTaskStatus status) {
+    return status == null || status.getDelivery() == null || status.getDelivery().getAttempts() == null ? 0
+        : status.getDelivery().getAttempts();
+  }
 
   /** A claim of a sink task: send its next attempt, unless there is none or it is not time yet. */
-  Plan sendNext(Draft draft, Instant due, ClaimedEntry claim) {
-    DeliverySettings settings = DeliverySettings.of(draft.facts.task().getSpec().getDelivery());
-    if (draft.facts.deliveryInFlight()) {
+  public DeliveryStep sendNext(SinkTask draft, Instant due, ClaimedEntry claim) {
+    DeliverySettings settings = DeliverySettings.of(draft.task().getSpec().getDelivery());
+    if (draft.inFlight()) {
       // A request of this task is still queued or waiting for its answer: look again after its timeout.
-      return draft.claim(new ClaimVerdict.HandBack(claim.claimedAt().plus(settings.timeout()), Optional.empty()))
-          .build();
+      return DeliveryStep.claim(new Claim.HandBack(claim.claimedAt().plus(settings.timeout())));
     }
     // A retry's time is its entry's Redis-clock score (the attempt's end plus the backoff), so the
     // wait is measured on one clock; the due time itself was checked on both at the first attempt.
-    int attempts = TaskDecider.attemptsSoFar(draft.current);
+    int attempts = attemptsSoFar(draft.current());
     int perTarget = settings.attemptsPerTarget();
     boolean sinkFailed = draft.currentPhase() == Phase.Failed;
     Destination deadLetterSink = deadLetterSink(draft);
-    Plan.DeliveryAttempt attempt;
+    DeliveryAttempt attempt;
     if (!sinkFailed && attempts < perTarget) {
-      if (draft.facts.admissionPolicyMissing().isPresent() && draft.facts.task().getSpec().getSink().getAudience() != null) {
+      if (draft.admissionPolicyMissing() && draft.task().getSpec().getSink().getAudience() != null) {
         // Fail closed: the sink's token acts with the operator's right to request it (the dead-letter
         // sink carries no audience, so it is never held back).
-        return TaskDecider.awaitingAdmissionPolicy(draft, claim, "spec.sink.audience: no token is sent");
+        return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim, "spec.sink.audience: no token is sent"));
       }
-      attempt = new Plan.DeliveryAttempt(Target.SINK, attempts + 1, attempts + 1, settings.timeout(), Map.of());
-    } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current) && attempts < 2 * perTarget) {
-      String code = String.valueOf(Optional.ofNullable(draft.current.getDelivery().getResponseCode()).orElse(0));
-      attempt = new Plan.DeliveryAttempt(Target.DEAD_LETTER_SINK, attempts + 1, attempts + 1 - perTarget,
+      attempt = new DeliveryAttempt(Target.SINK, attempts + 1, attempts + 1, settings.timeout(), Map.of());
+    } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current()) && attempts < 2 * perTarget) {
+      String code = String.valueOf(Optional.ofNullable(draft.current().getDelivery().getResponseCode()).orElse(0));
+      attempt = new DeliveryAttempt(Target.DEAD_LETTER_SINK, attempts + 1, attempts + 1 - perTarget,
           settings.timeout(), Map.of("delayedtaskerrorcode", code));
     } else {
-      return draft.claim(ClaimVerdict.Settle.stale()).build();
+      return DeliveryStep.claim(Claim.STALE);
     }
-    draft.delivery = Optional.of(attempt);
     Instant safetyNet = claim.claimedAt().plus(settings.timeout()).plus(SAFETY_MARGIN);
-    return draft.schedule(ScheduleChange.KEEP)
-        .claim(new ClaimVerdict.HandBack(safetyNet, Optional.empty()))
-        .build();
+    return new DeliveryStep(Optional.of(Entry.KEEP), new Claim.HandBack(safetyNet), Optional.of(attempt),
+        Optional.empty(), List.of());
   }
 
   /**
@@ -78,32 +102,32 @@ final class DeliveryDecisions {
    * status, except around a suspension: suspended, the entry goes; resumed, it comes back at the
    * recorded time (or at once when that has passed).
    */
-  Plan awaitingAttempt(Draft draft, Instant due) {
-    boolean suspend = draft.facts.task().getSpec().isSuspended();
-    Instant next = TaskState.nextAttempt(draft.current).orElse(due);
+  public DeliveryStep awaitingAttempt(SinkTask draft, Instant due) {
+    boolean suspend = draft.task().getSpec().isSuspended();
+    Instant next = TaskState.nextAttempt(draft.current()).orElse(due);
     if (suspend) {
       if (draft.currentPhase() == Phase.Suspended) {
-        return draft.claim(ClaimVerdict.Settle.stale()).build();
+        return DeliveryStep.claim(Claim.STALE);
       }
-      draft.desired.setPhase(Phase.Suspended);
-      Conditions.set(draft.desired, Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", draft.now,
-          draft.generation);
-      return draft.schedule(ScheduleChange.REMOVE).claim(ClaimVerdict.Settle.stale()).build();
+      draft.desired().setPhase(Phase.Suspended);
+      Conditions.set(draft.desired(), Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", draft.now(),
+          draft.generation());
+      return new DeliveryStep(Optional.of(Entry.REMOVE), Claim.STALE, Optional.empty(), Optional.empty(), List.of());
     }
     if (draft.currentPhase() == Phase.Suspended) {
-      boolean sinkDone = TaskDecider.attemptsSoFar(draft.current)
-          >= DeliverySettings.of(draft.facts.task().getSpec().getDelivery()).attemptsPerTarget();
-      draft.desired.setPhase(sinkDone ? Phase.Failed : Phase.Running);
-      return draft.schedule(new ScheduleChange.Write(next.isBefore(draft.now) ? draft.now : next)).build();
+      boolean sinkDone = attemptsSoFar(draft.current())
+          >= DeliverySettings.of(draft.task().getSpec().getDelivery()).attemptsPerTarget();
+      draft.desired().setPhase(sinkDone ? Phase.Failed : Phase.Running);
+      return DeliveryStep.entry(new Entry.Write(next.isBefore(draft.now()) ? draft.now() : next));
     }
-    Optional<ClaimedEntry> claim = draft.facts.claim();
-    return claim.isPresent() ? sendNext(draft, due, claim.get()) : draft.schedule(ScheduleChange.KEEP).build();
+    Optional<ClaimedEntry> claim = draft.claim();
+    return claim.isPresent() ? sendNext(draft, due, claim.get()) : DeliveryStep.entry(Entry.KEEP);
   }
 
   /** An attempt's outcome, the one after {@code status.delivery.attempts}: record it and plan the next. */
-  Plan record(Draft draft, DeliveryOutcome outcome) {
-    DeliverySettings settings = DeliverySettings.of(draft.facts.task().getSpec().getDelivery());
-    DelayedTaskStatus desired = draft.desired;
+  public DeliveryStep record(SinkTask draft, DeliveryOutcome outcome) {
+    DeliverySettings settings = DeliverySettings.of(draft.task().getSpec().getDelivery());
+    DelayedTaskStatus desired = draft.desired();
     int perTarget = settings.attemptsPerTarget();
     int targetAttempt = outcome.target() == Target.SINK ? outcome.attempt() : outcome.attempt() - perTarget;
     RetryPolicy.Verdict verdict = verdict(outcome.result());
@@ -122,28 +146,28 @@ final class DeliveryDecisions {
     }
     if (desired.getFiredTime() == null) {
       desired.setFiredTime(Times.format(outcome.result().at()));
-      Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + desired.getFiredTime(), draft.now,
-          draft.generation);
+      Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + desired.getFiredTime(), draft.now(),
+          draft.generation());
       Conditions.set(desired, Condition.FIRED, true, "Delivering", "first delivery attempt at "
-          + desired.getFiredTime(), draft.now, draft.generation);
+          + desired.getFiredTime(), draft.now(), draft.generation());
     }
     String what = (outcome.target() == Target.SINK ? "" : "the dead-letter sink: ") + "POST " + outcome.url() + " "
         + describe(outcome.result()) + " on attempt " + targetAttempt + " of " + perTarget;
     boolean retriesLeft = targetAttempt < perTarget;
 
     if (verdict == RetryPolicy.Verdict.DELIVERED) {
-      draft.deliveryMetric = Optional.of(outcome.target() == Target.SINK ? FireMetrics.Delivery.DELIVERED
-          : FireMetrics.Delivery.DEAD_LETTERED);
+      Event event;
       if (outcome.target() == Target.SINK) {
         desired.setPhase(Phase.Succeeded);
         desired.setMessage(null);
-        Conditions.set(desired, Condition.COMPLETE, true, "Delivered", what, draft.now, draft.generation);
-        draft.extraEvents.add(TaskEvent.normal(TaskEvents.DELIVERED, "Delivered: " + what));
+        Conditions.set(desired, Condition.COMPLETE, true, "Delivered", what, draft.now(), draft.generation());
+        event = new Event(Event.Kind.DELIVERED, "Delivered: " + what);
       } else {
         delivery.setDeadLettered(true);
-        draft.extraEvents.add(TaskEvent.normal(TaskEvents.DEAD_LETTERED, "Dead-lettered: " + what));
+        event = new Event(Event.Kind.DEAD_LETTERED, "Dead-lettered: " + what);
       }
-      return draft.schedule(ScheduleChange.REMOVE).build();
+      return recorded(Entry.REMOVE, outcome.target() == Target.SINK ? Counted.DELIVERED : Counted.DEAD_LETTERED,
+          event);
     }
     if (verdict == RetryPolicy.Verdict.RETRY && retriesLeft) {
       Duration wait = RetryPolicy.backoff(settings.backoff(), settings.delay(), targetAttempt, retryAfter(outcome.result()));
@@ -152,24 +176,27 @@ final class DeliveryDecisions {
         desired.setPhase(Phase.Running);
         desired.setMessage(null);
       }
-      draft.deliveryMetric = Optional.of(FireMetrics.Delivery.RETRY);
-      draft.extraEvents.add(TaskEvent.warning(TaskEvents.DELIVERY_FAILED, what + "; retrying in " + wait.toMillis()
-          + " ms"));
-      return draft.schedule(new ScheduleChange.Write(outcome.redisTimeAtEnd().plus(wait))).build();
+      return recorded(new Entry.Write(outcome.redisTimeAtEnd().plus(wait)), Counted.RETRY,
+          new Event(Event.Kind.DELIVERY_FAILED, what + "; retrying in " + wait.toMillis() + " ms"));
     }
-    draft.deliveryMetric = Optional.of(FireMetrics.Delivery.FAILED);
-    draft.extraEvents.add(TaskEvent.warning(TaskEvents.DELIVERY_FAILED, what));
+    Event failed = new Event(Event.Kind.DELIVERY_FAILED, what);
     if (outcome.target() == Target.DEAD_LETTER_SINK) {
-      return draft.schedule(ScheduleChange.REMOVE).build(); // the task stays Failed with the sink's message
+      return recorded(Entry.REMOVE, Counted.FAILED, failed); // the task stays Failed with the sink's message
     }
     desired.setPhase(Phase.Failed);
     desired.setMessage(what);
-    Conditions.set(desired, Condition.FAILED, true, "DeliveryFailed", what, draft.now, draft.generation);
+    Conditions.set(desired, Condition.FAILED, true, "DeliveryFailed", what, draft.now(), draft.generation());
     if (deadLetterSink(draft) != null) {
-      delivery.setNextAttemptTime(Times.format(draft.now));
-      return draft.schedule(new ScheduleChange.Write(outcome.redisTimeAtEnd())).build();
+      delivery.setNextAttemptTime(Times.format(draft.now()));
+      return recorded(new Entry.Write(outcome.redisTimeAtEnd()), Counted.FAILED, failed);
     }
-    return draft.schedule(ScheduleChange.REMOVE).build();
+    return recorded(Entry.REMOVE, Counted.FAILED, failed);
+  }
+
+  /** A recorded attempt: its entry, how it counts, its Event. */
+  private static DeliveryStep recorded(Entry entry, Counted counted, Event event) {
+    return new DeliveryStep(Optional.of(entry), Claim.UNCHANGED, Optional.empty(), Optional.of(counted),
+        List.of(event));
   }
 
   /**
@@ -219,8 +246,8 @@ final class DeliveryDecisions {
     return "was not sent: the address is forbidden (" + ((DeliveryResult.Forbidden) sent).rule() + ")";
   }
 
-  private static Destination deadLetterSink(Draft draft) {
-    var delivery = draft.facts.task().getSpec().getDelivery();
+  private static Destination deadLetterSink(SinkTask draft) {
+    var delivery = draft.task().getSpec().getDelivery();
     return delivery == null ? null : delivery.getDeadLetterSink();
   }
 

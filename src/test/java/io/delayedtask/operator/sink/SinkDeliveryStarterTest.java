@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,18 +6,11 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.schedule.ClaimedEntry;
-import io.delayedtask.operator.sink.Addressables;
-import io.delayedtask.operator.sink.DeliveryResult;
-import io.delayedtask.operator.sink.Destinations;
-import io.delayedtask.operator.sink.Sender;
-import io.delayedtask.operator.sink.ServiceAccountTokens;
-import io.delayedtask.operator.sink.ServiceDirectory;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,13 +55,13 @@ class SinkDeliveryStarterTest {
     SinkConfig config = new SinkConfig(List.of("http://orders.example/"), "cluster.local", "delayedtask-sender", 8, 8);
     SinkDeliveryStarter starter = new SinkDeliveryStarter(answersAtOnce, new Destinations(new NoServices(), new Addressables(unusedClient), config),
         new ServiceAccountTokens(unusedClient, config), config, outcomes,
-        new FireMetrics(new SimpleMeterRegistry()), Clock.systemUTC());
+        lag -> {}, Clock.systemUTC());
     DelayedTask task = uriSinkTask();
     // The claim left this process 200 ms before its reconcile began (a queue of reconciles ahead of it).
     long sentNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(CLAIM_TO_RECONCILE.toMillis());
     ClaimedEntry claim = new ClaimedEntry("ns/cancel-order", DUE, CLAIMED_AT, "op:0:1", sentNanos);
 
-    starter.start(task, DUE, claim, new Plan.DeliveryAttempt(DeliveryOutcome.Target.SINK, 1, 1,
+    starter.start(task, DUE, claim, new DeliveryAttempt(DeliveryOutcome.Target.SINK, 1, 1,
         Duration.ofSeconds(10), Map.of()));
 
     DeliveryOutcome outcome = outcomes.getSecondaryResources(task).iterator().next();

@@ -1,13 +1,13 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.task;
 
 import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /** Which API server answers are worth retrying (docs/reference.md: 409, 429, 5xx, timeouts). */
-final class ApiErrors {
+public final class ApiErrors {
   private ApiErrors() {}
 
-  static boolean isTransient(Throwable error) {
+  public static boolean isTransient(Throwable error) {
     if (!(error instanceof KubernetesClientException e)) {
       return true;
     }
@@ -18,7 +18,7 @@ final class ApiErrors {
   }
 
   /** The API server's own explanation, for status.message. */
-  static String reason(Throwable error) {
+  public static String reason(Throwable error) {
     if (error instanceof KubernetesClientException e && e.getStatus() != null && e.getStatus().getMessage() != null) {
       return e.getStatus().getMessage();
     }
@@ -30,7 +30,7 @@ final class ApiErrors {
    * field it names made the task's own ({@code spec.template.spec.restartPolicy} becomes {@code
    * spec.jobTemplate.spec.template.spec.restartPolicy}), so the message names what to fix.
    */
-  static String jobTemplateReason(Throwable error) {
+  public static String jobTemplateReason(Throwable error) {
     String reason = reason(error);
     if (reason == null || !(error instanceof KubernetesClientException e) || e.getStatus() == null
         || e.getStatus().getDetails() == null || e.getStatus().getDetails().getCauses() == null) {

@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.sink.DeliveryResult;
 import java.time.Instant;

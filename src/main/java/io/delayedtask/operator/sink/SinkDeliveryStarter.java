@@ -1,16 +1,12 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.config.SinkConfig;
-import io.delayedtask.operator.reconcile.DeliveryOutcome.Target;
 import io.delayedtask.operator.schedule.ClaimedEntry;
-import io.delayedtask.operator.sink.DeliveryRequest;
+import io.delayedtask.operator.sink.DeliveryOutcome.Target;
+import io.delayedtask.operator.task.ApiErrors;
 import io.delayedtask.operator.task.EventBodies;
-import io.delayedtask.operator.sink.Destinations;
-import io.delayedtask.operator.sink.MissingServiceAccountException;
-import io.delayedtask.operator.sink.Sender;
-import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
@@ -19,6 +15,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Sends a sink task's delivery attempt: resolves its destination (a Service ref, or an allowed
@@ -28,7 +25,8 @@ import java.util.Optional;
  *
  * <p>The outcome carries the Redis clock at the attempt's end ({@link ClaimedEntry#redisClockNow()}),
  * so the next attempt's score never depends on this host's wall clock and is never earlier than the
- * backoff or Retry-After measured from the answer.
+ * backoff or Retry-After measured from the answer. A first attempt's lag (from the due time to its
+ * claim) goes to {@code firstAttemptLag}: the reconciler's fire-lag histogram.
  */
 public final class SinkDeliveryStarter implements DeliveryStarter {
   private final Sender sender;
@@ -36,27 +34,27 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   private final ServiceAccountTokens tokens;
   private final SinkConfig config;
   private final DeliveryOutcomes outcomes;
-  private final FireMetrics metrics;
+  private final Consumer<Duration> firstAttemptLag;
   private final Clock clock;
 
   public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
-      DeliveryOutcomes outcomes, FireMetrics metrics, Clock clock) {
+      DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock) {
     this.sender = sender;
     this.destinations = destinations;
     this.tokens = tokens;
     this.config = config;
     this.outcomes = outcomes;
-    this.metrics = metrics;
+    this.firstAttemptLag = firstAttemptLag;
     this.clock = clock;
   }
 
   @Override
-  public void start(DelayedTask task, Instant due, ClaimedEntry claim, Plan.DeliveryAttempt attempt) {
+  public void start(DelayedTask task, Instant due, ClaimedEntry claim, DeliveryAttempt attempt) {
     ResourceID id = ResourceID.fromResource(task);
     String namespace = task.getMetadata().getNamespace();
     String uid = task.getMetadata().getUid();
     if (attempt.attempt() == 1) {
-      metrics.lag(Duration.between(due, claim.claimedAt()));
+      firstAttemptLag.accept(Duration.between(due, claim.claimedAt()));
     }
     Destination destination = attempt.target() == Target.SINK ? task.getSpec().getSink()
         : task.getSpec().getDelivery().getDeadLetterSink();
@@ -131,7 +129,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         + (destination.getUri() == null ? "" : destination.getUri()) : String.valueOf(destination.getUri());
   }
 
-  private DeliveryOutcome notSent(DelayedTask task, Instant due, Plan.DeliveryAttempt attempt, String url,
+  private DeliveryOutcome notSent(DelayedTask task, Instant due, DeliveryAttempt attempt, String url,
       ClaimedEntry claim, String why, boolean retryable) {
     return new DeliveryOutcome(task.getMetadata().getUid(), due, attempt.target(), attempt.attempt(), url,
         claim.redisClockNow(), new DeliveryOutcome.Result.NotSent(clock.instant(), why, retryable));

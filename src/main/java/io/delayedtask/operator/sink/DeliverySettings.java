@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.sink.RetryPolicy;

@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.ClaimedEntry;
@@ -9,5 +9,5 @@ import java.time.Instant;
  * whose event reconciles the task again to record it.
  */
 public interface DeliveryStarter {
-  void start(DelayedTask task, Instant due, ClaimedEntry claim, Plan.DeliveryAttempt attempt);
+  void start(DelayedTask task, Instant due, ClaimedEntry claim, DeliveryAttempt attempt);
 }

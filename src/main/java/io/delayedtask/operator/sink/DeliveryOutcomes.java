@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.javaoperatorsdk.operator.processing.event.Event;
@@ -31,7 +31,7 @@ public final class DeliveryOutcomes extends AbstractEventSource<DeliveryOutcome,
   }
 
   /** Whether a request for this task is still waiting for its answer. */
-  boolean inFlight(ResourceID task) {
+  public boolean inFlight(ResourceID task) {
     return inFlight.contains(task);
   }
 
@@ -45,12 +45,12 @@ public final class DeliveryOutcomes extends AbstractEventSource<DeliveryOutcome,
   }
 
   /** The outcome is recorded in the task's status (or no longer matters): forget it. */
-  void recorded(DelayedTask task, DeliveryOutcome outcome) {
+  public void recorded(DelayedTask task, DeliveryOutcome outcome) {
     outcomes.remove(ResourceID.fromResource(task), outcome);
   }
 
   /** The task is gone: an answer still waiting for it no longer matters. */
-  void forget(DelayedTask task) {
+  public void forget(DelayedTask task) {
     outcomes.remove(ResourceID.fromResource(task));
   }
 
