@@ -144,13 +144,19 @@ public final class LargeTasksScale {
   private static void report(String what, OperatorScaleLab lab, OperatorProcess operator, int port, long entries,
       int running) throws Exception {
     String peak = residentPeakMb(operator.pid());
-    if (!operator.isAlive()) {
+    long heapMb;
+    try {
+      heapMb = operator.isAlive() ? lab.heapUsedBytes(port) / (1024 * 1024) : -1;
+    } catch (java.io.IOException e) {
+      heapMb = -1; // it died between the two calls
+    }
+    if (heapMb < 0) {
       System.out.printf("%s: DIED (exit %s), peak resident %s MB, %,d entries, %,d due tasks Running; log ends:%n%s%n",
           what, operator.waitForExit(java.time.Duration.ofSeconds(5)), peak, entries, running, tail(operator.log()));
       return;
     }
     System.out.printf("%s: alive; heap in use %,d MB, live after a full GC %s, peak resident %s MB (limit 512), "
-        + "%,d entries, %,d due tasks Running%n", what, lab.heapUsedBytes(port) / (1024 * 1024),
+        + "%,d entries, %,d due tasks Running%n", what, heapMb,
         LiveHeap.megabytes(operator.pid()), peak, entries, running);
   }
 
