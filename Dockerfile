@@ -29,7 +29,7 @@ COPY LICENSE NOTICE THIRD-PARTY-NOTICES.md /licenses/
 # Container-aware JVM defaults: the heap follows the memory limit, an OutOfMemoryError ends the
 # process (Kubernetes restarts it) instead of leaving it half-alive, temp files go to /tmp (an
 # emptyDir when the root filesystem is read-only). The chart/manifests may override JDK_JAVA_OPTIONS.
-ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
 
 # A fixed, numeric non-root uid/gid (the chart's and k8s/ manifests' runAsUser, so the "restricted"
 # Pod Security Standard's runAsNonRoot can be verified); no passwd entry is needed for it.

@@ -12,7 +12,7 @@ import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.AdmissionPolicies;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
-import io.delayedtask.operator.reconcile.LeanItemStore;
+import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;

@@ -1,5 +1,6 @@
 package io.delayedtask.operator.sink;
 
+import io.delayedtask.operator.task.LeanItemStore;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -58,6 +59,9 @@ public final class InformedServices implements ServiceDirectory, AutoCloseable {
   }
 
   private static Pair start(SharedIndexInformer<Service> services, SharedIndexInformer<EndpointSlice> slices) {
+    // Without managedFields, as the task cache: a cluster's every Service and slice, with nothing read from them.
+    services.itemStore(LeanItemStore.withoutManagedFields());
+    slices.itemStore(LeanItemStore.withoutManagedFields());
     slices.addIndexers(Map.of(BY_SERVICE, (Function<EndpointSlice, List<String>>) slice -> {
       String service = Optional.ofNullable(slice.getMetadata().getLabels()).map(l -> l.get(SERVICE_NAME_LABEL))
           .orElse(null);

@@ -19,7 +19,7 @@ import java.util.TreeMap;
 /**
  * Scale run (not a test): 2,000 DelayedTasks at the largest spec, each with a payload of 64 values
  * and a 100 KiB jobTemplate, against the operator at its default memory limit: the image's JVM
- * options ({@code -XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError}) on a machine of the chart's
+ * options ({@code -XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError}) on a machine of the chart's
  * default limits, 512Mi and one CPU ({@code -XX:MaxRAM}, {@code -XX:ActiveProcessorCount}). Prints, for an operator that follows the tasks as they are created and then
  * for one started afterwards (which lists them all), whether it lived, its heap in use, its live set
  * after a full GC and its peak resident memory; a share of the tasks fall due during the creation, so
@@ -43,7 +43,7 @@ public final class LargeTasksScale {
    * What the image runs with (-Dheap.percent to try another share), in a container of the chart's
    * default limits: 512Mi and one CPU, which makes the JVM choose its serial collector.
    */
-  private static final List<String> DEFAULT_LIMIT_JVM = jvm(System.getProperty("heap.percent", "75.0"));
+  private static final List<String> DEFAULT_LIMIT_JVM = jvm(System.getProperty("heap.percent", "60.0"));
   private static final int PAYLOAD_KEYS = 64;
   private static final int PAYLOAD_VALUE_CHARS = 4000;
   private static final int TEMPLATE_FILLER_CHARS = 100 * 1024;

@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.task;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

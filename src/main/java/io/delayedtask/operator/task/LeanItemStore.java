@@ -1,4 +1,4 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.task;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -20,6 +20,12 @@ public final class LeanItemStore<V extends HasMetadata> extends BasicItemStore<V
   private LeanItemStore(Consumer<V> trim) {
     super(Cache::metaNamespaceKeyFunc);
     this.trim = trim;
+  }
+
+  /** Any kind, without managedFields only. */
+  public static <V extends HasMetadata> LeanItemStore<V> withoutManagedFields() {
+    return new LeanItemStore<>(object -> {
+    });
   }
 
   /** Tasks, large ones without their payload, data and jobTemplate. */

@@ -1,8 +1,7 @@
-package io.delayedtask.operator.reconcile;
+package io.delayedtask.operator.task;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
-import io.delayedtask.operator.task.TaskLabels;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -26,7 +25,7 @@ import java.util.Map;
  */
 public final class CachedObjects {
   /** Tasks whose large fields stay in the cache: every one at the contract's usual sizes. */
-  static final int KEEP_UP_TO_CHARS = 32 * 1024;
+  public static final int KEEP_UP_TO_CHARS = 32 * 1024;
   /** Set on a cached task that was cached without its large fields. Never written. */
   static final String TRIMMED = "delayedtask.io/cached-without-payload-data-and-job-template";
 
@@ -48,7 +47,7 @@ public final class CachedObjects {
   }
 
   /** Whether this copy came from the cache without its large fields (read it whole before deciding). */
-  static boolean isTrimmed(DelayedTask task) {
+  public static boolean isTrimmed(DelayedTask task) {
     ObjectMeta metadata = task.getMetadata();
     return metadata != null && metadata.getAnnotations() != null && metadata.getAnnotations().containsKey(TRIMMED);
   }
