@@ -106,11 +106,14 @@ public final class FairShareScale {
         ProcessMeter meterA = ProcessMeter.start(lab.processes(operator));
         Histograms beforeA = Histograms.of(lab.metrics(port));
         System.out.printf("A starts: %s%n", ProcessMeter.loadAverage());
+        Instant startA = Instant.now();
         steady(lab, fast, "a", rate, seconds);
+        Instant endA = Instant.now();
         meterA.print("A");
         List<Long> baseline = lags(fast.requestsTo("/a"));
         report("A. the ninth namespace alone: delivery lag (receiver clock)", baseline);
         Histograms.of(lab.metrics(port)).printSince(beforeA, "A");
+        printRequests(lab, "A", startA, endA);
 
         // B: every hanging namespace's tasks due at once, a little ahead so they are all created first.
         Instant hangDue = Instant.now().plus(Duration.ofSeconds(3));
@@ -126,16 +129,20 @@ public final class FairShareScale {
         System.out.printf("the hanging receivers hold %d connections open (%d x %d = %d asked for; global cap %d)%n",
             held, HANGING_NAMESPACES, perNamespace, HANGING_NAMESPACES * perNamespace, maxInFlight);
 
-        Sampler sampler = Sampler.start(holders);
+        Sampler sampler = Sampler.start(holders, () -> retries(lab, port));
         ProcessMeter meterB = ProcessMeter.start(lab.processes(operator));
         Histograms beforeB = Histograms.of(lab.metrics(port));
         System.out.printf("B starts: %s%n", ProcessMeter.loadAverage());
+        Instant startB = Instant.now();
         steady(lab, fast, "b", rate, seconds);
+        Instant endB = Instant.now();
         meterB.print("B");
         sampler.stop();
         List<Long> loaded = lags(fast.requestsTo("/b"));
         report("B. the ninth namespace beside 8 hanging ones: delivery lag (receiver clock)", loaded);
         Histograms.of(lab.metrics(port)).printSince(beforeB, "B");
+        timeline(fast.requestsTo("/b"), sampler);
+        printRequests(lab, "B", startB, endB);
         System.out.printf("   connections held open by the hanging receivers during B (every 100 ms, n=%d): min %d, "
             + "mean %.1f, max %d; per namespace now %s; accepted in all %d%n", sampler.samples.get(), sampler.min.get(),
             sampler.sum.get() / (double) Math.max(1, sampler.samples.get()), sampler.max.get(),
@@ -179,6 +186,55 @@ public final class FairShareScale {
       })).create();
     }
     awaitFinished(lab, run + "-", count, Duration.ofMinutes(2));
+  }
+
+  /** The operator's requests to the API server in [from, to] (audit log, Leases aside), per second. */
+  private static void printRequests(OperatorScaleLab lab, String phase, Instant from, Instant to) {
+    Map<String, Long> requests = new java.util.TreeMap<>(lab.target.operatorRequests(from, to));
+    requests.keySet().removeIf(key -> key.contains("leases"));
+    double wall = Duration.between(from, to).toMillis() / 1000.0;
+    System.out.printf("   the operator's API requests during %s (%.1f s, audit log, Leases aside): %s%n", phase, wall,
+        requests.entrySet().stream().map(e -> String.format("%s %,d (%.1f/s)", e.getKey(), e.getValue(),
+            e.getValue() / wall)).collect(Collectors.joining("; ")));
+  }
+
+  /** delayedtask_deliveries_total{outcome="retry"} now: failed attempts to be retried, all the hanging tasks'. */
+  private static long retries(OperatorScaleLab lab, int port) {
+    try {
+      return lab.metrics(port).lines().filter(l -> l.startsWith("delayedtask_deliveries_total{outcome=\"retry\"}"))
+          .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /**
+   * B second by second: the ninth namespace's deliveries due in that second (count, max lag), the
+   * connections the hanging receivers held (min), and the hanging tasks' failed attempts recorded
+   * (the operator's retry counter's increase): whether the lag follows the slots or the retries.
+   */
+  private static void timeline(List<Receiver.Request> requests, Sampler sampler) {
+    Map<Long, List<Long>> bySecond = new java.util.TreeMap<>();
+    for (Receiver.Request r : requests) {
+      Instant due = Objects.requireNonNull(Times.parseOrNull(r.header("ce-time")));
+      bySecond.computeIfAbsent(due.getEpochSecond(), k -> new ArrayList<>()).add(Duration.between(due, r.at()).toMillis());
+    }
+    System.out.println("   B second by second (by due time): ninth's deliveries, their max lag; hanging connections held "
+        + "(min of 10 samples); hanging attempts failed (retry counter's increase)");
+    for (long second : new java.util.TreeSet<>(java.util.stream.Stream.concat(bySecond.keySet().stream(),
+        sampler.heldBySecond.keySet().stream()).toList())) {
+      List<Long> lags = bySecond.getOrDefault(second, List.of());
+      Long retries = sampler.retriesBySecond.get(second);
+      Long before = sampler.retriesBySecond.get(second - 1);
+      System.out.printf("     %s  n=%2d max %4s ms   held %3s   failed attempts %s%n",
+          Instant.ofEpochSecond(second).toString().substring(11, 19), lags.size(),
+          lags.isEmpty() ? "-" : Long.toString(java.util.Collections.max(lags)),
+          sampler.heldBySecond.containsKey(second) ? Integer.toString(sampler.heldBySecond.get(second)) : "-",
+          retries == null || before == null ? "-" : Long.toString(retries - before));
+    }
   }
 
   private static DelayedTask hangingTask(String namespace, String name, Instant due, String uri, String timeout,
@@ -322,18 +378,28 @@ public final class FairShareScale {
     }
   }
 
-  /** Samples the connections the hanging receivers hold, every 100 ms, until stopped. */
+  /**
+   * Samples the connections the hanging receivers hold, every 100 ms, and the operator's retry
+   * counter once a second (by the second it was read in), until stopped.
+   */
   private static final class Sampler {
     final AtomicLong samples = new AtomicLong();
     final AtomicLong sum = new AtomicLong();
     final AtomicInteger min = new AtomicInteger(Integer.MAX_VALUE);
     final AtomicInteger max = new AtomicInteger();
+    final Map<Long, Integer> heldBySecond = new ConcurrentHashMap<>();
+    final Map<Long, Long> retriesBySecond = new ConcurrentHashMap<>();
     private final Thread thread;
 
-    private Sampler(List<Holder> holders) {
+    private Sampler(List<Holder> holders, java.util.function.LongSupplier retries) {
       thread = new Thread(() -> {
         while (!Thread.currentThread().isInterrupted()) {
           int held = holders.stream().mapToInt(h -> h.open.get()).sum();
+          long second = Instant.now().getEpochSecond();
+          heldBySecond.merge(second, held, Math::min);
+          if (!retriesBySecond.containsKey(second)) {
+            retriesBySecond.put(second, retries.getAsLong());
+          }
           samples.incrementAndGet();
           sum.addAndGet(held);
           min.accumulateAndGet(held, Math::min);
@@ -348,8 +414,8 @@ public final class FairShareScale {
       thread.setDaemon(true);
     }
 
-    static Sampler start(List<Holder> holders) {
-      Sampler sampler = new Sampler(holders);
+    static Sampler start(List<Holder> holders, java.util.function.LongSupplier retries) {
+      Sampler sampler = new Sampler(holders, retries);
       sampler.thread.start();
       return sampler;
     }
