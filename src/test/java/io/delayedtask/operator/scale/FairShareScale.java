@@ -56,7 +56,8 @@ import java.util.stream.IntStream;
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.FairShareScale \
  *   -Doperator.jar=target/delayed-task-operator.jar [-Drate=20] [-Dseconds=30] [-DhangTasks=32] \
- *   [-DhangTimeout=10s] [-DhangRetry=100] [-DhangBackoff=100ms] [-DmaxInFlight=64] [-DperNamespace=8]
+ *   [-DhangTimeout=10s] [-DhangRetry=100] [-DhangBackoff=100ms] [-DmaxInFlight=64] [-DperNamespace=8] \
+ *   [-Ddue=created|planned]
  * </pre>
  */
 public final class FairShareScale {
@@ -65,6 +66,14 @@ public final class FairShareScale {
   private static final Duration LEAD = Duration.ofSeconds(4);
   /** The target: the ninth namespace's p99 moves by at most this much. */
   private static final long TARGET_MS = 50;
+  /**
+   * {@code -Ddue=created} (the default, as {@link SinkLagScale}): each task due {@link #LEAD} after
+   * its creation, so a stalled create (a busy API server) bunches the due times that follow it;
+   * {@code -Ddue=planned}: task i due at the run's start + {@link #LEAD} + i/rate whenever it is
+   * created, evenly spread in both phases (a task created less than 1 s before its due time is counted
+   * and printed).
+   */
+  private static final boolean PLANNED_DUE = System.getProperty("due", "created").equals("planned");
 
   private FairShareScale() {}
 
@@ -168,7 +177,9 @@ public final class FairShareScale {
   /** Creates {@code rate} sink tasks a second in the ninth namespace for {@code seconds}; waits for all. */
   private static void steady(OperatorScaleLab lab, Receiver fast, String run, int rate, int seconds) throws Exception {
     long start = System.nanoTime();
+    Instant startInstant = Instant.now();
     int count = rate * seconds;
+    int late = 0;
     for (int i = 0; i < count; i++) {
       long at = start + i * 1_000_000_000L / rate;
       long wait = at - System.nanoTime();
@@ -176,7 +187,10 @@ public final class FairShareScale {
         // Pacing the load (one task every 1/rate s), not waiting for a result.
         Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
       }
-      Instant due = Instant.now().plus(LEAD);
+      Instant due = PLANNED_DUE ? startInstant.plus(LEAD).plusNanos(i * 1_000_000_000L / rate) : Instant.now().plus(LEAD);
+      if (Duration.between(Instant.now(), due).compareTo(Duration.ofSeconds(1)) < 0) {
+        late++;
+      }
       String uri = fast.base() + "/" + run;
       lab.client().resource(Tasks.task(NINTH, run + "-" + i, s -> {
         s.setRunAt(Tasks.rfc3339(due));
@@ -184,6 +198,9 @@ public final class FairShareScale {
         sink.setUri(uri);
         s.setSink(sink);
       })).create();
+    }
+    if (late > 0) {
+      System.out.printf("   NOTE: %d of %d %s tasks were created less than 1 s before their due time%n", late, count, run);
     }
     awaitFinished(lab, run + "-", count, Duration.ofMinutes(2));
   }
