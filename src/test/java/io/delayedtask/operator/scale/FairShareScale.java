@@ -1,5 +1,7 @@
 package io.delayedtask.operator.scale;
 
+import static org.awaitility.Awaitility.await;
+
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
@@ -26,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Scale run (not a test), issue 23's fair sharing: does a tenant whose receivers never answer slow
@@ -270,43 +273,43 @@ public final class FairShareScale {
     });
   }
 
-  /** Waits (a measuring loop) until every ninth-namespace task named {@code prefix*} is finished. */
-  private static void awaitFinished(OperatorScaleLab lab, String prefix, int count, Duration limit)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + limit.toNanos();
-    while (System.nanoTime() < deadline) {
-      long finished = lab.client().resources(DelayedTask.class).inNamespace(NINTH).list().getItems().stream()
+  /** Waits until every ninth-namespace task named {@code prefix*} is finished; a warning after {@code limit}. */
+  private static void awaitFinished(OperatorScaleLab lab, String prefix, int count, Duration limit) {
+    try {
+      await().atMost(limit).pollInterval(Duration.ofMillis(500)).until(() -> lab.client().resources(DelayedTask.class)
+          .inNamespace(NINTH).list().getItems().stream()
           .filter(t -> t.getMetadata().getName().startsWith(prefix))
           .filter(t -> t.getStatus() != null && t.getStatus().getPhase() != null && t.getStatus().getPhase().isFinished())
-          .count();
-      if (finished >= count) {
-        return;
-      }
-      Thread.sleep(500);
+          .count() >= count);
+    } catch (ConditionTimeoutException e) {
+      System.out.println("WARNING: not every " + prefix + "* task finished within " + limit);
     }
-    System.out.println("WARNING: not every " + prefix + "* task finished within " + limit);
   }
 
-  /** Waits (a measuring loop) until the hanging receivers hold {@code wanted} connections, or {@code limit}. */
-  private static int awaitHeld(List<Holder> holders, int wanted, Duration limit) throws InterruptedException {
-    long deadline = System.nanoTime() + limit.toNanos();
-    int held = 0;
-    int best = 0;
-    long stableSince = System.nanoTime();
-    while (System.nanoTime() < deadline) {
-      held = holders.stream().mapToInt(h -> h.open.get()).sum();
-      if (held >= wanted) {
-        return held;
-      }
-      if (held > best) {
-        best = held;
-        stableSince = System.nanoTime();
-      } else if (best > 0 && System.nanoTime() - stableSince > 5_000_000_000L) {
-        return held; // no more for 5 s: as many as the operator opens
-      }
-      Thread.sleep(100);
+  /**
+   * Waits until the hanging receivers hold {@code wanted} connections, or their number has not grown
+   * for 5 s (as many as the operator opens), or {@code limit}; returns how many they hold.
+   */
+  private static int awaitHeld(List<Holder> holders, int wanted, Duration limit) {
+    AtomicInteger best = new AtomicInteger();
+    AtomicLong grewAt = new AtomicLong(System.nanoTime());
+    try {
+      await().atMost(limit).pollInterval(Duration.ofMillis(100)).until(() -> {
+        int held = held(holders);
+        if (held > best.get()) {
+          best.set(held);
+          grewAt.set(System.nanoTime());
+        }
+        return held >= wanted || held > 0 && System.nanoTime() - grewAt.get() > 5_000_000_000L;
+      });
+    } catch (ConditionTimeoutException e) {
+      System.out.println("WARNING: the hanging receivers held " + held(holders) + " after " + limit);
     }
-    return held;
+    return held(holders);
+  }
+
+  private static int held(List<Holder> holders) {
+    return holders.stream().mapToInt(h -> h.open.get()).sum();
   }
 
   private static List<Long> lags(List<Receiver.Request> requests) {
