@@ -102,7 +102,8 @@ public final class FairShareScale {
           + HANGING_NAMESPACES + " namespaces x " + hangTasks + " tasks whose receivers never answer (timeout "
           + hangTimeout + ", retry " + hangRetry + ", backoff " + hangBackoff + " linear); caps: "
           + SinkConfig.MAX_IN_FLIGHT + "=" + maxInFlight + ", " + SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE + "="
-          + perNamespace + ", " + SinkConfig.MAX_IN_FLIGHT_PER_HOST + "=" + perHost, lab.target);
+          + perNamespace + ", " + SinkConfig.MAX_IN_FLIGHT_PER_HOST + "=" + perHost + "; due times "
+          + (PLANNED_DUE ? "planned, evenly spread" : "creation + " + LEAD.toSeconds() + " s"), lab.target);
       String allowed = fast.base() + "," + holders.stream().map(Holder::base).collect(Collectors.joining(","));
       int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("fair-op", port, OperatorProcess.jar(), Map.of(
