@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
 
 /**
  * The pieces the operator scale runs share: an API server ({@link ScaleTarget}), Redis, and an
- * operator process with a real heap, watching the namespace {@value #NAMESPACE} only.
+ * operator process with a real heap, watching the namespace {@value #NAMESPACE} (and the runs' extra
+ * namespaces, if any) only.
  */
 final class OperatorScaleLab implements AutoCloseable {
   static final String NAMESPACE = "scale";
@@ -32,11 +33,19 @@ final class OperatorScaleLab implements AutoCloseable {
   final ScaleTarget target;
   final RedisProcess redis = RedisProcess.start();
   private final Path kubeconfig;
+  private final List<String> namespaces;
   private final HttpClient http = HttpClient.newHttpClient();
 
   OperatorScaleLab(ScaleTarget target) {
+    this(target, List.of());
+  }
+
+  /** The same with {@code more} namespaces, created and watched by the operator beside {@value #NAMESPACE}. */
+  OperatorScaleLab(ScaleTarget target, List<String> more) {
     this.target = target;
-    target.createNamespace(NAMESPACE);
+    namespaces = new java.util.ArrayList<>(List.of(NAMESPACE));
+    namespaces.addAll(more);
+    namespaces.forEach(target::createNamespace);
     kubeconfig = target.operatorKubeconfig(NAMESPACE);
   }
 
@@ -71,7 +80,7 @@ final class OperatorScaleLab implements AutoCloseable {
     env.putAll(Map.of(
         "KUBECONFIG", kubeconfig.toString(),
         "DELAYEDTASK_REDIS_URI", redis.uri(),
-        "DELAYEDTASK_NAMESPACES", NAMESPACE,
+        "DELAYEDTASK_NAMESPACES", String.join(",", namespaces),
         "DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE,
         "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)));
     return OperatorProcess.start(name, env, jvm, jar);
