@@ -113,6 +113,7 @@ conditionsmap	unit	GeneratedCrdTest,CrdCopiesTest,CrdDriftTest	status.conditions
 conditionsdup	unit	ConditionsTest	a copied status keeps two conditions of one type, which the map list refuses	sed -i 's/      if (c.getType() == null || !types.add(c.getType())) {/      if (false) {/' $D/task/Conditions.java
 crdskeep	unit	HelmChartTest	crds.keep=false still annotates the CRD helm.sh/resource-policy: keep	sed -i 's/{{- if .Values.crds.keep }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
 crdsenabled	unit	HelmChartTest	crds.enabled=false still renders the CRD	sed -i 's/{{- if .Values.crds.enabled }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
+killstandby	it	LeaderKillIT#standbyFiresAllOnceWhenTheLeaderIsKilledAtTheInstantTheyFallDue	(test side) the standby killed instead of the leader	sed -i 's/^    Killed killed = kill(leader, lab);/    Killed killed = kill(standby, lab);/' $T/faults/LeaderKillIT.java
 netnslist	unit	LoopbackOnlyListTest	an IT that starts the operator not marked to run only in the loopback-only namespace	sed -i '/^@RequiresLoopbackOnlyNetwork$/d' $T/faults/BadInputIT.java
 LIST
 }
