@@ -114,6 +114,7 @@ conditionsdup	unit	ConditionsTest	a copied status keeps two conditions of one ty
 crdskeep	unit	HelmChartTest	crds.keep=false still annotates the CRD helm.sh/resource-policy: keep	sed -i 's/{{- if .Values.crds.keep }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
 crdsenabled	unit	HelmChartTest	crds.enabled=false still renders the CRD	sed -i 's/{{- if .Values.crds.enabled }}/{{- if true }}/' helm/delayed-task-operator/templates/crd.yaml
 killstandby	it	LeaderKillIT#standbyFiresAllOnceWhenTheLeaderIsKilledAtTheInstantTheyFallDue	(test side) the standby killed instead of the leader	sed -i 's/^    Killed killed = kill(leader, lab);/    Killed killed = kill(standby, lab);/' $T/faults/LeaderKillIT.java
+exampleretry	it	ExampleTasksIT	the retry example no longer retries (retry: 0): its comment's promise broken	sed -i 's/^    retry: 3$/    retry: 0/' k8s/examples/sink-retry.yaml
 netnslist	unit	LoopbackOnlyListTest	an IT that starts the operator not marked to run only in the loopback-only namespace	sed -i '/^@RequiresLoopbackOnlyNetwork$/d' $T/faults/BadInputIT.java
 LIST
 }
