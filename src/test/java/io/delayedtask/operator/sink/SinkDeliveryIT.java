@@ -185,6 +185,7 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).untilAsserted(() -> {
       DelayedTask waiting = get(client, ns, "flaky");
+      assertThat(waiting.getStatus()).as("a status written").isNotNull(); // an assertion: awaited, not thrown
       assertThat(waiting.getStatus().getPhase()).isEqualTo(Phase.Running);
       assertThat(waiting.getStatus().getDelivery().getNextAttemptTime()).isNotNull();
     });
