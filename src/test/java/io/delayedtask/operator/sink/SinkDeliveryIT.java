@@ -257,7 +257,8 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).until(() -> {
       DelayedTask task = get(client, ns, "dead-lettered");
-      return task.getStatus().getDelivery() != null && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
+      return task.getStatus() != null && task.getStatus().getDelivery() != null
+          && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
     });
 
     assertThat(receiver.requestsTo("/down")).hasSize(2);
@@ -517,7 +518,8 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).until(() -> {
       DelayedTask task = get(client, ns, "unanswered");
-      return task.getStatus().getDelivery() != null && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
+      return task.getStatus() != null && task.getStatus().getDelivery() != null
+          && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
     });
 
     List<Receiver.Request> deadLetters = receiver.requestsTo("/dead-letters-retried");
