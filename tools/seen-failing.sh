@@ -124,6 +124,7 @@ linklocal6	netns	LinkLocalSinkIT	IPv6 link-local addresses not refused (IPv4's s
 loopbackguard	netns	LinkLocalSinkIT	loopback reached through a name that does not name it (no entry naming loopback allowed the URL)	sed -i 's/^    if (judged.isLoopbackAddress() \&\& !loopbackAllowed) {/    if (false) {/' $D/sink/AddressGuard.java
 runatlength	unit	SpecValidatorTest	runAt and delay not bounded at 64 characters by the operator (the CRD's maxLength)	sed -i 's/^    if (when.length() > DelayedTaskSpec.MAX_LENGTH) {/    if (false) {/' $D/task/SpecValidator.java
 crdrunat	it	CrdOnRealApiServerIT	the CRD's runAt maxLength 65, not 64	perl -0pi -e 's/( one of runAt and delay is set."\n)                maxLength: 64\n(                type: "string"\n                x-kubernetes-validations:\n                - message: "spec.runAt)/$1                maxLength: 65\n$2/' crds/delayedtasks.delayedtask.io-v1.yml
+resynccallback	it	FirstSecondsOfLeadershipIT	a new leader's first resync run in the leader-election callback (before JOSDK handles any event)	perl -0pi -e 's/(    onActivate.forEach\(listener -> listener.accept\(first\)\);\n)    requestResync\(\);/$1    resyncWanted = true;\n    beat();/' $D/leader/ScheduleKeeper.java
 netnslist	unit	LoopbackOnlyListTest	an IT that starts the operator not marked to run only in the loopback-only namespace	sed -i '/^@RequiresLoopbackOnlyNetwork$/d' $T/faults/BadInputIT.java
 LIST
 }
