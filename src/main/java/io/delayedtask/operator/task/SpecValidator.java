@@ -162,6 +162,13 @@ public final class SpecValidator {
       return invalid("neither spec.runAt nor spec.delay is set; set exactly one: spec.runAt (" + RUN_AT_EXAMPLE
           + ") or spec.delay (" + DELAY_EXAMPLE + ")");
     }
+    String when = hasRunAt ? spec.getRunAt() : spec.getDelay();
+    if (when.length() > DelayedTaskSpec.MAX_LENGTH) {
+      // The CRD's maxLength, checked again: spaces around a time or a duration are read, so a long
+      // value could still mean something here and be refused by an API server that checks the schema.
+      return invalid((hasRunAt ? "spec.runAt" : "spec.delay") + " has " + when.length() + " characters; at most "
+          + DelayedTaskSpec.MAX_LENGTH + ": use " + (hasRunAt ? RUN_AT_EXAMPLE : DELAY_EXAMPLE));
+    }
     if (outOfRange(spec.getStartingDeadlineSeconds())) {
       return invalid("spec.startingDeadlineSeconds is " + spec.getStartingDeadlineSeconds()
           + "; use a number of seconds from 0 to " + DelayedTaskSpec.MAX_SECONDS + " (10 years), or remove it for "

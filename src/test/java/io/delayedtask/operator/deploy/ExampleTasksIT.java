@@ -1,21 +1,32 @@
 package io.delayedtask.operator.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
+import io.delayedtask.operator.testing.Receiver;
+import io.delayedtask.operator.testing.Receiver.Answer;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Applies every example with {@code kubectl apply} (validation on: kubectl checks each against the
  * OpenAPI schema the real API server publishes for the CRD, and the server runs the CEL rules),
- * and reads them back through the typed DelayedTask client. k8s/10-crd.yaml, the CRD the examples
+ * and reads them back through the typed DelayedTask client; those that can fire here, fire. k8s/10-crd.yaml, the CRD the examples
  * need, is accepted by the same server (server-side dry run, so the shared server keeps the CRD
  * this build generated; CrdCopiesTest keeps the two equal).
  */
@@ -131,9 +142,73 @@ class ExampleTasksIT {
     assertThat(task.getSpec().getCeOverrides().getExtensions()).containsEntry("team", "orders");
   }
 
+  /**
+   * The examples that need nothing beyond the API server fire as they are, with the operator running:
+   * each task document applied with kubectl as the file has it, only its {@code delay} cut to 2 s
+   * (the files wait 30 s to 2 min). The Service {@code orders} the sink examples name is an
+   * ExternalName to localhost, which is what cluster DNS would give, reaching a receiver on this
+   * host's loopback. Not fired here: {@code sink-receiver.yaml} (its receiver is a Deployment whose
+   * pod no node runs on this API server, and its Service's cluster IP is an address no test may
+   * connect to), the Knative Broker (no Knative), and the tasks due in 2027-2028 or suspended.
+   */
+  @Test
+  void theStatusOnlyJobAndSinkExamplesFireWithTheOperatorRunning() {
+    Duration timeout = Duration.ofSeconds(60);
+    try (Receiver orders = Receiver.start();
+        OperatorFixture.OnRealKubernetes world = OperatorFixture.startOnRealKubernetes(kube, "examples-fire",
+            Map.of(SinkConfig.ALLOWED_URIS, "http://localhost:" + orders.port() + "/orders/"))) {
+      String fired = world.namespace();
+      client.services().inNamespace(fired).resource(new ServiceBuilder().withNewMetadata().withName("orders")
+          .endMetadata().withNewSpec().withType("ExternalName").withExternalName("localhost")
+          .addNewPort().withName("http").withPort(orders.port()).endPort().endSpec().build()).create();
+      // As in the dev sandbox: /orders/remind answers 503 once, so the retry example retries.
+      orders.answer("/orders/remind", Answer.status(503), Answer.status(200));
+      for (String file : List.of(ExampleTasks.STATUS_ONLY, ExampleTasks.JOB_DELAY, ExampleTasks.SINK_SERVICE,
+          ExampleTasks.SINK_RETRY)) {
+        String task = ExampleTasks.yaml(file);
+        String dueSoon = task.replaceFirst("(?m)^  delay: .*$", "  delay: 2s");
+        assertThat(dueSoon).as(file).isNotEqualTo(task);
+        Kubectl.Result applied = kube.kubectl(kube.kubeconfig()).run(Duration.ofSeconds(60), dueSoon,
+            "apply", "-n", fired, "-f", "-");
+        assertThat(applied.ok()).as("kubectl apply %s: %s", file, applied.output()).isTrue();
+      }
+
+      await("trial-ends-reminder Fired").atMost(timeout).until(() -> phase(fired, "trial-ends-reminder") == Phase.Fired);
+      await("hello-in-30s's Job").atMost(timeout).until(() -> read(fired, "hello-in-30s").getStatus().getJobName() != null);
+      Job job = client.batch().v1().jobs().inNamespace(fired)
+          .withName(read(fired, "hello-in-30s").getStatus().getJobName()).get();
+      assertThat(job).as("the Job hello-in-30s created").isNotNull();
+      assertThat(job.getSpec().getTemplate().getSpec().getContainers()).singleElement()
+          .satisfies(c -> assertThat(c.getImage()).isEqualTo("alpine:3.20"));
+      assertThat(job.getMetadata().getAnnotations()).containsEntry("delayedtask.io/payload.ticket", "OPS-1234");
+
+      await("cancel-unpaid-order-42 Succeeded").atMost(timeout)
+          .until(() -> phase(fired, "cancel-unpaid-order-42") == Phase.Succeeded);
+      assertThat(orders.requestsTo("/orders/cancel")).singleElement().satisfies(request -> {
+        assertThat(request.header("ce-type")).isEqualTo("io.delayedtask.task.due");
+        assertThat(request.body()).isEqualTo("{\"orderId\":\"42\"}");
+      });
+      await("remind-unpaid-order-43 Succeeded").atMost(timeout)
+          .until(() -> phase(fired, "remind-unpaid-order-43") == Phase.Succeeded);
+      assertThat(orders.requestsTo("/orders/remind")).extracting(r -> r.header("ce-delayedtaskattempt"))
+          .containsExactly("1", "2");
+      assertThat(read(fired, "remind-unpaid-order-43").getStatus().getDelivery().getAttempts()).isEqualTo(2);
+      assertThat(orders.requestsTo("/orders/dead-letters")).as("nothing dead-lettered").isEmpty();
+    }
+  }
+
+  private static Phase phase(String namespace, String name) {
+    DelayedTask task = read(namespace, name);
+    return task.getStatus() == null ? null : task.getStatus().getPhase();
+  }
+
   private static DelayedTask read(String name) {
-    DelayedTask task = client.resources(DelayedTask.class).inNamespace(ns).withName(name).get();
-    assertThat(task).as("DelayedTask %s/%s", ns, name).isNotNull();
+    return read(ns, name);
+  }
+
+  private static DelayedTask read(String namespace, String name) {
+    DelayedTask task = client.resources(DelayedTask.class).inNamespace(namespace).withName(name).get();
+    assertThat(task).as("DelayedTask %s/%s", namespace, name).isNotNull();
     assertThat(task.getMetadata().getUid()).as("stored by the API server").isNotBlank();
     return task;
   }

@@ -104,8 +104,12 @@ class ApiServerFaultIT {
    * for any fabric8 client; the operator adds no setting of its own): 2 s instead of 10 s.
    */
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
-  /** How long a hung request is held: far past the client's timeout, shorter than the claim lease. */
-  private static final Duration HOLD = Duration.ofSeconds(15);
+  /**
+   * How long a hung request is held: shorter than the claim lease (30 s), and far past the client's
+   * timeout: a retry before the hold ended proves the client abandoned the request, with room for
+   * the retry to come ten times later than the 2 s timeout on a slow machine. Nothing waits for it.
+   */
+  private static final Duration HOLD = Duration.ofSeconds(25);
 
   @Test
   void aRequestThatHangsPastTheClientsTimeoutIsAbandonedAndRetried(FaultLab lab) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,7 +41,8 @@ class LeaderKillIT {
     lab.awaitScheduled(names, Duration.ofSeconds(60));
 
     FaultLab.awaitInstant(due);
-    OperatorProcess leader = lab.liveLeader().orElse(first);
+    // The Lease holder, read now (never a guess: the one killed must be the leader, see kill()).
+    OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(10));
     OperatorProcess standby = leader == first ? second : first;
     Killed killed = kill(leader, lab);
 
@@ -129,7 +131,13 @@ class LeaderKillIT {
   private static Killed kill(OperatorProcess leader, FaultLab lab) {
     leader.kill(); // returns once the process has exited: it sends nothing after this
     Instant deadAt = Instant.now();
+    // The process killed was the one that leads (so the claims were its own), never the standby: a
+    // dead leader's Lease names it until the Lease runs out, seconds after this read; had the
+    // standby been killed, the Lease would name the live leader. (Nobody but the dead leader could
+    // have changed the schedule before the Lease runs out either, so the snapshot after it holds.)
+    Optional<String> holder = lab.leaseHolder();
     FaultLab.ScheduleSnapshot snapshot = lab.scheduleSnapshot();
+    assertThat(holder).as("the Lease right after the kill").contains(leader.name());
     return new Killed(leader.name(), deadAt, snapshot.waiting(), snapshot.inFlight());
   }
 
@@ -142,9 +150,6 @@ class LeaderKillIT {
         .until(() -> lab.scheduleSnapshot().inFlight().stream().anyMatch(batch::contains));
     // Killed at once: a read of the Lease first gave the leader time to fire the whole batch.
     Killed all = kill(leader, lab);
-    // The process killed was the one that leads (so the claims were its own), never the standby: a
-    // dead leader's Lease names it until the Lease runs out, seconds after this read.
-    assertThat(lab.leaseHolder()).as("the Lease right after the kill").contains(leader.name());
     Killed killed = new Killed(all.name(), all.deadAt(), all.waitingAtDeath().stream().filter(batch::contains).toList(),
         all.claimedAtDeath().stream().filter(batch::contains).toList());
     assertThat(killed.claimedAtDeath()).as("claims %s held in Redis at its death", killed.name()).isNotEmpty();

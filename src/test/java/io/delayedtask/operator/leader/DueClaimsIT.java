@@ -99,7 +99,7 @@ class DueClaimsIT {
 
   @Test
   void slowLookupsOfStaleEntriesDoNotDelayAClaimOfAKnownTask() {
-    api.inject(ApiFault.of("GET", ".*/namespaces/ns/delayedtasks/stale-.*", 404, 1000).delayed(Duration.ofMillis(500)));
+    api.inject(ApiFault.of("GET", ".*/namespaces/ns/delayedtasks/stale-.*", 404, 1000).delayed(Duration.ofMillis(1500)));
     List<String> reconciled = new CopyOnWriteArrayList<>();
     reconcileWith(claim -> {
       reconciled.add(claim.id());
@@ -114,9 +114,10 @@ class DueClaimsIT {
     DelayedTask onTime = task("ns", "on-time");
     schedule.schedule(ScheduleIds.idOf(onTime), ScheduleProbe.serverTime(schedule));
 
-    // 20 lookups of half a second each are still going on: the known task is handed over meanwhile,
-    // well before 20 lookups one after the other would end (10 s).
-    await().atMost(Duration.ofSeconds(5)).until(() -> reconciled.contains(ScheduleIds.idOf(onTime)));
+    // 20 lookups of 1.5 s each are still going on: the known task is handed over meanwhile, well
+    // before 20 lookups one after the other would end (30 s; the bound leaves a machine ten times
+    // slower than an idle one room, and the lookups take as long on any machine).
+    await().atMost(Duration.ofSeconds(15)).until(() -> reconciled.contains(ScheduleIds.idOf(onTime)));
     assertThat(poller.stats().acknowledged()).as("stale entries still being looked up").isLessThan(20);
   }
 

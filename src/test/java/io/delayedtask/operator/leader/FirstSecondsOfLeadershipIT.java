@@ -39,11 +39,15 @@ import org.junit.jupiter.api.Test;
 class FirstSecondsOfLeadershipIT {
   private static final int ROUNDS = 20;
   /**
-   * Below the 5 s a firing takes when a new leader's hold lasts through the resync's checks of the
-   * ghosts (8 s; the hold gives up after 5 s): seen failing so, every round at 5.0-5.1 s. Room
-   * above that for a GC pause or a busy CI machine.
+   * The promise's bound, for the median round: below the 5 s a firing takes when a new leader's
+   * hold lasts through the resync's checks of the ghosts (8 s; the hold gives up after 5 s): seen
+   * failing so, every round at 5.0-5.1 s, so the median too. The median, not every round: the
+   * ghosts make the slow path happen in every round when it exists, and a round slowed by a GC
+   * pause or a busy machine then fails nothing.
    */
-  private static final Duration WORST_CASE = Duration.ofSeconds(3);
+  private static final Duration MEDIAN_BOUND = Duration.ofSeconds(3);
+  /** No round waits for the end of the resync's checks (8 s), however busy the machine. */
+  private static final Duration EVERY_ROUND_BOUND = Duration.ofSeconds(8);
   private static final Set<Phase> SETTLED = Set.of(Phase.Fired, Phase.Missed);
   /** Entries of tasks that are gone, each looked up by the resync: 16 × 0.5 s = 8 s. */
   private static final int GHOSTS = 16;
@@ -83,8 +87,11 @@ class FirstSecondsOfLeadershipIT {
         }
       }
     }
-    assertThat(took).as("from creation to Fired/Missed, per round: %s", took).allSatisfy(
-        duration -> assertThat(duration).isLessThanOrEqualTo(WORST_CASE));
+    List<Duration> sorted = took.stream().sorted().toList();
+    assertThat(sorted.get(sorted.size() / 2)).as("the median from creation to Fired/Missed, of %s", took)
+        .isLessThanOrEqualTo(MEDIAN_BOUND);
+    assertThat(took).as("from creation to Fired/Missed, per round").allSatisfy(
+        duration -> assertThat(duration).isLessThan(EVERY_ROUND_BOUND));
   }
 
   private static boolean settled(KubernetesClient client, String namespace, String name) {

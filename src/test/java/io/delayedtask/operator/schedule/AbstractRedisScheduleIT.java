@@ -494,14 +494,14 @@ abstract class AbstractRedisScheduleIT {
     }, SchedulePoller.Settings.defaults().withRetry(Duration.ofMillis(50), Duration.ofSeconds(1)));
     poller.start();
 
-    await().atMost(Duration.ofSeconds(10)).until(() ->
+    await().atMost(Duration.ofSeconds(30)).until(() ->
         calls.getOrDefault("flaky", List.of()).size() == 3 && calls.getOrDefault("later", List.of()).size() == 2);
     List<ClaimedEntry> flaky = calls.get("flaky");
     assertThat(Duration.between(flaky.get(0).claimedAt(), flaky.get(1).claimedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(50));
     assertThat(Duration.between(flaky.get(1).claimedAt(), flaky.get(2).claimedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(100));
     List<ClaimedEntry> later = calls.get("later");
     assertThat(later.get(1).claimedAt()).isAfterOrEqualTo(later.get(0).claimedAt().plusMillis(150));
-    await().atMost(Duration.ofSeconds(5)).until(() -> schedule.counts().equals(new ScheduleCounts(0, 0, Duration.ZERO)));
+    await().atMost(Duration.ofSeconds(30)).until(() -> schedule.counts().equals(new ScheduleCounts(0, 0, Duration.ZERO)));
     assertThat(poller.stats().handlerFailures()).isEqualTo(2);
   }
 

@@ -185,6 +185,7 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).untilAsserted(() -> {
       DelayedTask waiting = get(client, ns, "flaky");
+      assertThat(waiting.getStatus()).as("a status written").isNotNull(); // an assertion: awaited, not thrown
       assertThat(waiting.getStatus().getPhase()).isEqualTo(Phase.Running);
       assertThat(waiting.getStatus().getDelivery().getNextAttemptTime()).isNotNull();
     });
@@ -256,7 +257,8 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).until(() -> {
       DelayedTask task = get(client, ns, "dead-lettered");
-      return task.getStatus().getDelivery() != null && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
+      return task.getStatus() != null && task.getStatus().getDelivery() != null
+          && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
     });
 
     assertThat(receiver.requestsTo("/down")).hasSize(2);
@@ -516,7 +518,8 @@ class SinkDeliveryIT {
 
     await().atMost(TIMEOUT).until(() -> {
       DelayedTask task = get(client, ns, "unanswered");
-      return task.getStatus().getDelivery() != null && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
+      return task.getStatus() != null && task.getStatus().getDelivery() != null
+          && Boolean.TRUE.equals(task.getStatus().getDelivery().getDeadLettered());
     });
 
     List<Receiver.Request> deadLetters = receiver.requestsTo("/dead-letters-retried");

@@ -59,6 +59,8 @@ class SpecValidatorTest {
           s.setStartingDeadlineSeconds(315_360_000L);
           s.setTtlSecondsAfterFinished(315_360_000L);
         }), "2026-12-01T10:01:00.000Z"),
+        Arguments.of("a runAt of 64 characters, the most the CRD allows", spec(s -> s.setRunAt(" ".repeat(44)
+            + "2026-12-03T07:00:00Z")), "2026-12-03T07:00:00.000Z"),
         Arguments.of("a deadline and TTL of 0", spec(s -> {
           s.setDelay("1m");
           s.setStartingDeadlineSeconds(0L);
@@ -90,6 +92,10 @@ class SpecValidatorTest {
         Arguments.of("runAt offset too large", spec(s -> s.setRunAt("2026-12-03T07:00:00+25:00")), "not a real date"),
         Arguments.of("runAt ten fraction digits", spec(s -> s.setRunAt("2026-12-03T07:00:00.1234567891Z")), "spec.runAt"),
         Arguments.of("runAt five-digit year", spec(s -> s.setRunAt("10000-01-01T00:00:00Z")), "spec.runAt"),
+        Arguments.of("runAt of 65 characters, a time once trimmed", spec(s -> s.setRunAt(" ".repeat(45)
+            + "2026-12-03T07:00:00Z")), "spec.runAt has 65 characters; at most 64: use an RFC 3339 time"),
+        Arguments.of("delay of 65 characters, a duration once trimmed", spec(s -> s.setDelay(" ".repeat(62) + "10m")),
+            "spec.delay has 65 characters; at most 64: use a duration"),
         Arguments.of("delay negative", spec(s -> s.setDelay("-5m")), "spec.delay '-5m' is negative"),
         Arguments.of("delay not a duration", spec(s -> s.setDelay("ten minutes")), "spec.delay 'ten minutes' is not a duration"),
         Arguments.of("delay empty", spec(s -> s.setDelay("")), "spec.delay '' is empty"),

@@ -11,7 +11,12 @@ import java.time.Instant;
 
 /** A finished task's TTL, measured from when it finished (its condition), not from when a test noticed. */
 public final class FinishedTtl {
-  /** Past the deadline, how late the deletion may be seen: the operator's timer plus a loaded machine. */
+  /**
+   * Past the deadline, how late the deletion may be seen: the operator's timer plus a loaded machine.
+   * A promise's bound (deleted when the TTL runs out, not whenever), so not a wait to make ten times
+   * longer: it must stay below what a wrong TTL adds (the tests' 8 s TTLs counted twice are 8 s late,
+   * the seen-failing break {@code ttl}), and the wait above it leaves 10 s more before giving up.
+   */
   private static final Duration LATE = Duration.ofSeconds(5);
 
   private FinishedTtl() {

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Go program {@code tools/kstatus} (the real kstatus library of sigs.k8s.io/cli-utils), built
- * once into {@code target/kstatus}, offline: its modules are fetched by {@code tools/build-control-plane.sh}
+ * once into {@code target/kstatus}, offline: its modules are fetched, and its packages compiled into Go's
+ * build cache, by {@code tools/build-control-plane.sh}
  * (a missing one fails the build naming it). {@code go build} is cached by Go itself: cold it compiles
  * cli-utils and apimachinery (minutes on a busy 2-core machine), warm it takes well under a second.
  * Without {@code go} on the PATH (or {@code DELAYEDTASK_GO}) the test skips loudly, and fails with

@@ -16,10 +16,13 @@ public final class TestResolver implements NameResolver {
   public static final String METADATA = "metadata.test";
   /** A name that resolves to an IPv6 link-local address. */
   public static final String LINK_LOCAL_V6 = "link-local.test";
+  /** A name that resolves to loopback without naming it (so no allowlist entry naming it names loopback). */
+  public static final String LOOPBACK = "loopback.test";
 
   private static final Map<String, String> ADDRESSES = Map.of(
       METADATA, "169.254.169.254",
-      LINK_LOCAL_V6, "fe80::1");
+      LINK_LOCAL_V6, "fe80::1",
+      LOOPBACK, "127.0.0.1");
 
   @Override
   public List<InetAddress> resolve(String host) throws UnknownHostException {
