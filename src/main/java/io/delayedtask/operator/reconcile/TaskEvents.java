@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -53,8 +54,30 @@ public class TaskEvents {
   /** Concurrent repeats of one reason (an old leader not yet stopped) meet a conflict; this many tries, then give up. */
   private static final int ATTEMPTS = 3;
 
+  /** Events whose last write this process remembers (least recently used forgotten first). */
+  private static final int REMEMBERED = 10_000;
+
   private final KubernetesClient client;
   private final Clock clock;
+  /**
+   * The resourceVersion and count of each Event this process last wrote, so that a repeat (a
+   * delivery retried every few seconds) is one PATCH, not a create refused with 409, a read and a
+   * patch. A patch carrying a stale resourceVersion (another replica wrote since, or the Event
+   * expired) is refused, and the repeat goes the long way.
+   */
+  private final Map<String, Written> written = Collections.synchronizedMap(
+      new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Written> eldest) {
+          return size() > REMEMBERED;
+        }
+      });
+
+  private record Written(String resourceVersion, int count) {
+    static Written of(Event event) {
+      return new Written(event.getMetadata().getResourceVersion(), event.getCount() == null ? 1 : event.getCount());
+    }
+  }
 
   public TaskEvents(KubernetesClient client, Clock clock) {
     this.client = client;
@@ -101,11 +124,17 @@ public class TaskEvents {
   private boolean createOrCount(DelayedTask task, String namespace, String name, String type, String reason,
       String message) {
     String now = Times.format(clock.instant());
+    String key = namespace + "/" + name;
+    Written known = written.remove(key);
+    if (known != null && countUp(namespace, name, known, type, message, now, key)) {
+      return true;
+    }
     Resource<Event> event = client.v1().events().inNamespace(namespace).withName(name);
     Event existing = null;
     try {
-      client.v1().events().inNamespace(namespace).resource(firstOccurrence(task, name, type, reason, message, now))
-          .create();
+      Event created = client.v1().events().inNamespace(namespace)
+          .resource(firstOccurrence(task, name, type, reason, message, now)).create();
+      written.put(key, Written.of(created));
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
@@ -116,17 +145,28 @@ public class TaskEvents {
     if (existing == null) {
       return false; // expired (Events live about an hour) between the create and the read: create again
     }
-    // A JSON merge patch carrying the resourceVersion read: the API server refuses it with 409 if
-    // another repeat got in first, so no increment is lost.
-    Map<String, Object> metadata = Map.of("resourceVersion", existing.getMetadata().getResourceVersion());
+    return countUp(namespace, name, Written.of(existing), type, message, now, key);
+  }
+
+  /**
+   * One JSON merge patch carrying the resourceVersion last seen: the API server refuses it with 409
+   * if another repeat got in first (or 404 once the Event expired), so no increment is lost; false then.
+   */
+  private boolean countUp(String namespace, String name, Written last, String type, String message, String now,
+      String key) {
     Map<String, Object> patch = new LinkedHashMap<>();
-    patch.put("metadata", metadata);
+    patch.put("metadata", Map.of("resourceVersion", last.resourceVersion()));
     patch.put("type", type);
     patch.put("message", message);
-    patch.put("count", (existing.getCount() == null ? 1 : existing.getCount()) + 1);
+    patch.put("count", last.count() + 1);
     patch.put("lastTimestamp", now);
+    // Patched through the resource itself: a patch by name alone reads the Event first.
+    Event target = new EventBuilder().withNewMetadata().withNamespace(namespace).withName(name)
+        .withResourceVersion(last.resourceVersion()).endMetadata().build();
     try {
-      event.patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
+      Event patched = client.v1().events().inNamespace(namespace).resource(target)
+          .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
+      written.put(key, Written.of(patched));
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409 || e.getCode() == 404) {

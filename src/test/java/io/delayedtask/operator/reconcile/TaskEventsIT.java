@@ -8,6 +8,10 @@ import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -91,5 +95,38 @@ class TaskEventsIT {
     String name = TaskEvents.eventName(task, TaskEvents.FIRED);
     assertThat(name).hasSizeLessThanOrEqualTo(253)
         .matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  }
+
+  @Test
+  void aRepeatThisProcessWroteIsOnePatchAndOneFromAnotherWriterLosesNoCount() {
+    DelayedTask task = taskNamed("retried");
+    List<String> requests = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    Interceptor counting = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, Interceptor.RequestTags tags) {
+        requests.add(request.method());
+      }
+    };
+    try (KubernetesClient countedClient = new KubernetesClientBuilder().withConfig(client.getConfiguration())
+        .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", counting)).build()) {
+      TaskEvents events = new TaskEvents(countedClient, Clock.systemUTC());
+      events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 1");
+      events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 2");
+      events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 3");
+
+      assertThat(requests).as("create, then one patch a repeat").containsExactly("POST", "PATCH", "PATCH");
+
+      // Another replica (a TaskEvents of its own) repeats it: this one's remembered version is stale.
+      new TaskEvents(client, Clock.systemUTC()).warning(task, TaskEvents.DELIVERY_FAILED, "attempt 4");
+      requests.clear();
+      events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 5");
+      assertThat(requests).as("the stale patch refused, then create, read and patch")
+          .containsExactly("PATCH", "POST", "GET", "PATCH");
+    }
+    assertThat(eventsOf(task)).singleElement().satisfies(event -> {
+      assertThat(event.getCount()).isEqualTo(5);
+      assertThat(event.getMessage()).isEqualTo("attempt 5");
+      assertThat(event.getType()).isEqualTo("Warning");
+    });
   }
 }
