@@ -1,11 +1,12 @@
 package io.delayedtask.operator.leader;
 
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import java.util.AbstractQueue;
 import java.time.Duration;
+import java.util.AbstractQueue;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -139,12 +140,13 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
 
   /**
    * The work queue: claimed reconciles first, at most {@link #CLAIMS_IN_A_ROW} in a row while
-   * others wait, each lane in arrival order. Insertion-ordered sets, so promoting one is O(1).
+   * others wait; the claimed lane takes namespaces in turn ({@link NamespacesInTurn}), the other
+   * lane goes in arrival order. Insertion-ordered sets, so promoting one is O(1).
    */
   static final class TwoLanes extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
-    private final LinkedHashSet<Runnable> claimed = new LinkedHashSet<>();
+    private final NamespacesInTurn claimed = new NamespacesInTurn();
     private final LinkedHashSet<Runnable> others = new LinkedHashSet<>();
     private int claimedInARow;
     private boolean othersHeld;
@@ -177,7 +179,11 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
       boolean isClaimed = runnable instanceof Queued queued && queued.claimed;
       lock.lock();
       try {
-        (isClaimed ? claimed : others).add(runnable);
+        if (isClaimed) {
+          claimed.add(runnable);
+        } else {
+          others.add(runnable);
+        }
         notEmpty.signal();
         return true;
       } finally {
@@ -199,12 +205,15 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     private Runnable next() {
       boolean othersMayGo = !othersHeld && !others.isEmpty();
       boolean claimedTurn = !claimed.isEmpty() && (!othersMayGo || claimedInARow < CLAIMS_IN_A_ROW);
-      LinkedHashSet<Runnable> lane = claimedTurn ? claimed : others;
-      if (lane.isEmpty() || (lane == others && othersHeld)) {
+      if (claimedTurn) {
+        claimedInARow++;
+        return claimed.poll();
+      }
+      if (others.isEmpty() || othersHeld) {
         return null;
       }
-      claimedInARow = claimedTurn ? claimedInARow + 1 : 0;
-      Iterator<Runnable> first = lane.iterator();
+      claimedInARow = 0;
+      Iterator<Runnable> first = others.iterator();
       Runnable next = first.next();
       first.remove();
       return next;
@@ -246,7 +255,7 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     public Runnable peek() {
       lock.lock();
       try {
-        return !claimed.isEmpty() ? claimed.iterator().next() : others.isEmpty() ? null : others.iterator().next();
+        return !claimed.isEmpty() ? claimed.peek() : others.isEmpty() ? null : others.iterator().next();
       } finally {
         lock.unlock();
       }
@@ -288,13 +297,15 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
       try {
         // Only when the pool shuts down: everything goes, held or not.
         int drained = 0;
-        for (LinkedHashSet<Runnable> lane : List.of(claimed, others)) {
-          Iterator<Runnable> queued = lane.iterator();
-          while (drained < max && queued.hasNext()) {
-            sink.add(queued.next());
-            queued.remove();
-            drained++;
-          }
+        while (drained < max && !claimed.isEmpty()) {
+          sink.add(claimed.poll());
+          drained++;
+        }
+        Iterator<Runnable> queued = others.iterator();
+        while (drained < max && queued.hasNext()) {
+          sink.add(queued.next());
+          queued.remove();
+          drained++;
         }
         return drained;
       } finally {
@@ -307,7 +318,7 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     public Iterator<Runnable> iterator() {
       lock.lock();
       try {
-        List<Runnable> all = new ArrayList<>(claimed);
+        List<Runnable> all = claimed.snapshot();
         all.addAll(others);
         return all.iterator();
       } finally {
@@ -323,6 +334,93 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
       } finally {
         lock.unlock();
       }
+    }
+  }
+
+  /**
+   * Claimed reconciles, one namespace's turn after another's, each namespace's in arrival order: a
+   * namespace with hundreds due at once (retries of deliveries that all timed out together) does
+   * not make another namespace's due task wait behind them all, only behind one of each. Under
+   * {@link TwoLanes}' lock.
+   */
+  static final class NamespacesInTurn {
+    /** Namespace to its waiting reconciles; the first entry's namespace has the next turn. */
+    private final LinkedHashMap<String, LinkedHashSet<Runnable>> byNamespace = new LinkedHashMap<>();
+    private int size;
+
+    void add(Runnable runnable) {
+      if (byNamespace.computeIfAbsent(namespaceOf(runnable), ns -> new LinkedHashSet<>()).add(runnable)) {
+        size++;
+      }
+    }
+
+    boolean remove(Object runnable) {
+      if (!(runnable instanceof Runnable queued)) {
+        return false;
+      }
+      String namespace = namespaceOf(queued);
+      LinkedHashSet<Runnable> waiting = byNamespace.get(namespace);
+      if (waiting == null || !waiting.remove(queued)) {
+        return false;
+      }
+      size--;
+      if (waiting.isEmpty()) {
+        byNamespace.remove(namespace);
+      }
+      return true;
+    }
+
+    /** The next namespace's first reconcile; that namespace goes to the back of the turns. */
+    Runnable poll() {
+      Iterator<Map.Entry<String, LinkedHashSet<Runnable>>> turns = byNamespace.entrySet().iterator();
+      if (!turns.hasNext()) {
+        return null;
+      }
+      Map.Entry<String, LinkedHashSet<Runnable>> turn = turns.next();
+      turns.remove();
+      Iterator<Runnable> waiting = turn.getValue().iterator();
+      Runnable next = waiting.next();
+      waiting.remove();
+      size--;
+      if (!turn.getValue().isEmpty()) {
+        byNamespace.put(turn.getKey(), turn.getValue());
+      }
+      return next;
+    }
+
+    Runnable peek() {
+      return byNamespace.isEmpty() ? null : byNamespace.values().iterator().next().iterator().next();
+    }
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    int size() {
+      return size;
+    }
+
+    /** In the order they would run. */
+    List<Runnable> snapshot() {
+      List<Runnable> all = new ArrayList<>();
+      List<Iterator<Runnable>> lanes = new ArrayList<>();
+      byNamespace.values().forEach(waiting -> lanes.add(waiting.iterator()));
+      boolean any = true;
+      while (any) {
+        any = false;
+        for (Iterator<Runnable> lane : lanes) {
+          if (lane.hasNext()) {
+            all.add(lane.next());
+            any = true;
+          }
+        }
+      }
+      return all;
+    }
+
+    private static String namespaceOf(Runnable runnable) {
+      return runnable instanceof Queued queued && queued.task != null && queued.task.getNamespace().isPresent()
+          ? queued.task.getNamespace().get() : "";
     }
   }
 }

@@ -81,6 +81,27 @@ class ClaimsFirstExecutorTest {
   }
 
   @Test
+  void claimedTasksTakeTurnsByNamespaceSoManyDueInOneDoNotHoldAnotherBack() throws InterruptedException {
+    CountDownLatch busy = blockTheOnlyThread();
+    for (int i = 1; i <= 3; i++) {
+      claim("retry-" + i, "tenant-a");
+      submit("retry-" + i, "tenant-a");
+    }
+    for (int i = 1; i <= 3; i++) {
+      claim("retry-" + i, "tenant-b");
+      submit("retry-" + i, "tenant-b");
+    }
+    claim("due", "ninth");
+    submit("due", "ninth");
+
+    busy.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 7);
+    assertThat(ran).containsExactly("tenant-a/retry-1", "tenant-b/retry-1", "ninth/due", "tenant-a/retry-2",
+        "tenant-b/retry-2", "tenant-a/retry-3", "tenant-b/retry-3");
+  }
+
+  @Test
   void aReconcileSubmittedWithoutItsTaskInTheMdcWaitsInArrivalOrder() throws InterruptedException {
     CountDownLatch busy = blockTheOnlyThread();
     submit("created");
@@ -121,15 +142,27 @@ class ClaimsFirstExecutorTest {
   }
 
   private void claim(String name) {
-    claimed.add(new ResourceID(name, "ns"));
+    claim(name, "ns");
+  }
+
+  private void claim(String name, String namespace) {
+    claimed.add(new ResourceID(name, namespace));
   }
 
   /** As JOSDK's EventProcessor submits: MDCUtils.addResourceInfo, execute, removeResourceInfo. */
   private void submit(String name) {
-    DelayedTask task = Tasks.statusOnly("ns", name, Instant.parse("2026-12-03T07:00:00Z"));
+    submit(name, "ns", name);
+  }
+
+  private void submit(String name, String namespace) {
+    submit(name, namespace, namespace + "/" + name);
+  }
+
+  private void submit(String name, String namespace, String recordedAs) {
+    DelayedTask task = Tasks.statusOnly(namespace, name, Instant.parse("2026-12-03T07:00:00Z"));
     MDCUtils.addResourceInfo(task);
     try {
-      executor.execute(() -> ran.add(name));
+      executor.execute(() -> ran.add(recordedAs));
     } finally {
       MDCUtils.removeResourceInfo();
     }
