@@ -16,6 +16,7 @@ import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
+import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.testing.AuditLog;
@@ -64,7 +65,8 @@ import org.junit.jupiter.api.io.TempDir;
  * grant missing. So a grant nothing uses fails as surely as one that is missing.
  *
  * <p>The paths: leader election (its Lease); a status-only task fired, then fired again after its
- * runAt changed (the Event's count raised: get and patch of that Event); a Job task followed to
+ * runAt changed, its Event counted up by another writer in between (the operator's repeat then
+ * reads the Event: get and patch of it); a Job task followed to
  * Succeeded; a task whose Job name a foreign Job already has (create answers 409, the Job is read);
  * a TTL deletion; an invalid task; a suspended task resumed; a task of an earlier version with the
  * legacy finalizer (taken off); a sink task with an audience (a TokenRequest for the sender
@@ -197,13 +199,22 @@ class RbacFromAuditLogIT {
     // Fired, then fired again for a new runAt: the second Fired raises the one Event's count.
     create(admin, task(ns, "again", s -> s.setDelay("0s")));
     step.get().until(() -> phase(admin, ns, "again").orElse(null) == Phase.Fired);
+    // Another writer (a replica that has just lost the Lease, say) counts the Event up meanwhile:
+    // the version the operator remembers is stale, so its repeat goes the long way (a patch
+    // refused, a create refused, a get and a patch).
+    DelayedTask again = admin.resources(DelayedTask.class).inNamespace(ns).withName("again").get();
+    admin.v1().events().inNamespace(ns).withName(TaskEvents.eventName(again, TaskEvents.FIRED))
+        .edit(event -> {
+          event.setCount(event.getCount() + 1);
+          return event;
+        });
     admin.resources(DelayedTask.class).inNamespace(ns).withName("again")
         .edit(t -> {
           t.getSpec().setDelay(null);
           t.getSpec().setRunAt(rfc3339(Instant.now().plusSeconds(1)));
           return t;
         });
-    step.get().alias("Fired twice").until(() -> Events.count(admin, ns, "again", "Fired") == 2);
+    step.get().alias("Fired twice, counted three times").until(() -> Events.count(admin, ns, "again", "Fired") == 3);
 
     // A Job task, to Succeeded.
     create(admin, task(ns, "report", s -> {
