@@ -167,7 +167,7 @@ public abstract sealed class RedisConnections implements AutoCloseable {
           throw new ScheduleUnavailableException("the Redis connection to " + description + " is closed", null);
         }
         try {
-          StatefulConnection<String, String> opened = connect();
+          StatefulConnection<String, String> opened = HandshakeRace.connect(this::connect);
           connection = opened;
           commands = asyncCommands(opened);
         } catch (RuntimeException e) {
@@ -208,7 +208,7 @@ public abstract sealed class RedisConnections implements AutoCloseable {
       }
       StatefulRedisPubSubConnection<String, String> opened;
       try {
-        opened = connectPubSub();
+        opened = HandshakeRace.connect(this::connectPubSub);
       } catch (RuntimeException e) {
         throw unavailable("connect for pub/sub", e);
       }
