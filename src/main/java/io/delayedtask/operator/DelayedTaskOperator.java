@@ -205,8 +205,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
       // 4. The operator: the reconciler on DelayedTasks, their Jobs and the claims, leader-elected.
       //    It is the one writer of every task's status, and fires the tasks the leader claims: its
-      //    threads take the reconciles of claimed tasks first, the rest in arrival order.
-      ClaimsFirstExecutor reconcileThreads = new ClaimsFirstExecutor(RECONCILE_THREADS, dueClaims::holdsClaim);
+      //    threads take the reconciles of claimed tasks first, then by turns the reconciles that
+      //    record a sink delivery's answer (a few at once: they come in bursts) and the rest.
+      DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
+      ClaimsFirstExecutor reconcileThreads = new ClaimsFirstExecutor(RECONCILE_THREADS, dueClaims::holdsClaim,
+          deliveryOutcomes::awaitsRecord);
       dueClaims.onClaim(reconcileThreads::promote);
       keeper.onActivate(firstResync -> reconcileThreads.holdOthersUntil(firstResync, SCHEDULE_FIRST_AT_MOST));
       Operator operator = new Operator(o -> {
@@ -247,7 +250,6 @@ public final class DelayedTaskOperator implements AutoCloseable {
       OkHttpSender sender = new OkHttpSender(config.sink(), registry, options.sinkResolver(), options.sinkSockets(),
           clock);
       stopInReverse.push(sender);
-      DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
       // A sink.ref's Service and EndpointSlices come from informers: no request per delivery.
       InformedServices services = new InformedServices(client, config.namespaces());
       stopInReverse.push(services);

@@ -26,12 +26,21 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * JOSDK's reconcile threads, with two lanes: the reconcile of a task whose schedule entry the
- * leader has claimed (its due time has come) goes first; every other reconcile waits in arrival
- * order. So a flood of other work (thousands of tasks created at once, an operator starting on a
- * cluster full of them) does not make a due task wait behind it, and the rest is not starved
- * either: after {@link #CLAIMS_IN_A_ROW} claimed reconciles in a row, one waiting in the other
- * lane goes next.
+ * JOSDK's reconcile threads, with three lanes: the reconcile of a task whose schedule entry the
+ * leader has claimed (its due time has come) goes first; the reconcile that records a delivery's
+ * answer (or its failure) takes namespaces in turn, at most {@link #OUTCOMES_AT_ONCE} at once;
+ * every other reconcile waits in arrival order. So a flood of other work (thousands of tasks
+ * created at once, an operator starting on a cluster full of them) does not make a due task wait
+ * behind it, and the rest is not starved either: after {@link #CLAIMS_IN_A_ROW} claimed reconciles
+ * in a row, one waiting in another lane goes next.
+ *
+ * <p>Why outcomes have a lane of their own: they come in bursts. Attempts sent together time out
+ * together (hundreds of a tenant's tasks due at once to a receiver that never answers, every
+ * {@code delivery.timeout}), and each outcome is a status write and an Event. Run on every thread
+ * at once, such a burst took the CPU from the due tasks of every other namespace for a second or
+ * two (a ninth namespace's delivery p99 moved by +64 to +82 ms beside 8 hanging ones; see
+ * docs/development/scale-lab.md). A few at a time, the burst is recorded a little later and the
+ * due tasks keep their CPU; nothing waits for an outcome's record but its own task's next step.
  *
  * <p>Which task a reconcile is for is read from JOSDK's logging context: JOSDK puts the resource's
  * name and namespace into the MDC ({@code resource.name}, {@code resource.namespace}, documented
@@ -48,21 +57,29 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
   static final String MDC_NAMESPACE = "resource.namespace";
   /** Claimed reconciles that may go in a row while others wait. */
   static final int CLAIMS_IN_A_ROW = 4;
+  /** Reconciles recording a delivery's outcome that run at once (a few: each is mostly a status write). */
+  static final int OUTCOMES_AT_ONCE = 4;
 
   private final Predicate<ResourceID> holdsClaim;
+  private final Predicate<ResourceID> awaitsOutcomeRecord;
   private final Map<ResourceID, Queued> waiting = new ConcurrentHashMap<>();
   private final AtomicBoolean unknownReported = new AtomicBoolean();
 
-  /** A reconcile waiting for a thread, the task it is for (null: unknown), and whether that task holds a claim. */
+  /** Where a reconcile waits for a thread. */
+  enum Lane { CLAIMED, OUTCOME, OTHER }
+
+  /** A reconcile waiting for a thread, the task it is for (null: unknown), and the lane it waits in. */
   private static final class Queued implements Runnable {
     final Runnable reconcile;
     final ResourceID task;
-    final boolean claimed;
+    final Lane lane;
+    /** Set under the lanes' lock when it leaves the outcome lane for a thread: counted until it ends. */
+    boolean countedAsOutcome;
 
-    Queued(Runnable reconcile, ResourceID task, boolean claimed) {
+    Queued(Runnable reconcile, ResourceID task, Lane lane) {
       this.reconcile = reconcile;
       this.task = task;
-      this.claimed = claimed;
+      this.lane = lane;
     }
 
     @Override
@@ -71,17 +88,21 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     }
   }
 
-  /** {@code holdsClaim}: whether a claim of that task waits for its reconcile. */
-  public ClaimsFirstExecutor(int threads, Predicate<ResourceID> holdsClaim) {
-    super(threads, threads, 0, TimeUnit.MILLISECONDS, new TwoLanes(), threadsNamed());
+  /**
+   * {@code holdsClaim}: whether a claim of that task waits for its reconcile;
+   * {@code awaitsOutcomeRecord}: whether a delivery's outcome for that task waits to be recorded.
+   */
+  public ClaimsFirstExecutor(int threads, Predicate<ResourceID> holdsClaim, Predicate<ResourceID> awaitsOutcomeRecord) {
+    super(threads, threads, 0, TimeUnit.MILLISECONDS, new Lanes(), threadsNamed());
     this.holdsClaim = holdsClaim;
+    this.awaitsOutcomeRecord = awaitsOutcomeRecord;
     // Every reconcile goes through the lanes: a pool still growing would run a submission on a
     // new thread at once, whatever its lane.
     prestartAllCoreThreads();
   }
 
   /**
-   * Holds the other lane (claimed reconciles still run) until {@code scheduleReady} completes, or
+   * Holds the outcome and other lanes (claimed reconciles still run) until {@code scheduleReady} completes, or
    * {@code atMost} has passed. A new leader's first resync then writes the missing entries without
    * sharing the machine with the first reconciles of every task the informer has just listed (all
    * of them at once when an operator starts on a full cluster), so the schedule, and the firing of
@@ -97,7 +118,7 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
   @Override
   public void execute(Runnable reconcile) {
     ResourceID task = submittedFor();
-    Queued queued = new Queued(reconcile, task, task != null && holdsClaim.test(task));
+    Queued queued = new Queued(reconcile, task, laneOf(task));
     if (task != null) {
       waiting.put(task, queued);
     } else if (unknownReported.compareAndSet(false, true)) {
@@ -105,6 +126,13 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
           + "run in arrival order, and a due task may wait behind others", "JAVA_OPERATOR_SDK_USE_MDC");
     }
     super.execute(queued);
+  }
+
+  private Lane laneOf(ResourceID task) {
+    if (task == null) {
+      return Lane.OTHER;
+    }
+    return holdsClaim.test(task) ? Lane.CLAIMED : awaitsOutcomeRecord.test(task) ? Lane.OUTCOME : Lane.OTHER;
   }
 
   @Override
@@ -116,6 +144,14 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     super.beforeExecute(thread, runnable);
   }
 
+  @Override
+  protected void afterExecute(Runnable runnable, Throwable error) {
+    super.afterExecute(runnable, error);
+    if (runnable instanceof Queued ended) {
+      lanes().ended(ended);
+    }
+  }
+
   /** The task's claim arrived: if its reconcile waits for a thread, it moves to the claimed lane. */
   public void promote(ResourceID task) {
     Queued queued = waiting.get(task);
@@ -124,8 +160,8 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     }
   }
 
-  private TwoLanes lanes() {
-    return (TwoLanes) getQueue();
+  private Lanes lanes() {
+    return (Lanes) getQueue();
   }
 
   private static ResourceID submittedFor() {
@@ -140,16 +176,35 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
 
   /**
    * The work queue: claimed reconciles first, at most {@link #CLAIMS_IN_A_ROW} in a row while
-   * others wait; the claimed lane takes namespaces in turn ({@link NamespacesInTurn}), the other
-   * lane goes in arrival order. Insertion-ordered sets, so promoting one is O(1).
+   * others wait; then outcomes and others by turns, outcomes at most {@link #OUTCOMES_AT_ONCE}
+   * running at once. The claimed and outcome lanes take namespaces in turn ({@link
+   * NamespacesInTurn}), the other lane goes in arrival order. Insertion-ordered sets, so promoting
+   * one is O(1).
    */
-  static final class TwoLanes extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
+  static final class Lanes extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final NamespacesInTurn claimed = new NamespacesInTurn();
+    private final NamespacesInTurn outcomes = new NamespacesInTurn();
     private final LinkedHashSet<Runnable> others = new LinkedHashSet<>();
     private int claimedInARow;
+    private int outcomesRunning;
+    private boolean outcomeGoesBeforeOther = true;
     private boolean othersHeld;
+
+    /** A reconcile ended: if it came from the outcome lane, another may start. */
+    void ended(Queued ended) {
+      lock.lock();
+      try {
+        if (ended.countedAsOutcome) {
+          ended.countedAsOutcome = false;
+          outcomesRunning--;
+          notEmpty.signal();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
 
     void holdOthers(boolean hold) {
       lock.lock();
@@ -166,7 +221,7 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     void promote(Runnable runnable) {
       lock.lock();
       try {
-        if (others.remove(runnable)) {
+        if (others.remove(runnable) || outcomes.remove(runnable)) {
           claimed.add(runnable);
         }
       } finally {
@@ -176,13 +231,13 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
 
     @Override
     public boolean offer(Runnable runnable) {
-      boolean isClaimed = runnable instanceof Queued queued && queued.claimed;
+      Lane lane = runnable instanceof Queued queued ? queued.lane : Lane.OTHER;
       lock.lock();
       try {
-        if (isClaimed) {
-          claimed.add(runnable);
-        } else {
-          others.add(runnable);
+        switch (lane) {
+          case CLAIMED -> claimed.add(runnable);
+          case OUTCOME -> outcomes.add(runnable);
+          case OTHER -> others.add(runnable);
         }
         notEmpty.signal();
         return true;
@@ -203,16 +258,28 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
 
     /** Under the lock. */
     private Runnable next() {
-      boolean othersMayGo = !othersHeld && !others.isEmpty();
-      boolean claimedTurn = !claimed.isEmpty() && (!othersMayGo || claimedInARow < CLAIMS_IN_A_ROW);
+      boolean outcomeMayGo = !othersHeld && !outcomes.isEmpty() && outcomesRunning < OUTCOMES_AT_ONCE;
+      boolean otherMayGo = !othersHeld && !others.isEmpty();
+      boolean claimedTurn = !claimed.isEmpty() && (!(outcomeMayGo || otherMayGo) || claimedInARow < CLAIMS_IN_A_ROW);
       if (claimedTurn) {
         claimedInARow++;
         return claimed.poll();
       }
-      if (others.isEmpty() || othersHeld) {
+      if (outcomeMayGo && (!otherMayGo || outcomeGoesBeforeOther)) {
+        claimedInARow = 0;
+        outcomeGoesBeforeOther = false;
+        Runnable next = outcomes.poll();
+        if (next instanceof Queued queued) {
+          queued.countedAsOutcome = true;
+          outcomesRunning++;
+        }
+        return next;
+      }
+      if (!otherMayGo) {
         return null;
       }
       claimedInARow = 0;
+      outcomeGoesBeforeOther = true;
       Iterator<Runnable> first = others.iterator();
       Runnable next = first.next();
       first.remove();
@@ -255,7 +322,8 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     public Runnable peek() {
       lock.lock();
       try {
-        return !claimed.isEmpty() ? claimed.peek() : others.isEmpty() ? null : others.iterator().next();
+        return !claimed.isEmpty() ? claimed.peek() : !outcomes.isEmpty() ? outcomes.peek()
+            : others.isEmpty() ? null : others.iterator().next();
       } finally {
         lock.unlock();
       }
@@ -265,7 +333,7 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     public boolean remove(Object runnable) {
       lock.lock();
       try {
-        return claimed.remove(runnable) || others.remove(runnable);
+        return claimed.remove(runnable) || outcomes.remove(runnable) || others.remove(runnable);
       } finally {
         lock.unlock();
       }
@@ -301,6 +369,10 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
           sink.add(claimed.poll());
           drained++;
         }
+        while (drained < max && !outcomes.isEmpty()) {
+          sink.add(outcomes.poll());
+          drained++;
+        }
         Iterator<Runnable> queued = others.iterator();
         while (drained < max && queued.hasNext()) {
           sink.add(queued.next());
@@ -313,12 +385,13 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
       }
     }
 
-    /** A snapshot, claimed lane first. */
+    /** A snapshot, claimed lane first, then outcomes, then the others. */
     @Override
     public Iterator<Runnable> iterator() {
       lock.lock();
       try {
         List<Runnable> all = claimed.snapshot();
+        all.addAll(outcomes.snapshot());
         all.addAll(others);
         return all.iterator();
       } finally {
@@ -330,7 +403,7 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
     public int size() {
       lock.lock();
       try {
-        return claimed.size() + others.size();
+        return claimed.size() + outcomes.size() + others.size();
       } finally {
         lock.unlock();
       }
@@ -338,10 +411,10 @@ public final class ClaimsFirstExecutor extends ThreadPoolExecutor {
   }
 
   /**
-   * Claimed reconciles, one namespace's turn after another's, each namespace's in arrival order: a
-   * namespace with hundreds due at once (retries of deliveries that all timed out together) does
-   * not make another namespace's due task wait behind them all, only behind one of each. Under
-   * {@link TwoLanes}' lock.
+   * Claimed reconciles (or outcomes), one namespace's turn after another's, each namespace's in
+   * arrival order: a namespace with hundreds due at once (retries of deliveries that all timed out
+   * together) does not make another namespace's due task wait behind them all, only behind one of
+   * each. Under {@link Lanes}' lock.
    */
   static final class NamespacesInTurn {
     /** Namespace to its waiting reconciles; the first entry's namespace has the next turn. */

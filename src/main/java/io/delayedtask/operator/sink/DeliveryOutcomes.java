@@ -35,6 +35,11 @@ public final class DeliveryOutcomes extends AbstractEventSource<DeliveryOutcome,
     return inFlight.contains(task);
   }
 
+  /** Whether an attempt's outcome for this task waits to be recorded (its reconcile is an outcome's). */
+  public boolean awaitsRecord(ResourceID task) {
+    return outcomes.containsKey(task);
+  }
+
   /** The attempt ended (or could not start): reconcile the task to record it. */
   void completed(ResourceID task, DeliveryOutcome outcome) {
     outcomes.put(task, outcome);

@@ -37,7 +37,7 @@ class ClaimsFirstExecutorIT {
     ClaimsFirstExecutor executor = new ClaimsFirstExecutor(2, task -> {
       asked.add(task);
       return false;
-    });
+    }, task -> false);
     try (MockApiServer api = MockApiServer.start(); KubernetesClient client = api.newClient()) {
       Operator operator = new Operator(o -> o.withKubernetesClient(client)
           .withExecutorService(executor)

@@ -16,18 +16,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The order in which waiting reconciles get a thread: claimed tasks first, the rest in arrival
- * order, and never more than a few claimed ones in a row while others wait. Reconciles are
+ * The order in which waiting reconciles get a thread: claimed tasks first, then delivery outcomes
+ * (a few at once) and the rest in arrival order by turns, and never more than a few claimed ones
+ * in a row while others wait. Reconciles are
  * submitted the way JOSDK does: with the task in the MDC, put there by JOSDK's own MDCUtils.
  */
 class ClaimsFirstExecutorTest {
   private final Set<ResourceID> claimed = ConcurrentHashMap.newKeySet();
+  private final Set<ResourceID> outcomes = ConcurrentHashMap.newKeySet();
   private final List<String> ran = new CopyOnWriteArrayList<>();
-  private final ClaimsFirstExecutor executor = new ClaimsFirstExecutor(1, claimed::contains);
+  private final ClaimsFirstExecutor executor = new ClaimsFirstExecutor(1, claimed::contains, outcomes::contains);
 
   @AfterEach
   void stop() throws InterruptedException {
@@ -102,6 +105,78 @@ class ClaimsFirstExecutorTest {
   }
 
   @Test
+  void outcomesAndOtherReconcilesTakeTurnsAndOutcomesTakeNamespacesInTurn() throws InterruptedException {
+    CountDownLatch busy = blockTheOnlyThread();
+    submit("created-1");
+    submit("created-2");
+    for (int i = 1; i <= 2; i++) {
+      outcome("timed-out-" + i, "tenant-a");
+      submit("timed-out-" + i, "tenant-a");
+    }
+    outcome("delivered", "ninth");
+    submit("delivered", "ninth");
+
+    busy.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 5);
+    assertThat(ran).containsExactly("tenant-a/timed-out-1", "created-1", "ninth/delivered", "created-2",
+        "tenant-a/timed-out-2");
+  }
+
+  /**
+   * A burst of outcomes (hundreds of attempts that timed out together) runs a few at a time: the
+   * rest of the threads stay free for due tasks and other work.
+   */
+  @Test
+  void onlyAFewOutcomesRunAtOnceWhateverTheThreadsAndTheRestStillRun() throws InterruptedException {
+    ClaimsFirstExecutor wide = new ClaimsFirstExecutor(12, claimed::contains, outcomes::contains);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger outcomesRunning = new AtomicInteger();
+    AtomicInteger mostOutcomesAtOnce = new AtomicInteger();
+    try {
+      for (int i = 0; i < 20; i++) {
+        outcome("timed-out-" + i, "tenant-a");
+        submitTo(wide, "timed-out-" + i, "tenant-a", () -> {
+          mostOutcomesAtOnce.accumulateAndGet(outcomesRunning.incrementAndGet(), Math::max);
+          awaitQuietly(release);
+          outcomesRunning.decrementAndGet();
+          ran.add("outcome");
+        });
+      }
+      claim("due", "ninth");
+      submitTo(wide, "due", "ninth", () -> ran.add("ninth/due"));
+      submitTo(wide, "created", "ns", () -> ran.add("ns/created"));
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> ran.containsAll(List.of("ninth/due", "ns/created")));
+      assertThat(outcomesRunning.get()).isEqualTo(ClaimsFirstExecutor.OUTCOMES_AT_ONCE);
+
+      release.countDown();
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> ran.stream().filter("outcome"::equals).count() == 20);
+      assertThat(mostOutcomesAtOnce.get()).isEqualTo(ClaimsFirstExecutor.OUTCOMES_AT_ONCE);
+    } finally {
+      release.countDown();
+      wide.shutdownNow();
+      wide.awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aWaitingOutcomeWhoseTaskIsClaimedMovesToTheClaimedLane() throws InterruptedException {
+    CountDownLatch busy = blockTheOnlyThread();
+    submit("created");
+    outcome("answered", "ns");
+    submit("answered");
+
+    claim("answered");
+    executor.promote(new ResourceID("answered", "ns"));
+    busy.countDown();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 2);
+    assertThat(ran).containsExactly("answered", "created");
+  }
+
+  @Test
   void aReconcileSubmittedWithoutItsTaskInTheMdcWaitsInArrivalOrder() throws InterruptedException {
     CountDownLatch busy = blockTheOnlyThread();
     submit("created");
@@ -149,6 +224,28 @@ class ClaimsFirstExecutorTest {
     claimed.add(new ResourceID(name, namespace));
   }
 
+  private void outcome(String name, String namespace) {
+    outcomes.add(new ResourceID(name, namespace));
+  }
+
+  private static void submitTo(ClaimsFirstExecutor target, String name, String namespace, Runnable reconcile) {
+    DelayedTask task = Tasks.statusOnly(namespace, name, Instant.parse("2026-12-03T07:00:00Z"));
+    MDCUtils.addResourceInfo(task);
+    try {
+      target.execute(reconcile);
+    } finally {
+      MDCUtils.removeResourceInfo();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** As JOSDK's EventProcessor submits: MDCUtils.addResourceInfo, execute, removeResourceInfo. */
   private void submit(String name) {
     submit(name, "ns", name);
@@ -159,13 +256,7 @@ class ClaimsFirstExecutorTest {
   }
 
   private void submit(String name, String namespace, String recordedAs) {
-    DelayedTask task = Tasks.statusOnly(namespace, name, Instant.parse("2026-12-03T07:00:00Z"));
-    MDCUtils.addResourceInfo(task);
-    try {
-      executor.execute(() -> ran.add(recordedAs));
-    } finally {
-      MDCUtils.removeResourceInfo();
-    }
+    submitTo(executor, name, namespace, () -> ran.add(recordedAs));
   }
 
   /** Occupies the executor's one thread until the latch is released. */

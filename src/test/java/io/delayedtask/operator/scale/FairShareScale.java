@@ -60,7 +60,7 @@ import org.awaitility.core.ConditionTimeoutException;
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.FairShareScale \
  *   -Doperator.jar=target/delayed-task-operator.jar [-Drate=20] [-Dseconds=30] [-DhangTasks=32] \
  *   [-DhangTimeout=10s] [-DhangRetry=100] [-DhangBackoff=100ms] [-DmaxInFlight=64] [-DperNamespace=8] \
- *   [-Ddue=created|planned]
+ *   [-Ddue=created|planned] [-DpinControlPlane=true]
  * </pre>
  */
 public final class FairShareScale {
@@ -77,6 +77,12 @@ public final class FairShareScale {
    * and printed).
    */
   private static final boolean PLANNED_DUE = System.getProperty("due", "created").equals("planned");
+  /**
+   * {@code -DpinControlPlane=true}: kube-apiserver and etcd pinned to the last CPU, the operator,
+   * Redis and this harness to the others, as in a cluster whose control plane has nodes of its own
+   * (on one 2-core machine, each side gets one core).
+   */
+  private static final boolean PIN_CONTROL_PLANE = Boolean.getBoolean("pinControlPlane");
 
   private FairShareScale() {}
 
@@ -112,6 +118,15 @@ public final class FairShareScale {
           SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, Integer.toString(perNamespace),
           SinkConfig.MAX_IN_FLIGHT_PER_HOST, Integer.toString(perHost)))) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
+        if (PIN_CONTROL_PLANE) {
+          int cpus = Runtime.getRuntime().availableProcessors();
+          Map<String, ProcessHandle> workload = new java.util.LinkedHashMap<>(lab.processes(operator));
+          lab.target.serverProcesses().keySet().forEach(workload::remove);
+          workload.put("this harness (receivers, creates)", ProcessHandle.current());
+          System.out.println("control plane on its own CPU (-DpinControlPlane), as on control-plane nodes:");
+          CpuPinning.pin(lab.target.serverProcesses(), Integer.toString(cpus - 1));
+          CpuPinning.pin(workload, cpus == 2 ? "0" : "0-" + (cpus - 2));
+        }
 
         // Warm-up, not reported: a fresh JVM's first deliveries load and compile the HTTP client.
         steady(lab, fast, "warmup", rate, 5);
