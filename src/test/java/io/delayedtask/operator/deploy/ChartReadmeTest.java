@@ -27,7 +27,7 @@ class ChartReadmeTest {
     assertThat(readme)
         .contains("| `image.digest` | `\"\"` | Image digest (sha256:...); set, it pins the image and the tag is not used. |")
         .contains("| `replicaCount` | `2` | Operator pods.")
-        .contains("| `redis.bundled.image.tag` | `\"7.4.2\"` |")
+        .contains("| `redis.bundled.image.tag` | `\"7.2.4\"` |")
         .contains("| `resources` | `{requests: {cpu: 100m, memory: 256Mi}, limits: {cpu: '1', memory: 512Mi}}` |")
         .contains("### `redis`")
         .doesNotContain("| `resources.requests");

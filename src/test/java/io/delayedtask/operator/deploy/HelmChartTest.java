@@ -477,7 +477,7 @@ class HelmChartTest {
     PodSpec pod = redis.getSpec().getTemplate().getSpec();
     RestrictedPodSecurity.assertRestricted(pod, "bundled redis");
     Container container = pod.getContainers().get(0);
-    assertThat(container.getImage()).isEqualTo("redis:7.4.2");
+    assertThat(container.getImage()).isEqualTo("redis:7.2.4");
     assertThat(String.join(" ", container.getArgs())).contains("--appendonly yes", "--dir /data");
     assertThat(container.getLivenessProbe()).isNotNull();
     assertThat(container.getReadinessProbe().getExec().getCommand()).anyMatch(c -> c.contains("redis-cli") && c.contains("ping"));

@@ -239,6 +239,10 @@ class PlainManifestsTest {
         .isEqualTo(Manifests.one(ALL, Deployment.class).getSpec().getSelector().getMatchLabels())));
 
     var container = pod.getContainers().get(0);
+    Container chartRedis = RenderedChart.render("{}").one(StatefulSet.class).getSpec().getTemplate().getSpec()
+        .getContainers().get(0);
+    assertThat(container.getImage()).as("k8s/ runs the chart's pinned Redis, never a floating tag")
+        .isEqualTo(chartRedis.getImage());
     assertThat(String.join(" ", container.getArgs())).contains("--requirepass $(REDIS_PASSWORD)");
     assertThat(container.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("REDIS_PASSWORD", "REDISCLI_AUTH");
     assertThat(container.getEnv()).allSatisfy(e -> {

@@ -34,6 +34,8 @@ class ReadmeTest {
     assertThat(headings).containsSubsequence("## Requirements", "## Install on a cluster",
         "## A first task, and how to watch it", "## What it guarantees", "## Try it without a cluster",
         "## Documentation");
+    assertThat(Files.readAllLines(Path.of("README.md"))).as("the README stays a page a person deciding reads"
+        + " (transcripts belong in docs/tour.md)").hasSizeLessThan(200);
     String readme = Files.readString(Path.of("README.md"));
     assertThat(readme).contains("Why Redis", "1.30", "v1alpha1", "at most one Job per due time", "at least once",
         "`ce-id`", "at most once", "docs/reliability.md#limits-that-remain");
