@@ -1,5 +1,7 @@
-# The operator's image, built from a clean checkout with nothing but Docker:
-#   docker build -t delayed-task-operator:0.1.0 .
+# The operator's image, built from a clean checkout with Docker 23 or later (BuildKit, the default
+# builder there, for the cache mount below) and Maven Central reachable from the build:
+#   docker build --build-arg GIT_COMMIT="$(git rev-parse HEAD)" -t delayed-task-operator:0.1.0 .
+# (GIT_COMMIT is what `--version` prints: .git is not sent to the build; without it, "unknown".)
 # Without a Docker daemon, Jib builds the same image from the same base into a tar file:
 #   mvn -B -DskipTests package jib:buildTar      (target/jib-image.tar; docker/podman load -i ...)
 #
@@ -10,13 +12,14 @@
 # --- build stage: the runnable jar, tests left to CI (mvn -B verify) ------------------------------
 FROM maven:3.9-eclipse-temurin-17@sha256:a8746f15d5bb26b5b8bacb056cc76211553850f4c71d16aff845cfa004cbc197 AS build
 WORKDIR /src
+ARG GIT_COMMIT=unknown
 COPY pom.xml ./
 COPY src/main ./src/main
 # maven.test.skip: test sources are neither compiled nor their (large) dependencies fetched;
 # mdep.skip: the third-party list is checked by the tests, not needed here. No system package is
 # installed and nothing runs as root but Maven in this throw-away stage.
 RUN --mount=type=cache,target=/root/.m2 \
-    mvn -B -q -Dmaven.test.skip=true -Dmdep.skip=true package
+    DELAYEDTASK_GIT_COMMIT="$GIT_COMMIT" mvn -B -q -Dmaven.test.skip=true -Dmdep.skip=true package
 
 # --- runtime stage: a JRE, the jar and the licences; no package manager run, no shell needed -------
 FROM eclipse-temurin:17-jre@sha256:13cc28a6cc72a38ce1f00c906be3580c1a3e604b8984d694f369a96742abc93b

@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,35 @@ class DockerfileTest {
     assertThat(read(Path.of(".dockerignore"))).contains("*", "!pom.xml", "!src/main/", "!LICENSE", "!NOTICE",
         "!THIRD-PARTY-NOTICES.md");
     assertThat(POM).contains("<finalName>${project.artifactId}</finalName>", "<artifactId>delayed-task-operator</artifactId>");
+  }
+
+  /**
+   * The version stamp as the Docker build makes it: no .git in the build context, the commit passed
+   * as the GIT_COMMIT build argument. Runs the pom's own build-info script, not a copy of it.
+   */
+  @Test
+  void aDockerBuildStampsTheCommitItIsGiven() throws Exception {
+    List<String> build = stage(0);
+    assertThat(instructions(build, "ARG")).containsExactly("GIT_COMMIT=unknown");
+    assertThat(String.join("\n", build)).contains("DELAYEDTASK_GIT_COMMIT=\"$GIT_COMMIT\" mvn");
+    Matcher step = Pattern.compile(
+        "(?s)<id>build-info</id>.*?<argument>-c</argument>\\s*<argument>(.*?)</argument>").matcher(POM);
+    assertThat(step.find()).as("pom.xml's build-info step").isTrue();
+    String script = step.group(1).replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&");
+    Path sources = Files.createTempDirectory("no-git-");
+    Path out = sources.resolve("build.properties");
+    for (var commit : Map.of("0123abc", "commit=0123abc", "", "commit=unknown").entrySet()) {
+      ProcessBuilder bash = new ProcessBuilder("bash", "-c", script, "build-info", "0.1.0", sources.toString(),
+          out.toString()).redirectErrorStream(true);
+      bash.environment().put("GIT_CEILING_DIRECTORIES", sources.getParent().toString());
+      if (commit.getKey().isEmpty()) {
+        bash.environment().remove("DELAYEDTASK_GIT_COMMIT");
+      } else {
+        bash.environment().put("DELAYEDTASK_GIT_COMMIT", commit.getKey());
+      }
+      assertThat(bash.start().waitFor()).isZero();
+      assertThat(Files.readAllLines(out)).containsExactly("version=0.1.0", commit.getValue());
+    }
   }
 
   @Test

@@ -769,6 +769,22 @@ class HelmChartTest {
     assertThat(Manifests.unknownFields(task.getSpec().getJobTemplate(), "NOTES jobTemplate")).isEmpty();
   }
 
+  @Test
+  void theUnpullableDefaultImageIsWarnedOfAndRefusedWhereItCanNeverStart() {
+    String notes = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
+        .clientOnly().withDryRunOption(DryRun.CLIENT).call().getOutput();
+    assertThat(notes).contains("WARNING: image.repository is \"delayed-task-operator\"", "ImagePullBackOff",
+        "--reuse-values");
+    String pushed = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
+        .clientOnly().withDryRunOption(DryRun.CLIENT).set("image.repository", "registry.example.com/dto").call()
+        .getOutput();
+    assertThat(pushed).doesNotContain("WARNING: image.repository");
+    assertThatThrownBy(() -> RenderedChart.template("image: {pullPolicy: Always}"))
+        .hasMessageContaining("image.repository=delayed-task-operator with image.pullPolicy=Always cannot start");
+    assertThat(RenderedChart.render("image: {repository: registry.example.com/dto, pullPolicy: Always}")
+        .operatorContainer().getImage()).startsWith("registry.example.com/dto:");
+  }
+
   /** Keys whose value is a Kubernetes object documented by Kubernetes itself; the key has the comment. */
   private static final Set<String> KUBERNETES_OBJECT_VALUES = Set.of("resources", "podSecurityContext", "securityContext");
 
