@@ -44,7 +44,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   /** Without signing secrets: a task with {@code signing} fails its attempts, saying so (tests). */
   public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
       DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock) {
-    this(sender, destinations, tokens, config, outcomes, firstAttemptLag, clock, (namespace, key) -> {
+    this(sender, destinations, tokens, config, outcomes, firstAttemptLag, clock, (namespace, key, field) -> {
       throw new SigningSecretException("this operator reads no signing Secrets");
     });
   }
@@ -102,7 +102,8 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
     Optional<SigningKeys> signing = Optional.empty();
     if (destination.getSigning() != null) {
       try {
-        signing = Optional.of(signingSecrets.keysFor(namespace, destination.getSigning().getKey()));
+        signing = Optional.of(signingSecrets.keysFor(namespace, destination.getSigning().getKey(),
+            attempt.target() == Target.SINK ? "sink.signing.key" : "delivery.deadLetterSink.signing.key"));
       } catch (SigningSecretException e) {
         // Never sent unsigned: the attempt fails, and is retried (the Secret may be fixed meanwhile).
         outcomes.completed(id, notSent(task, due, attempt, url, claim, "not sent, it could not be signed: "

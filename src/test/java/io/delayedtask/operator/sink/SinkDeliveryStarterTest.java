@@ -77,9 +77,10 @@ class SinkDeliveryStarterTest {
     SinkDeliveryStarter starter = new SinkDeliveryStarter(recording(sent),
         new Destinations(new NoServices(), new Addressables(unusedClient), config),
         new ServiceAccountTokens(unusedClient, config), config, outcomes, lag -> {}, Clock.systemUTC(),
-        (namespace, key) -> {
+        (namespace, key, field) -> {
           throw new io.delayedtask.operator.sink.signing.SigningSecretException(
-              "Secret delayedtask-signing does not exist in namespace " + namespace + " (key " + key + "): create it");
+              "Secret delayedtask-signing does not exist in namespace " + namespace + " (" + field + " " + key
+                  + "): create it");
         });
     DelayedTask task = uriSinkTask();
     task.getSpec().getSink().setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("orders"));
@@ -92,7 +93,7 @@ class SinkDeliveryStarterTest {
     DeliveryOutcome outcome = outcomes.getSecondaryResources(task).iterator().next();
     assertThat(outcome.result()).isInstanceOfSatisfying(DeliveryOutcome.Result.NotSent.class, notSent -> {
       assertThat(notSent.why()).isEqualTo("not sent, it could not be signed: Secret delayedtask-signing does not "
-          + "exist in namespace ns (key orders): create it");
+          + "exist in namespace ns (sink.signing.key orders): create it");
       assertThat(notSent.retryable()).as("retried: the Secret may be fixed meanwhile").isTrue();
     });
   }
@@ -100,6 +101,7 @@ class SinkDeliveryStarterTest {
   @Test
   void aSignedSinkHandsItsKeysToTheSenderAndTheDeadLetterSinkItsOwn() {
     List<DeliveryRequest> sent = new java.util.ArrayList<>();
+    List<String> askedFor = new java.util.ArrayList<>();
     SinkConfig config = new SinkConfig(List.of("http://orders.example/"), "cluster.local", "delayedtask-sender", 8, 8);
     Map<String, io.delayedtask.operator.sink.signing.SigningKeys> byKey = Map.of(
         "orders", io.delayedtask.operator.sink.signing.SigningKeys.parse(
@@ -110,7 +112,10 @@ class SinkDeliveryStarterTest {
     SinkDeliveryStarter starter = new SinkDeliveryStarter(recording(sent),
         new Destinations(new NoServices(), new Addressables(unusedClient), config),
         new ServiceAccountTokens(unusedClient, config), config, outcomes, lag -> {}, Clock.systemUTC(),
-        (namespace, key) -> byKey.get(key));
+        (namespace, key, field) -> {
+          askedFor.add(field + " " + key);
+          return byKey.get(key);
+        });
     DelayedTask task = uriSinkTask();
     task.getSpec().getSink().setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("orders"));
     Destination dead = new Destination();
@@ -128,6 +133,8 @@ class SinkDeliveryStarterTest {
     assertThat(sent).hasSize(2);
     assertThat(sent.get(0).signing()).containsSame(byKey.get("orders"));
     assertThat(sent.get(1).signing()).containsSame(byKey.get("dead"));
+    assertThat(askedFor).as("each message names the field").containsExactly("sink.signing.key orders",
+        "delivery.deadLetterSink.signing.key dead");
   }
 
   private static Sender recording(List<DeliveryRequest> sent) {

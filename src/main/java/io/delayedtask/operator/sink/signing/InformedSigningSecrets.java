@@ -63,8 +63,8 @@ public final class InformedSigningSecrets implements SigningSecrets, AutoCloseab
   }
 
   @Override
-  public SigningKeys keysFor(String namespace, String key) {
-    String where = "key " + key + " of Secret " + name + " in namespace " + namespace + " (sink.signing.key)";
+  public SigningKeys keysFor(String namespace, String key, String field) {
+    String where = "key " + key + " of Secret " + name + " in namespace " + namespace + " (" + field + ")";
     String fix = "write a Standard Webhooks secret there, such as: kubectl -n " + namespace + " create secret generic "
         + name + " --from-literal=" + key + "=whsec_$(openssl rand -base64 32)";
     SharedIndexInformer<Secret> informer = Optional.ofNullable(allNamespaces).orElse(byNamespace.get(namespace));
@@ -79,14 +79,14 @@ public final class InformedSigningSecrets implements SigningSecrets, AutoCloseab
     Secret secret = informer.getStore().getByKey(namespace + "/" + name);
     if (secret == null) {
       throw new SigningSecretException("Secret " + name + " does not exist in namespace " + namespace + ", and "
-          + "sink.signing.key " + key + " names a key of it: create it, such as: kubectl -n " + namespace
+          + field + " " + key + " names a key of it: create it, such as: kubectl -n " + namespace
           + " create secret generic " + name + " --from-literal=" + key + "=whsec_$(openssl rand -base64 32)");
     }
     Map<String, String> data = secret.getData();
     String encoded = data == null ? null : data.get(key);
     if (encoded == null) {
       throw new SigningSecretException("Secret " + name + " in namespace " + namespace + " has no key " + key
-          + " (sink.signing.key): add it, such as: kubectl -n " + namespace + " patch secret " + name
+          + " (" + field + "): add it, such as: kubectl -n " + namespace + " patch secret " + name
           + " --type merge -p '{\"stringData\":{\"" + key + "\":\"whsec_<base64 of 24 to 64 random bytes>\"}}'");
     }
     Parsed id = new Parsed(namespace, key, String.valueOf(secret.getMetadata().getResourceVersion()));
