@@ -148,6 +148,7 @@ signingpolicy	it	AdmissionPolicyIT#withoutGetOnTheSigningSecretATaskThatSignsIsR
 signingfailopen	unit	TaskDeciderTest#withoutTheAdmissionPolicyASignedSinkSendsNothingAndWaits	a signed sink sent while the admission policy is missing	sed -i 's/      if (draft.admissionPolicyMissing() \&\& draft.task().getSpec().getSink().getSigning() != null) {/      if (false) {/' $D/sink/DeliveryDecisions.java
 signingget	unit	HelmChartTest	the chart grants get on the signing Secret, which the operator never uses	perl -0pi -e 's/(resourceNames: \[\{\{ .Values.sink.signingSecret \| quote \}\}\]\n  verbs: \[)"list"/$1"get", "list"/' helm/delayed-task-operator/templates/_helpers.tpl
 secretlogged	it	SignedDeliveryIT	the signing secret logged (at debug) when parsed	sed -i 's/^    SigningKeys keys = SigningKeys.parse(value, where, fix);/&\n    LOG.debug("signing secret of {}: {}", where, value);/' $D/sink/signing/InformedSigningSecrets.java
+signingfailopenit	it	AdmissionPolicyMissingIT	a signed sink sent while the admission policy is missing (end to end)	sed -i 's/      if (draft.admissionPolicyMissing() \&\& draft.task().getSpec().getSink().getSigning() != null) {/      if (false) {/' $D/sink/DeliveryDecisions.java
 LIST
 }
 
