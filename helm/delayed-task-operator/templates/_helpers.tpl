@@ -101,6 +101,9 @@ app.kubernetes.io/part-of: delayed-task-operator
        to raise the count of the one Event per task and reason.
      - serviceaccounts/token: create, for the sender ServiceAccount's name only (sink.serviceAccount),
        so a sink.audience token is never one of another ServiceAccount in the namespace.
+     - secrets: list and watch, for the signing Secret's name only (sink.signingSecret), read by an
+       informer with the field selector metadata.name=<it> (which lets resourceNames restrict list
+       and watch); never get, and no other Secret.
      - services and discovery.k8s.io endpointslices: list and watch (informers), to resolve a sink.ref
        Service's port and check that its endpoints are Pods of the task's namespace without a request
        per delivery; never get, create or change them. */}}
@@ -124,6 +127,10 @@ app.kubernetes.io/part-of: delayed-task-operator
   resources: ["serviceaccounts/token"]
   resourceNames: [{{ .Values.sink.serviceAccount | quote }}]
   verbs: ["create"]
+- apiGroups: [""]
+  resources: ["secrets"]
+  resourceNames: [{{ .Values.sink.signingSecret | quote }}]
+  verbs: ["list", "watch"]
 - apiGroups: [""]
   resources: ["services"]
   verbs: ["list", "watch"]

@@ -114,6 +114,9 @@ final class CommandLine {
             "the cluster domain a spec.sink.ref Service's URL ends in"),
         new Variable(SinkConfig.SERVICE_ACCOUNT, sink.serviceAccount(),
             "the ServiceAccount, in each task's namespace, whose tokens a spec.sink.audience sends"),
+        new Variable(SinkConfig.SIGNING_SECRET, sink.signingSecret(),
+            "the Secret, in each task's namespace, whose key spec.sink.signing.key names holds the Standard Webhooks "
+                + "signing secret (whsec_<base64>)"),
         new Variable(SinkConfig.MAX_IN_FLIGHT, Integer.toString(sink.maxInFlight()),
             "open delivery requests at once"),
         new Variable(SinkConfig.MAX_IN_FLIGHT_PER_HOST, Integer.toString(sink.maxInFlightPerHost()),

@@ -26,6 +26,7 @@ import io.delayedtask.operator.sink.NameResolver;
 import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.delayedtask.operator.sink.SinkDeliveryStarter;
+import io.delayedtask.operator.sink.signing.InformedSigningSecrets;
 import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.StartingDeadline;
 import io.delayedtask.operator.task.SpecValidator;
@@ -256,9 +257,14 @@ public final class DelayedTaskOperator implements AutoCloseable {
       // A sink.ref to a Knative Addressable: an informer per kind, started when a task first names it.
       Addressables addressables = new Addressables(client);
       stopInReverse.push(addressables);
+      // sink.signing's secrets: an informer on the one Secret name, no request per attempt.
+      InformedSigningSecrets signingSecrets = new InformedSigningSecrets(client, config.sink().signingSecret(),
+          config.namespaces());
+      stopInReverse.push(signingSecrets);
       DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender,
           new Destinations(services, addressables, config.sink()),
-          new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics::lag, clock);
+          new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics::lag, clock,
+          signingSecrets);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
           keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies), c -> {

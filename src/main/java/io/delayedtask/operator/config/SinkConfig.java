@@ -16,15 +16,19 @@ import java.util.regex.Pattern;
  * @param maxInFlight         DELAYEDTASK_SINK_MAX_IN_FLIGHT, default 256
  * @param maxInFlightPerHost  DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST, default 32
  * @param maxInFlightPerNamespace DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE, default 32
+ * @param signingSecret       DELAYEDTASK_SINK_SIGNING_SECRET, default delayedtask-signing: the Secret, in each
+ *                            task's namespace, whose keys {@code sink.signing.key} names
  */
 public record SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount,
-    int maxInFlight, int maxInFlightPerHost, int maxInFlightPerNamespace) {
+    int maxInFlight, int maxInFlightPerHost, int maxInFlightPerNamespace, String signingSecret) {
   public static final String ALLOWED_URIS = "DELAYEDTASK_SINK_ALLOWED_URIS";
   public static final String CLUSTER_DOMAIN = "DELAYEDTASK_SINK_CLUSTER_DOMAIN";
   public static final String SERVICE_ACCOUNT = "DELAYEDTASK_SINK_SERVICE_ACCOUNT";
   public static final String MAX_IN_FLIGHT = "DELAYEDTASK_SINK_MAX_IN_FLIGHT";
   public static final String MAX_IN_FLIGHT_PER_HOST = "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST";
   public static final String MAX_IN_FLIGHT_PER_NAMESPACE = "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE";
+  public static final String SIGNING_SECRET = "DELAYEDTASK_SINK_SIGNING_SECRET";
+  public static final String DEFAULT_SIGNING_SECRET = "delayedtask-signing";
 
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -39,6 +43,14 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     allowlistOf(allowedUris);
     Objects.requireNonNull(clusterDomain, "clusterDomain");
     Objects.requireNonNull(serviceAccount, "serviceAccount");
+    Objects.requireNonNull(signingSecret, "signingSecret");
+  }
+
+  /** With the default signing Secret (delayedtask-signing). */
+  public SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount, int maxInFlight,
+      int maxInFlightPerHost, int maxInFlightPerNamespace) {
+    this(allowedUris, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost, maxInFlightPerNamespace,
+        DEFAULT_SIGNING_SECRET);
   }
 
   /** With the default per-namespace cap (32). */
@@ -48,7 +60,7 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
   }
 
   public static SinkConfig defaults() {
-    return new SinkConfig(List.of(), "cluster.local", "delayedtask-sender", 256, 32, 32);
+    return new SinkConfig(List.of(), "cluster.local", "delayedtask-sender", 256, 32, 32, DEFAULT_SIGNING_SECRET);
   }
 
   /**
@@ -64,8 +76,9 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     int maxInFlight = positive(env, MAX_IN_FLIGHT, defaults.maxInFlight());
     int maxInFlightPerHost = positive(env, MAX_IN_FLIGHT_PER_HOST, defaults.maxInFlightPerHost());
     int maxInFlightPerNamespace = positive(env, MAX_IN_FLIGHT_PER_NAMESPACE, defaults.maxInFlightPerNamespace());
+    String signingSecret = subdomain(env, SIGNING_SECRET, defaults.signingSecret());
     return new SinkConfig(allowed, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost,
-        maxInFlightPerNamespace);
+        maxInFlightPerNamespace, signingSecret);
   }
 
   /** The entries, parsed (they were checked when this was made, so this does not throw). */

@@ -134,7 +134,7 @@ public final class AdmissionPolicies implements AutoCloseable {
   }
 
   private static String restore(String what) {
-    return what + ", so no Job is created and no token sent for this task: restore it (helm upgrade with "
+    return what + ", so no Job is created and no token sent (nor anything signed) for this task: restore it (helm upgrade with "
         + "admissionPolicy.enabled=true, or kubectl apply -f k8s/15-admission-policy.yaml), or set "
         + "DELAYEDTASK_ADMISSION_POLICY to the bindings in use (none: no check, at the installer's risk)";
   }

@@ -84,8 +84,16 @@ public final class DeliveryDecisions {
         // sink carries no audience, so it is never held back).
         return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim, "spec.sink.audience: no token is sent"));
       }
+      if (draft.admissionPolicyMissing() && draft.task().getSpec().getSink().getSigning() != null) {
+        // Fail closed: a signature made with a Secret the author may not read would be an oracle for it.
+        return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim, "spec.sink.signing: nothing is signed"));
+      }
       attempt = new DeliveryAttempt(Target.SINK, attempts + 1, attempts + 1, settings.timeout(), Map.of());
     } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current()) && attempts < 2 * perTarget) {
+      if (draft.admissionPolicyMissing() && deadLetterSink.getSigning() != null) {
+        return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim,
+            "spec.delivery.deadLetterSink.signing: nothing is signed"));
+      }
       String code = String.valueOf(Optional.ofNullable(draft.current().getDelivery().getResponseCode()).orElse(0));
       attempt = new DeliveryAttempt(Target.DEAD_LETTER_SINK, attempts + 1, attempts + 1 - perTarget,
           settings.timeout(), Map.of("delayedtaskerrorcode", code));

@@ -1,5 +1,6 @@
 package io.delayedtask.operator.sink;
 
+import io.delayedtask.operator.sink.signing.SigningKeys;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,9 +22,11 @@ import java.util.Optional;
  * @param bearerToken sent as {@code Authorization: Bearer <token>} when present
  * @param caCertsPem  PEM certificates trusted for https besides the JVM's
  * @param timeout     the whole attempt (connect, write, answer), cut after this long
+ * @param signing     when present, the secrets that sign the attempt (Standard Webhooks headers); a request
+ *                    that carries them is never sent without its signature
  */
 public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
-    Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
+    Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout, Optional<SigningKeys> signing) {
 
   /** The ce-source's form: the task's namespace is its fourth segment. */
   private static final java.util.regex.Pattern SOURCE =
@@ -46,6 +49,13 @@ public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loo
     Objects.requireNonNull(bearerToken, "bearerToken");
     Objects.requireNonNull(caCertsPem, "caCertsPem");
     Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(signing, "signing");
+  }
+
+  /** An unsigned request. */
+  public DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
+      Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
+    this(url, connectHost, loopbackAllowed, event, bearerToken, caCertsPem, timeout, Optional.empty());
   }
 
   /**

@@ -125,7 +125,7 @@ public final class OkHttpSender implements Sender {
         TrustedCerts.Tls tls = trustedCerts.forPem(request.caCertsPem().get());
         perRequest.sslSocketFactory(tls.socketFactory(), tls.trustManager());
       }
-      httpRequest = httpRequest(url, request);
+      httpRequest = httpRequest(url, request, sentAt);
     } catch (IllegalArgumentException | IllegalStateException e) {
       // Bad caCerts or an event the SDK rejects: the same request would fail the same way again.
       attempt.forbidden(e.getMessage());
@@ -180,7 +180,7 @@ public final class OkHttpSender implements Sender {
     });
   }
 
-  private static Request httpRequest(HttpUrl url, DeliveryRequest request) {
+  private static Request httpRequest(HttpUrl url, DeliveryRequest request, Instant sentAt) {
     CloudEventMessage message = CloudEventMessage.of(request.event());
     Request.Builder builder = new Request.Builder().url(url);
     String contentType = "application/json";
@@ -193,6 +193,9 @@ public final class OkHttpSender implements Sender {
       }
     }
     request.bearerToken().ifPresent(token -> builder.header("Authorization", "Bearer " + token));
+    // Standard Webhooks signature over the body exactly as sent; signed here or not sent at all.
+    request.signing().ifPresent(keys -> keys.headers(request.event().id(), sentAt, message.body())
+        .forEach(builder::header));
     return builder.post(RequestBody.create(message.body(), MediaType.get(contentType))).build();
   }
 

@@ -5,6 +5,9 @@ import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.sink.DeliveryOutcome.Target;
+import io.delayedtask.operator.sink.signing.SigningKeys;
+import io.delayedtask.operator.sink.signing.SigningSecretException;
+import io.delayedtask.operator.sink.signing.SigningSecrets;
 import io.delayedtask.operator.task.ApiErrors;
 import io.delayedtask.operator.task.EventBodies;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -36,9 +39,19 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   private final DeliveryOutcomes outcomes;
   private final Consumer<Duration> firstAttemptLag;
   private final Clock clock;
+  private final SigningSecrets signingSecrets;
 
+  /** Without signing secrets: a task with {@code signing} fails its attempts, saying so (tests). */
   public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
       DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock) {
+    this(sender, destinations, tokens, config, outcomes, firstAttemptLag, clock, (namespace, key, field) -> {
+      throw new SigningSecretException("this operator reads no signing Secrets");
+    });
+  }
+
+  public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
+      DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock, SigningSecrets signingSecrets) {
+    this.signingSecrets = signingSecrets;
     this.sender = sender;
     this.destinations = destinations;
     this.tokens = tokens;
@@ -86,6 +99,18 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         return;
       }
     }
+    Optional<SigningKeys> signing = Optional.empty();
+    if (destination.getSigning() != null) {
+      try {
+        signing = Optional.of(signingSecrets.keysFor(namespace, destination.getSigning().getKey(),
+            attempt.target() == Target.SINK ? "sink.signing.key" : "delivery.deadLetterSink.signing.key"));
+      } catch (SigningSecretException e) {
+        // Never sent unsigned: the attempt fails, and is retried (the Secret may be fixed meanwhile).
+        outcomes.completed(id, notSent(task, due, attempt, url, claim, "not sent, it could not be signed: "
+            + e.getMessage(), true));
+        return;
+      }
+    }
     Map<String, String> extensions = new HashMap<>();
     if (task.getSpec().getCeOverrides() != null && task.getSpec().getCeOverrides().getExtensions() != null) {
       extensions.putAll(task.getSpec().getCeOverrides().getExtensions());
@@ -103,7 +128,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
             .map(data -> new DeliveryRequest.Data(EventBodies.contentType(task.getSpec().getContentType()), data)),
         extensions);
     DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.connectHost(), resolved.loopbackAllowed(),
-        event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout());
+        event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout(), signing);
     outcomes.sending(id);
     sender.send(request).whenComplete((result, error) -> outcomes.completed(id, new DeliveryOutcome(uid, due,
         attempt.target(), attempt.attempt(), url, claim.redisClockNow(),

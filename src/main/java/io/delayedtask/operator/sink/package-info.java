@@ -31,13 +31,19 @@
  *       {@code audience}, a token of the operator's sender ServiceAccount in the task's namespace
  *       (a TokenRequest, kept until 80% of its lifetime), sent only over https or to an in-cluster Service
  *       ({@link io.delayedtask.operator.sink.MissingServiceAccountException} when there is none).
+ *       With {@code signing}, the secrets of its key in the signing Secret, from an informer on that
+ *       one Secret name ({@link io.delayedtask.operator.sink.signing.InformedSigningSecrets}, no request
+ *       per attempt); when they cannot be had ({@link io.delayedtask.operator.sink.signing.SigningSecretException})
+ *       the attempt is an outcome already, retried, and nothing is sent.
  *   <li><b>Request</b> ({@link io.delayedtask.operator.sink.DeliveryRequest}): the task's event
  *       (the payload, or {@code spec.data} with its content type, {@code ceOverrides} extensions,
  *       {@code ce-id} {@code <uid>.<due ms>}), where to connect, the token, {@code caCerts}
  *       ({@code TrustedCerts}), the timeout; handed to the
  *       {@link io.delayedtask.operator.sink.Sender} ({@link io.delayedtask.operator.sink.OkHttpSender}),
  *       which writes it as a CloudEvent in HTTP binary mode with the CloudEvents SDK
- *       ({@code CloudEventMessage}) and returns at once.
+ *       ({@code CloudEventMessage}) and returns at once; with signing keys it adds the Standard Webhooks
+ *       headers ({@link io.delayedtask.operator.sink.signing.SigningKeys}) over the body as sent, with the
+ *       attempt's send time.
  *   <li><b>Slot</b> ({@code DeliverySlots}): at most so many requests
  *       open overall, per host and per namespace, a reserve kept for lightly loaded namespaces; a
  *       request waits for a slot at most its timeout.

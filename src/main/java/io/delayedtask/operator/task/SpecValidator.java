@@ -8,6 +8,7 @@ import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
+import io.delayedtask.operator.api.v1alpha1.Signing;
 import io.delayedtask.operator.config.AllowedUris;
 import io.delayedtask.operator.config.SinkConfig;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -60,6 +61,7 @@ public final class SpecValidator {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern REF_API_VERSION = Pattern.compile(ServiceReference.API_VERSION);
   private static final Pattern REF_KIND = Pattern.compile(ServiceReference.KIND);
+  private static final Pattern SIGNING_KEY = Pattern.compile(Signing.KEY);
   private static final Pattern MEDIA_TYPE = Pattern.compile(DelayedTaskSpec.MEDIA_TYPE);
   private static final Pattern EXTENSION_NAME = Pattern.compile(CeOverrides.NAME_SHAPE);
 
@@ -359,6 +361,14 @@ public final class SpecValidator {
     if (ref == null && uri == null) {
       return invalid(field + " names no destination; set " + field + ".ref (a Service in this namespace) or "
           + field + ".uri (an absolute http:// or https:// URL)");
+    }
+    if (destination.getSigning() != null) {
+      String key = destination.getSigning().getKey();
+      if (key == null || key.isEmpty() || key.length() > 253 || !SIGNING_KEY.matcher(key).matches()) {
+        return invalid(field + ".signing.key " + (key == null ? "is missing" : "'" + key + "' is not a Secret key")
+            + "; name a key of the signing Secret (letters, digits, '-', '_' and '.', at most 253), or remove "
+            + field + ".signing");
+      }
     }
     if (destination.getCaCerts() != null) {
       String problem = pemProblem(destination.getCaCerts());

@@ -73,6 +73,11 @@ class AdmissionPolicyIT {
   /** All verbs on delayedtasks and create on serviceaccounts/token for another ServiceAccount only. */
   private static final String OTHER_TOKEN_WRITER = "other-token-writer";
   private static final String SENDER = "delayedtask-sender";
+  /** All verbs on delayedtasks and get on the signing Secret only. */
+  private static final String SECRET_READER = "secret-reader";
+  /** All verbs on delayedtasks and get on another Secret only. */
+  private static final String OTHER_SECRET_READER = "other-secret-reader";
+  private static final String SIGNING = "delayedtask-signing";
   private static final Path PLAIN_POLICY = Manifests.PLAIN.resolve("15-admission-policy.yaml");
 
   @TempDir
@@ -105,6 +110,10 @@ class AdmissionPolicyIT {
         .withResourceNames(SENDER).withVerbs("create").build());
     bindRole(OTHER_TOKEN_WRITER, allOnTasks, new PolicyRuleBuilder().withApiGroups("")
         .withResources("serviceaccounts/token").withResourceNames("orders").withVerbs("create").build());
+    bindRole(SECRET_READER, allOnTasks, new PolicyRuleBuilder().withApiGroups("").withResources("secrets")
+        .withResourceNames(SIGNING).withVerbs("get").build());
+    bindRole(OTHER_SECRET_READER, allOnTasks, new PolicyRuleBuilder().withApiGroups("").withResources("secrets")
+        .withResourceNames("orders").withVerbs("get", "list", "watch").build());
     admin.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder()
         .withNewMetadata().withName(EDITOR).endMetadata()
         .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName("edit").endRoleRef()
@@ -221,6 +230,33 @@ class AdmissionPolicyIT {
   }
 
   @Test
+  void withoutGetOnTheSigningSecretATaskThatSignsIsRefusedNamingTheUserTheRightAndTheField() {
+    assertRefused(() -> tasks(TASK_WRITER).resource(signed("unsigned-rights", true, false)).create(),
+        signingRefusal(TASK_WRITER, "spec.sink.signing"));
+    assertRefused(() -> tasks(OTHER_SECRET_READER).resource(signed("other-secret", true, false)).create(),
+        signingRefusal(OTHER_SECRET_READER, "spec.sink.signing"));
+    assertRefused(() -> tasks(TASK_WRITER).resource(signed("dead-unsigned-rights", false, true)).create(),
+        signingRefusal(TASK_WRITER, "spec.delivery.deadLetterSink.signing"));
+    assertThat(admin.resources(DelayedTask.class).inNamespace(ns).list().getItems())
+        .extracting(t -> t.getMetadata().getName())
+        .doesNotContain("unsigned-rights", "other-secret", "dead-unsigned-rights");
+
+    assertThat(tasks(SECRET_READER).resource(signed("by-secret-reader", true, true)).create().getSpec().getSink()
+        .getSigning().getKey()).isEqualTo("orders");
+    // The built-in edit role may read the namespace's Secrets: so may its tasks sign.
+    tasks(EDITOR).resource(signed("by-editor-signed", true, true)).create();
+
+    tasks(TASK_WRITER).resource(signed("signing-patched-in", false, false)).create();
+    assertRefused(() -> tasks(TASK_WRITER).withName("signing-patched-in").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"sink\":{\"signing\":{\"key\":\"orders\"}}}}"),
+        signingRefusal(TASK_WRITER, "spec.sink.signing"));
+    assertRefused(() -> tasks(TASK_WRITER).withName("signing-patched-in").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"delivery\":{\"deadLetterSink\":{\"uri\":\"/dead\",\"ref\":{\"apiVersion\":\"v1\","
+            + "\"kind\":\"Service\",\"name\":\"orders\"},\"signing\":{\"key\":\"dead\"}}}}}"),
+        signingRefusal(TASK_WRITER, "spec.delivery.deadLetterSink.signing"));
+  }
+
+  @Test
   void statusWritesByAnyoneButTheOperatorAreRefusedWithAMessage() {
     tasks(EDITOR).resource(withJob(ns, "running", soon())).create();
     DelayedTask byStatusWriter = tasks(STATUS_WRITER).withName("running").get();
@@ -281,6 +317,32 @@ class AdmissionPolicyIT {
     return "a DelayedTask with spec.sink.audience sends a token of ServiceAccount " + SENDER + ", and " + user
         + " may not create tokens for it in namespace " + ns + ": ask for the create verb on serviceaccounts/token"
         + " (resourceNames: " + SENDER + ") there, or remove spec.sink.audience";
+  }
+
+  private static String signingRefusal(String user, String field) {
+    return "a DelayedTask with " + field + " signs with Secret " + SIGNING + ", and " + user + " may not get it in "
+        + "namespace " + ns + ": ask for the get verb on secrets (resourceNames: " + SIGNING + ") there, or remove "
+        + field;
+  }
+
+  /** A task delivering to the Service orders, signing there and at its dead-letter sink as asked. */
+  private static DelayedTask signed(String name, boolean sinkSigned, boolean deadLetterSigned) {
+    return io.delayedtask.operator.testing.Tasks.task(ns, name, spec -> {
+      spec.setRunAt(rfc3339(soon()));
+      Destination sink = new Destination();
+      sink.setRef(new ServiceReference("v1", "Service", "orders"));
+      if (sinkSigned) {
+        sink.setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("orders"));
+      }
+      spec.setSink(sink);
+      if (deadLetterSigned) {
+        Destination dead = new Destination();
+        dead.setRef(new ServiceReference("v1", "Service", "dead-letters"));
+        dead.setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("dead"));
+        spec.setDelivery(new io.delayedtask.operator.api.v1alpha1.DeliverySpec());
+        spec.getDelivery().setDeadLetterSink(dead);
+      }
+    });
   }
 
   private static String statusRefusal(String user, String task) {

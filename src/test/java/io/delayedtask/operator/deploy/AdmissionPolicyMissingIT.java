@@ -39,10 +39,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The operator fails closed without the admission policy, on a real API server: with the shipped
  * policies (k8s/15-admission-policy.yaml) deleted, a due task with a jobTemplate creates no Job and
- * one with a sink.audience sends nothing (so no token); both stay Scheduled with Ready=False
- * AdmissionPolicyMissing, a Warning Event and delayedtask_admission_policy_present 0, while a
- * status-only task fires and one past its startingDeadlineSeconds is Missed. Once the policies are
- * applied again, both fire within 30 s.
+ * one with a sink.audience sends nothing (so no token), nor one with sink.signing (so nothing is
+ * signed); they stay Scheduled with Ready=False AdmissionPolicyMissing, a Warning Event and
+ * delayedtask_admission_policy_present 0, while a status-only task fires and one past its
+ * startingDeadlineSeconds is Missed. Once the policies are applied again, all fire within 30 s.
  *
  * <p>A server of its own: the policies are cluster-wide, and deleting them must not touch other
  * tests. The operator runs in-process as the admin (system:masters, which the status policy admits),
@@ -78,6 +78,9 @@ class AdmissionPolicyMissingIT {
     client.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName("orders").endMetadata()
         .withNewSpec().withType("ExternalName").withExternalName("localhost")
         .addNewPort().withName("http").withPort(receiver.port()).endPort().endSpec().build()).create();
+    client.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata()
+        .withName(SinkConfig.DEFAULT_SIGNING_SECRET).endMetadata()
+        .withStringData(Map.of("orders", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")).build()).create();
   }
 
   @AfterAll
@@ -107,6 +110,11 @@ class AdmissionPolicyMissingIT {
     Instant now = Instant.now();
     create(client, withJob(ns, "job", now));
     create(client, withAudience("token", now));
+    DelayedTask signed = withAudience("signed", now);
+    signed.getSpec().getSink().setAudience(null);
+    signed.getSpec().getSink().setUri("/signed");
+    signed.getSpec().getSink().setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("orders"));
+    create(client, signed);
     create(client, statusOnly(ns, "status-only", now));
     DelayedTask late = withJob(ns, "deadline", now);
     late.getSpec().setStartingDeadlineSeconds(3L);
@@ -114,7 +122,7 @@ class AdmissionPolicyMissingIT {
 
     await("a status-only task fires as usual").atMost(Duration.ofSeconds(30))
         .until(() -> phase(client, ns, "status-only").orElse(null) == Phase.Fired);
-    for (String name : new String[] {"job", "token"}) {
+    for (String name : new String[] {"job", "token", "signed"}) {
       await(name + " waits, not ready, saying why").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         DelayedTask task = get(client, ns, name);
         assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Scheduled);
@@ -142,6 +150,9 @@ class AdmissionPolicyMissingIT {
         .until(() -> jobsOf("job") == 1 && phase(client, ns, "job").orElse(null) != Phase.Scheduled);
     await("the token task fires within 30 s of the policy's return").atMost(RETURN_BOUND)
         .until(() -> Optional.ofNullable(get(client, ns, "token").getStatus()).map(s -> s.getFiredTime()).isPresent());
+    await("the signed task fires within 30 s of the policy's return").atMost(RETURN_BOUND)
+        .until(() -> receiver.requestsTo("/signed").size() == 1);
+    assertThat(receiver.requestsTo("/signed").get(0).header("webhook-signature")).startsWith("v1,");
     assertThat(Duration.between(restored, Instant.now())).isLessThan(RETURN_BOUND);
     assertThat(OperatorHttp.metric(port, PRESENT, "")).isEqualTo(1.0);
     assertThat(get(client, ns, "job").getStatus().getConditions()).filteredOn(c -> Condition.READY.equals(c.getType()))

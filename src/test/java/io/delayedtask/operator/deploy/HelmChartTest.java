@@ -353,12 +353,31 @@ class HelmChartTest {
       assertThat(rule.getOperations()).containsExactlyInAnyOrder("CREATE", "UPDATE");
     });
     assertThat(policy.getSpec().getMatchConditions()).singleElement()
-        .satisfies(c -> assertThat(c.getExpression()).contains("object.spec.jobTemplate", "object.spec.sink.audience"));
-    assertThat(policy.getSpec().getVariables()).singleElement().satisfies(v -> {
+        .satisfies(c -> assertThat(c.getExpression()).contains("object.spec.jobTemplate", "object.spec.sink.audience",
+            "object.spec.sink.signing", "object.spec.delivery.deadLetterSink.signing"));
+    assertThat(policy.getSpec().getVariables()).hasSize(2);
+    assertThat(policy.getSpec().getVariables().get(0)).satisfies(v -> {
       assertThat(v.getName()).isEqualTo("senderServiceAccount");
       assertThat(v.getExpression()).as("sink.serviceAccount").isEqualTo("'delayedtask-sender'");
     });
-    assertThat(policy.getSpec().getValidations()).hasSize(2);
+    assertThat(policy.getSpec().getVariables().get(1)).satisfies(v -> {
+      assertThat(v.getName()).isEqualTo("signingSecret");
+      assertThat(v.getExpression()).as("sink.signingSecret").isEqualTo("'delayedtask-signing'");
+    });
+    assertThat(policy.getSpec().getValidations()).hasSize(4);
+    for (String field : List.of("spec.sink.signing", "spec.delivery.deadLetterSink.signing")) {
+      assertThat(policy.getSpec().getValidations()).filteredOn(v -> v.getMessage().contains("with " + field + " "))
+          .singleElement().satisfies(v -> {
+            assertThat(v.getExpression()).contains("!has(object." + field + ")", "authorizer.group('').resource('secrets')"
+                + ".namespace(object.metadata.namespace).name(variables.signingSecret).check('get').allowed()");
+            assertThat(v.getReason()).isEqualTo("Forbidden");
+            assertThat(v.getMessageExpression()).contains("request.userInfo.username", "object.metadata.namespace",
+                "ask for the get verb on secrets", "remove " + field + "'");
+          });
+    }
+    assertThat(RenderedChart.render("sink: {signingSecret: webhook-keys}")
+        .named(ValidatingAdmissionPolicy.class, POLICY).getSpec().getVariables().get(1).getExpression())
+        .isEqualTo("'webhook-keys'");
     assertThat(policy.getSpec().getValidations().get(0)).satisfies(v -> {
       assertThat(v.getExpression()).isEqualTo("!has(object.spec.jobTemplate) || "
           + "authorizer.group('batch').resource('jobs').namespace(object.metadata.namespace).check('create').allowed()");

@@ -114,18 +114,32 @@ class LeastPrivilegeIT {
   }
 
   @Test
-  void theServiceAccountCannotReadSecretsAnywhere() {
+  void theServiceAccountReadsNoSecretButListsAndWatchesTheSigningSecretByItsName() {
     for (ChartRelease release : List.of(everywhere, scoped)) {
       try (KubernetesClient operator = clientOf(release)) {
         for (String ns : List.of(release.namespace(), teamA, outsider)) {
           for (String verb : List.of("get", "list", "watch")) {
             assertThat(can(operator, verb, "", "secrets", ns, null))
                 .as("%s may %s secrets in %s", release.name(), verb, ns).isFalse();
+            assertThat(can(operator, verb, "", "secrets", ns, "orders"))
+                .as("%s may %s the secret orders in %s", release.name(), verb, ns).isFalse();
           }
+          assertThat(can(operator, "get", "", "secrets", ns, Rbac.SIGNING))
+              .as("%s may get the signing secret in %s: it only lists and watches it", release.name(), ns).isFalse();
         }
+        for (String verb : List.of("list", "watch")) {
+          assertThat(can(operator, verb, "", "secrets", teamA, Rbac.SIGNING))
+              .as("%s may %s the signing secret in a watched namespace", release.name(), verb).isTrue();
+        }
+        assertThat(can(operator, "list", "", "secrets", outsider, Rbac.SIGNING))
+            .as("%s may list the signing secret in a namespace it does not watch", release.name())
+            .isEqualTo(release == everywhere);
         assertThat(can(operator, "list", "", "secrets", null, null)).as("cluster-wide").isFalse();
         assertForbidden(() -> operator.secrets().inNamespace(release.namespace()).list());
         assertForbidden(() -> operator.secrets().inNamespace(teamA).list());
+        assertForbidden(() -> operator.secrets().inNamespace(teamA).withField("metadata.name", "orders").list());
+        assertThat(operator.secrets().inNamespace(teamA).withField("metadata.name", Rbac.SIGNING).list().getItems())
+            .as("the one list it may make").isNotNull();
       }
     }
   }

@@ -64,8 +64,11 @@ final class Rbac {
    * namespace), with {@code sender} for the ServiceAccount whose tokens it requests (sink.audience).
    */
   static Set<String> operator(String sender) {
-    return section(OPERATOR_SECTION, Map.of("{sender}", sender));
+    return section(OPERATOR_SECTION, Map.of("{sender}", sender, "{signing}", SIGNING));
   }
+
+  /** The signing Secret's name by default (sink.signingSecret, DELAYEDTASK_SINK_SIGNING_SECRET). */
+  static final String SIGNING = "delayedtask-signing";
 
   /** {@link #operator} with the default sender ServiceAccount. */
   static final Set<String> OPERATOR = operator(SENDER);
@@ -164,10 +167,21 @@ final class Rbac {
       "delayedtask.io/delayedtasks: get,list,watch",
       "delayedtask.io/delayedtasks/status: get,list,watch");
 
-  /** True when a rule names Secrets in any group, or uses a wildcard that could cover them. */
+  /**
+   * True when a rule names Secrets in any group, or uses a wildcard that could cover them; except
+   * the one rule for the signing Secret: list and watch (its informer, by field selector) of one
+   * Secret name in the core group, nothing else.
+   */
   static boolean mentionsSecretsOrWildcards(PolicyRule rule) {
-    return rule.getResources().stream().anyMatch(r -> r.equals("*") || r.equals("secrets") || r.startsWith("secrets/"))
+    return !isTheSigningSecretRule(rule)
+        && (rule.getResources().stream().anyMatch(r -> r.equals("*") || r.equals("secrets") || r.startsWith("secrets/"))
         || rule.getApiGroups().contains("*")
-        || rule.getVerbs().contains("*");
+        || rule.getVerbs().contains("*"));
+  }
+
+  private static boolean isTheSigningSecretRule(PolicyRule rule) {
+    return rule.getApiGroups().equals(List.of("")) && rule.getResources().equals(List.of("secrets"))
+        && rule.getResourceNames() != null && rule.getResourceNames().size() == 1
+        && Set.of("list", "watch").containsAll(rule.getVerbs());
   }
 }

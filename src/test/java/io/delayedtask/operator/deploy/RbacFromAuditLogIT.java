@@ -70,7 +70,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Succeeded; a task whose Job name a foreign Job already has (create answers 409, the Job is read);
  * a TTL deletion; an invalid task; a suspended task resumed; a task of an earlier version with the
  * legacy finalizer (taken off); a sink task with an audience (a TokenRequest for the sender
- * ServiceAccount) and one with a Service ref (the Service read); and a Redis entry whose task does
+ * ServiceAccount) and signing (the signing Secret's informer) and one with a Service ref (the Service read); and a Redis entry whose task does
  * not exist (the claim reads the task from the API server: 404).
  *
  * <p>With OwnerReferencesPermissionEnforcement on, as LeastPrivilegeIT, so the finalizers grant,
@@ -123,7 +123,8 @@ class RbacFromAuditLogIT {
       env.put(SinkConfig.ALLOWED_URIS, receiver.base());
       Map<String, String> names = Map.of(
           "{lease}", env.get(OperatorConfig.LEASE_NAME),
-          "{sender}", env.get(SinkConfig.SERVICE_ACCOUNT));
+          "{sender}", env.get(SinkConfig.SERVICE_ACCOUNT),
+          "{signing}", env.get(SinkConfig.SIGNING_SECRET));
 
       try (OperatorProcess operator = OperatorProcess.start(pod, env)) {
         try {
@@ -268,17 +269,23 @@ class RbacFromAuditLogIT {
     // Sinks: a token for an audience (of the sender ServiceAccount), and a Service ref read.
     admin.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata()
         .withName(env.get(SinkConfig.SERVICE_ACCOUNT)).endMetadata().build()).create();
+    admin.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata()
+        .withName(env.get(SinkConfig.SIGNING_SECRET)).endMetadata()
+        .withStringData(Map.of("orders", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")).build()).create();
     create(admin, task(ns, "delivered", s -> {
       s.setDelay("0s");
       Destination sink = new Destination();
       sink.setUri(receiver.base() + "/rbac");
       sink.setAudience("orders"); // a token goes only over https (or to a Service of the namespace)
       sink.setCaCerts(receiver.caCertsPem());
+      // Signed with the signing Secret, which the operator knows from its informer (list, watch of that name).
+      sink.setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("orders"));
       s.setSink(sink);
     }));
     step.get().until(() -> phase(admin, ns, "delivered").orElse(null) == Phase.Succeeded);
     assertThat(receiver.requestsTo("/rbac")).singleElement()
-        .satisfies(r -> assertThat(r.header("Authorization")).startsWith("Bearer "));
+        .satisfies(r -> assertThat(r.header("Authorization")).startsWith("Bearer "))
+        .satisfies(r -> assertThat(r.header("webhook-signature")).startsWith("v1,"));
     // Two ports, neither named http: the Service is known from the informers (list, watch), and the sink
     // cannot be resolved (no packet sent).
     admin.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName("two-ports")

@@ -889,6 +889,48 @@ class TaskDeciderTest {
     assertThat(present.delivery()).map(DeliveryAttempt::attempt).contains(1);
   }
 
+  @Test
+  void withoutTheAdmissionPolicyASignedSinkSendsNothingAndWaits() {
+    DelayedTask task = scheduled(sinkTask(null));
+    task.getSpec().getSink().setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("orders"));
+
+    Plan plan = decider.decide(facts(task, Optional.of(claim(task, NOW))).withAdmissionPolicyMissing(POLICY_MISSING));
+
+    assertThat(plan.delivery()).as("nothing signed, nothing sent").isEmpty();
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    Condition ready = Conditions.find(plan.status(), Condition.READY).orElseThrow();
+    assertThat(ready.getReason()).isEqualTo("AdmissionPolicyMissing");
+    assertThat(ready.getMessage()).contains("spec.sink.signing");
+    assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plus(TaskDecider.ADMISSION_POLICY_RECHECK),
+        Optional.of(Outcome.ADMISSION_POLICY_MISSING)));
+
+    Plan present = decider.decide(facts(task, Optional.of(claim(task, NOW))));
+    assertThat(present.delivery()).map(DeliveryAttempt::attempt).contains(1);
+  }
+
+  @Test
+  void withoutTheAdmissionPolicyASignedDeadLetterSinkWaitsWhileAnUnsignedSinkIsSent() {
+    DelayedTask task = scheduled(sinkTask(d -> {
+      d.setRetry(0);
+      io.delayedtask.operator.api.v1alpha1.Destination dls = new io.delayedtask.operator.api.v1alpha1.Destination();
+      dls.setRef(new io.delayedtask.operator.api.v1alpha1.ServiceReference("v1", "Service", "dead-letters"));
+      dls.setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("dead"));
+      d.setDeadLetterSink(dls);
+    }));
+    Plan first = decider.decide(facts(task, Optional.of(claim(task, NOW))).withAdmissionPolicyMissing(POLICY_MISSING));
+    assertThat(first.delivery()).as("the sink itself is not signed").map(DeliveryAttempt::attempt).contains(1);
+    task.setStatus(decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(502))).status());
+    assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Failed);
+
+    Plan held = decider.decide(facts(task, Optional.of(claim(task, NOW))).withAdmissionPolicyMissing(POLICY_MISSING));
+    assertThat(held.delivery()).isEmpty();
+    assertThat(Conditions.find(held.status(), Condition.READY).orElseThrow().getMessage())
+        .contains("spec.delivery.deadLetterSink.signing");
+
+    Plan present = decider.decide(facts(task, Optional.of(claim(task, NOW))));
+    assertThat(present.delivery()).map(DeliveryAttempt::target).contains(DeliveryOutcome.Target.DEAD_LETTER_SINK);
+  }
+
   private static final String URL = "http://orders.ns.svc.cluster.local/orders/cancel";
 
   private static DelayedTask sinkTask(Consumer<io.delayedtask.operator.api.v1alpha1.DeliverySpec> delivery) {

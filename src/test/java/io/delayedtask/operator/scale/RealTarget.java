@@ -72,7 +72,11 @@ final class RealTarget extends ScaleTarget {
             rule("", "services"),
             rule("discovery.k8s.io", "endpointslices"),
             // What the chart's -addressables ClusterRole aggregates for Knative's Broker (RequestBudgetIT's stand-in).
-            rule("eventing.knative.dev", "brokers", "brokers/status"))
+            rule("eventing.knative.dev", "brokers", "brokers/status"),
+            // The signing Secret's informer, as the chart grants it (sink.signing).
+            new PolicyRuleBuilder().withApiGroups("").withResources("secrets")
+                .withResourceNames(io.delayedtask.operator.config.SinkConfig.DEFAULT_SIGNING_SECRET)
+                .withVerbs("list", "watch").build())
         .build()).createOr(existing -> existing.update());
     client.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(role)
         .endMetadata()

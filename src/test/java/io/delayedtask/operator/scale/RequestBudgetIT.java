@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * operator's own identity (the jar, as a ServiceAccount): a status-only task from creation to
  * {@code Fired} at most 4 requests, a Job task to {@code Succeeded} at most 8 (the dry run of its Job
  * when it is scheduled is the eighth), a sink task
- * delivered on its first attempt to {@code Succeeded} at most 4 for a {@code uri}, at most 5 for a
+ * delivered on its first attempt to {@code Succeeded} at most 4 for a {@code uri} (signed or not), at most 5 for a
  * {@code ref} to a Knative Addressable (a stand-in Broker, {@code testing/KnativeStandIns}, whose
  * {@code status.address.url} the operator reads from an informer of its kind), and none reads a task or a Job
  * (decisions come from the informer caches; there is no finalizer to add). The figures with their breakdown, and
@@ -84,6 +84,23 @@ class RequestBudgetIT {
         assertThat(receiver.requestsTo("/budget")).as("delivered on the first attempt").hasSize(TASKS);
         assertThat(sink.keySet()).as("no GET of a task, found or not").noneMatch(RequestBudgetIT::readsATaskOrJob);
         assertThat(perTask(sink)).as("requests per sink task: %s", sink).isLessThanOrEqualTo(4.0);
+
+        // Signed: the secret comes from the signing Secret's informer (its list and watch left out
+        // like every informer's), never with a request per attempt.
+        lab.client().secrets().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+            .withNewMetadata().withName(SinkConfig.DEFAULT_SIGNING_SECRET).endMetadata()
+            .withStringData(Map.of("budget", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")).build()).create();
+        Map<String, Long> signed = requestsUntil(lab, "g", i -> Tasks.task(NS, "g-" + i, s -> {
+          s.setRunAt(Tasks.rfc3339(dueSoon()));
+          Destination destination = new Destination();
+          destination.setUri(receiver.base() + "/budget-signed");
+          destination.setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("budget"));
+          s.setSink(destination);
+        }), Phase.Succeeded, "Delivered");
+        assertThat(receiver.requestsTo("/budget-signed")).as("delivered signed on the first attempt").hasSize(TASKS)
+            .allSatisfy(r -> assertThat(r.header("webhook-signature")).startsWith("v1,"));
+        assertThat(signed.keySet()).as("no read of the Secret per attempt").noneMatch(k -> k.contains("secrets"));
+        assertThat(perTask(signed)).as("requests per signed sink task: %s", signed).isLessThanOrEqualTo(4.0);
 
         // The first task to name the kind starts its informer (a list and a watch, left out like every
         // informer's); every attempt then reads the address from its cache, with no request.

@@ -377,6 +377,21 @@ class SpecValidatorTest {
           s.setSink(sink);
         }), "spec.sink.audience is set and spec.sink.uri 'http://127.0.0.1:8080/due' is plain http: a token is sent "
             + "only over https or to a Service of this namespace"),
+        Arguments.of("signing key that is no Secret key", spec(s -> {
+          s.setDelay("1m");
+          Destination sink = uri("http://127.0.0.1:8080/due");
+          sink.setSigning(new io.delayedtask.operator.api.v1alpha1.Signing("orders/key"));
+          s.setSink(sink);
+        }), "spec.sink.signing.key 'orders/key' is not a Secret key; name a key of the signing Secret"),
+        Arguments.of("dead-letter signing without a key", spec(s -> {
+          s.setDelay("1m");
+          s.setSink(uri("http://127.0.0.1:8080/due"));
+          DeliverySpec delivery = new DeliverySpec();
+          Destination dead = uri("http://127.0.0.1:8080/dead");
+          dead.setSigning(new io.delayedtask.operator.api.v1alpha1.Signing());
+          delivery.setDeadLetterSink(dead);
+          s.setDelivery(delivery);
+        }), "spec.delivery.deadLetterSink.signing.key is missing; name a key of the signing Secret"),
         Arguments.of("caCerts without a certificate", spec(s -> {
           s.setDelay("1m");
           Destination sink = uri("http://127.0.0.1:8080/due");

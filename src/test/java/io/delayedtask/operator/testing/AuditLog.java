@@ -140,9 +140,34 @@ public final class AuditLog {
     }
     String resource = ref.path("resource").asText();
     String namespace = ref.hasNonNull("namespace") ? ref.path("namespace").asText() : null;
+    String name = nameInUrl(uri, namespace, resource);
+    if (name == null && (verb.equals("list") || verb.equals("watch"))) {
+      name = nameInFieldSelector(uri);
+    }
     return new Request(received, verb, ref.path("apiGroup").asText(""), resource,
         ref.hasNonNull("subresource") ? ref.path("subresource").asText() : null, namespace,
-        nameInUrl(uri, namespace, resource), uri, code, decision, reason);
+        name, uri, code, decision, reason);
+  }
+
+  /**
+   * The name a list or watch is restricted to by the field selector {@code metadata.name=NAME}: the
+   * authorizer sees NAME, so resourceNames may grant it.
+   */
+  static String nameInFieldSelector(String uri) {
+    int query = uri.indexOf('?');
+    if (query < 0) {
+      return null;
+    }
+    for (String parameter : uri.substring(query + 1).split("&")) {
+      if (parameter.startsWith("fieldSelector=")) {
+        String selector = java.net.URLDecoder.decode(parameter.substring("fieldSelector=".length()),
+            java.nio.charset.StandardCharsets.UTF_8);
+        java.util.regex.Matcher name = java.util.regex.Pattern.compile("(?:^|,)metadata\\.name==?([^,]+)(?:,|$)")
+            .matcher(selector);
+        return name.find() ? name.group(1) : null;
+      }
+    }
+    return null;
   }
 
   /**

@@ -16,6 +16,16 @@ class AuditLogTest {
   Path dir;
 
   @Test
+  void aListOrWatchRestrictedToOneNameByItsFieldSelectorNamesIt() {
+    assertThat(AuditLog.nameInFieldSelector("/api/v1/secrets?fieldSelector=metadata.name%3Ddelayedtask-signing"
+        + "&resourceVersion=0")).isEqualTo("delayedtask-signing");
+    assertThat(AuditLog.nameInFieldSelector("/api/v1/namespaces/a/secrets?allowWatchBookmarks=true&fieldSelector="
+        + "metadata.name%3Dsigning&watch=true")).isEqualTo("signing");
+    assertThat(AuditLog.nameInFieldSelector("/api/v1/secrets?fieldSelector=metadata.namespace%3Da")).isNull();
+    assertThat(AuditLog.nameInFieldSelector("/api/v1/secrets")).isNull();
+  }
+
+  @Test
   void eachRequestIsReadOnceWithTheObjectItsUrlNamesAndTheAuthorizersVerdict() throws Exception {
     Path file = dir.resolve("audit.log");
     Files.write(file, List.of(

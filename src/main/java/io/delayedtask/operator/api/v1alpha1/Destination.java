@@ -43,6 +43,11 @@ public class Destination {
       + "admitted only for an author who may create that ServiceAccount's tokens. Not for deadLetterSink.")
   private String audience;
 
+  @JsonPropertyDescription("Sign every attempt as the Standard Webhooks specification says (headers webhook-id, "
+      + "webhook-timestamp, webhook-signature), with the secret in this key of the operator's signing Secret in the "
+      + "task's namespace. An attempt whose secret is missing or malformed fails and is never sent unsigned.")
+  private Signing signing;
+
   @Size(max = 65536)
   @JsonPropertyDescription("PEM certificates trusted for https, besides the operator's default ones.")
   private String caCerts;
@@ -69,6 +74,14 @@ public class Destination {
 
   public void setAudience(String audience) {
     this.audience = audience;
+  }
+
+  public Signing getSigning() {
+    return signing;
+  }
+
+  public void setSigning(Signing signing) {
+    this.signing = signing;
   }
 
   public String getCaCerts() {
