@@ -137,6 +137,11 @@ lateduplicate	it	SinkDeliveryIT#aDeliveredTaskSendsOneCloudEventWithEveryHeaderA
 handshakerace	it	RedisScheduleFailureIT#aWrongPasswordIsReportedAsSuchOnEveryConnectNotAsAnOutage	a connect whose handshake race hid Redis's answer not opened again (a wrong password reported as an outage)	sed -i 's/^  static final int ATTEMPTS = 5;/  static final int ATTEMPTS = 1;/' $D/schedule/HandshakeRace.java
 outcomelane	unit	ClaimsFirstExecutorTest	delivery outcomes' reconciles wait in arrival order with the rest (no lane of their own, no cap)	sed -i 's/    return holdsClaim.test(task) ? Lane.CLAIMED : awaitsOutcomeRecord.test(task) ? Lane.OUTCOME : Lane.OTHER;/    return holdsClaim.test(task) ? Lane.CLAIMED : Lane.OTHER;/' $D/leader/ClaimsFirstExecutor.java
 outcomecap	unit	ClaimsFirstExecutorTest#onlyAFewOutcomesRunAtOnceWhateverTheThreadsAndTheRestStillRun	as many outcomes at once as there are threads	sed -i 's/^  static final int OUTCOMES_AT_ONCE = 4;/  static final int OUTCOMES_AT_ONCE = 1000;/' $D/leader/ClaimsFirstExecutor.java
+firenowonce	unit	FireNowDecisionsTest	the fire-now value acted on not recorded in status.fireNowHandled (it would fire again)	sed -i 's/^        desired.setFireNowHandled(fireNow.value());/        \/\/ broken/' $D/reconcile/TaskDecider.java
+firenowfinished	unit	FireNowDecisionsTest	a fire-now on a task that fired already fires it again	sed -i 's/ \&\& !FireNow.firedFor(draft.current, due)) {/) {/' $D/reconcile/TaskDecider.java
+firenowsuspended	unit	FireNowDecisionsTest	the resync drops a suspended task's fire-now entry	sed -i 's|      return Optional.of(at.due()); // fires at once, suspended or not|      return Optional.empty();|' $D/task/TaskState.java
+firenowwatch	unit	FireNowDecisionsTest	a change of the fire-now annotation reconciles nothing (generation only)	sed -i 's/^    return !Objects.equals(FireNow.annotation(newTask), FireNow.annotation(oldTask));/    return false;/' $D/reconcile/TaskUpdates.java
+queuerate	it	QueueCrdOnRealApiServerIT	the queue CRD's bounds on maxDispatchesPerSecond gone	sed -i 's/  @ValidationRule(value = "self > 0.0 \&\& self <= 10000.0",/  @ValidationRule(value = "true",/' $D/api/v1alpha1/DelayedTaskQueueSpec.java
 LIST
 }
 

@@ -80,12 +80,18 @@ class QueueCrdOnRealApiServerIT {
 
   @Test
   void kubectlExplainDescribesTheQueueAndTheTasksQueueField() {
-    Kubectl.Result queue = kube.kubectl("explain", "dtq.spec.maxBurst");
-    assertThat(queue.ok()).as(queue.output()).isTrue();
-    assertThat(queue.stdout()).contains("token bucket");
-    Kubectl.Result task = kube.kubectl("explain", "dt.spec.queue");
-    assertThat(task.ok()).as(task.output()).isTrue();
-    assertThat(task.stdout()).contains("DelayedTaskQueue");
+    // The API server publishes a new CRD's OpenAPI a little after it serves it.
+    assertThat(explained("dtq.spec.maxBurst")).contains("token bucket");
+    assertThat(explained("dt.spec.queue")).contains("DelayedTaskQueue");
+  }
+
+  private static String explained(String field) {
+    java.util.concurrent.atomic.AtomicReference<Kubectl.Result> result = new java.util.concurrent.atomic.AtomicReference<>();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+      result.set(kube.kubectl("explain", field));
+      return result.get().ok();
+    });
+    return result.get().stdout();
   }
 
   private Kubectl.Result apply(String manifest, String... flags) {
