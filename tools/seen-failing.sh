@@ -141,6 +141,7 @@ firenowonce	unit	FireNowDecisionsTest	the fire-now value acted on not recorded i
 firenowfinished	unit	FireNowDecisionsTest	a fire-now on a task that fired already fires it again	sed -i 's/ \&\& !FireNow.firedFor(draft.current, due)) {/) {/' $D/reconcile/TaskDecider.java
 firenowsuspended	unit	FireNowDecisionsTest	the resync drops a suspended task's fire-now entry	sed -i 's|      return Optional.of(at.due()); // fires at once, suspended or not|      return Optional.empty();|' $D/task/TaskState.java
 firenowwatch	unit	FireNowDecisionsTest	a change of the fire-now annotation reconciles nothing (generation only)	sed -i 's/^    return !Objects.equals(FireNow.annotation(newTask), FireNow.annotation(oldTask));/    return false;/' $D/reconcile/TaskUpdates.java
+firenowwiring	it	LifecycleIT#theFireNowAnnotationFiresASuspendedTaskOnceAndAMalformedOneFiresNothing	the operator reconciles on a new generation only (JOSDK's generation-aware filter), so the fire-now annotation is never seen	sed -i 's/^        c.withOnUpdateFilter(new TaskUpdates());/        c.withGenerationAware(true);/' $D/DelayedTaskOperator.java
 queuerate	it	QueueCrdOnRealApiServerIT	the queue CRD's bounds on maxDispatchesPerSecond gone	sed -i 's/  @ValidationRule(value = "self > 0.0 \&\& self <= 10000.0",/  @ValidationRule(value = "true",/' $D/api/v1alpha1/DelayedTaskQueueSpec.java
 LIST
 }
