@@ -16,6 +16,7 @@ import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
+import io.delayedtask.operator.reconcile.TaskUpdates;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.Addressables;
 import io.delayedtask.operator.sink.DeliveryOutcomes;
@@ -268,9 +269,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
           keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies), c -> {
-        // Only spec changes (a new generation) reconcile a task, besides its Jobs, its claims and
-        // deletion: its status has one writer, this reconciler, which sees its own writes.
-        c.withGenerationAware(true);
+        // Only spec changes (a new generation) and the fire-now annotation reconcile a task, besides
+        // its Jobs, its claims and deletion: its status has one writer, this reconciler, which sees
+        // its own writes.
+        c.withGenerationAware(false);
+        c.withOnUpdateFilter(new TaskUpdates());
         // No finalizer (a delete never waits for the operator), yet deletions reach the reconciler,
         // which removes the task's entry.
         c.withTriggerReconcilerOnAllEvents(true);

@@ -16,6 +16,7 @@ import io.delayedtask.operator.sink.DeliveryOutcome;
 import io.delayedtask.operator.sink.DeliveryStep;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.FinishedTtl;
+import io.delayedtask.operator.task.FireNow;
 import io.delayedtask.operator.task.StartingDeadline;
 import io.delayedtask.operator.task.GitOpsOwner;
 import io.delayedtask.operator.task.JobFactory;
@@ -130,6 +131,20 @@ public final class TaskDecider {
     if (outcome.isPresent()) {
       return delivery(draft, deliveries.record(draft.sinkTask(), outcome.get()));
     }
+    Optional<FireNow.Request> fireNow = FireNow.pending(facts.task());
+    if (fireNow.isPresent()) {
+      String value = fireNow.get().value();
+      if (fireNow.get() instanceof FireNow.Request.At at && !FireNow.firedFor(draft.current, due)) {
+        return firingNow(draft, at);
+      }
+      // Nothing fires; the value is recorded so that its Warning is said once, and the decision goes on.
+      draft.desired.setFireNowHandled(value);
+      draft.extraEvents.add(fireNow.get() instanceof FireNow.Request.Malformed
+          ? TaskEvent.warning(TaskEvents.FIRE_NOW_INVALID, FireNow.malformedMessage(value))
+          : TaskEvent.warning(TaskEvents.FIRE_NOW_IGNORED, "nothing fired for " + FireNow.ANNOTATION + "=" + value
+              + ": the task fired already for its due time " + Times.format(due) + "; change spec.runAt or "
+              + "spec.delay to schedule it again"));
+    }
     if (TaskState.handledFor(draft.current, due)) {
       return afterFiring(draft);
     }
@@ -217,15 +232,43 @@ public final class TaskDecider {
     return draft.schedule(alreadyScheduled ? ScheduleChange.KEEP : new ScheduleChange.Write(due));
   }
 
+  /**
+   * The annotation delayedtask.io/fire-now asks for a firing at once, as if its time were the due
+   * time, whether the task is suspended or not: the status takes that due time and the entry is
+   * written due now, so the leader claims it at once; the claim fires it as any other (the Job's
+   * name and the ce-id follow from that due time), and the plan that fires it records the value.
+   */
+  private Plan firingNow(Draft draft, FireNow.Request.At request) {
+    Instant due = request.due();
+    prepareForDue(draft, due);
+    draft.fireNow = request;
+    Optional<ClaimedEntry> claim = draft.facts.claim();
+    if (claim.isPresent()) {
+      return fire(draft, due, claim.get(), true);
+    }
+    boolean alreadyWritten = draft.currentPhase() == Phase.Scheduled
+        && Times.format(due).equals(draft.current.getDueTime());
+    draft.desired.setPhase(Phase.Scheduled);
+    Conditions.set(draft.desired, Condition.SCHEDULED, true, TaskEvents.FIRE_NOW,
+        "firing now for " + FireNow.ANNOTATION + "=" + request.value(), draft.now, draft.generation);
+    return draft.schedule(alreadyWritten ? ScheduleChange.KEEP
+        : new ScheduleChange.Write(due.isAfter(draft.now) ? draft.now : due)).build();
+  }
+
   /** The leader claimed the task's entry: fire it, unless the claim is early, moved or too late. */
   private Plan fire(Draft draft, Instant due, ClaimedEntry claim) {
+    return fire(draft, due, claim, false);
+  }
+
+  /** {@code now}: a fire-now, which fires at once whatever the clocks say of its due time. */
+  private Plan fire(Draft draft, Instant due, ClaimedEntry claim, boolean now) {
     DelayedTask task = draft.facts.task();
     scheduled(draft, due); // what the status says until the firing is written
-    if (due.isAfter(claim.claimedAt())) {
+    if (!now && due.isAfter(claim.claimedAt())) {
       // The due time moved later than this claim (the spec changed): wait for the new one.
       return draft.claim(new ClaimVerdict.HandBack(due, Optional.empty())).build();
     }
-    if (due.isAfter(draft.now)) {
+    if (!now && due.isAfter(draft.now)) {
       // Redis's clock says due, this process's clock not yet: firing now would be early by this
       // clock (and firedTime would come before dueTime). Hand the entry back until this clock gets
       // there, translated to Redis's clock: late by the skew, never early.
@@ -559,6 +602,8 @@ public final class TaskDecider {
     Optional<FireMetrics.Delivery> deliveryMetric = Optional.empty();
     String readyNote;
     Readiness.Hold hold;
+    /** A fire-now this plan acts on: recorded in the status once the plan fires (or finishes) the task. */
+    FireNow.Request.At fireNow;
     final List<TaskEvent> extraEvents = new ArrayList<>();
 
     Draft(TaskFacts facts, FinishedTtl finishedTtl) {
@@ -607,6 +652,12 @@ public final class TaskDecider {
         // Whichever decision finished the task (a firing, a Job's outcome) also starts its TTL:
         // its own status write does not reconcile it again.
         applyTtl(this);
+      }
+      if (fireNow != null && (delivery.isPresent() || desired.getPhase() == Phase.Running
+          || (desired.getPhase() != null && desired.getPhase().isFinished()))) {
+        desired.setFireNowHandled(fireNow.value());
+        extraEvents.add(0, TaskEvent.normal(TaskEvents.FIRE_NOW, "Fired now for " + FireNow.ANNOTATION + "="
+            + fireNow.value() + ", as if that were its due time"));
       }
       Readiness.apply(desired, generation, now, readyNote, hold);
       List<TaskEvent> events = new ArrayList<>();

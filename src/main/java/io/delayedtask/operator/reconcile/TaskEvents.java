@@ -46,6 +46,12 @@ public class TaskEvents {
   public static final String ADMISSION_POLICY_MISSING = "AdmissionPolicyMissing";
   /** A finished task's TTL passed, and it was kept because a GitOps tool manages it. */
   public static final String TTL_SKIPPED = "TTLSkipped";
+  /** The annotation delayedtask.io/fire-now fired the task at once. */
+  public static final String FIRE_NOW = "FireNow";
+  /** The annotation delayedtask.io/fire-now came after the task fired for its due time: nothing fired (Warning). */
+  public static final String FIRE_NOW_IGNORED = "FireNowIgnored";
+  /** The annotation delayedtask.io/fire-now is not an RFC 3339 time: nothing fired (Warning). */
+  public static final String FIRE_NOW_INVALID = "FireNowInvalid";
   private static final String COMPONENT = "delayed-task-operator";
   private static final Logger LOG = LoggerFactory.getLogger(TaskEvents.class);
   /** An Event's name is a DNS subdomain: at most 253 characters. */

@@ -60,11 +60,17 @@ public final class TaskState {
 
   /**
    * When the task's schedule entry should be due, or empty when it is invalid (its jobTemplate refused included), suspended or already
-   * handled: its due time, or for a sink task whose retry waits, that retry's time.
+   * handled: its due time, or for a sink task whose retry waits, that retry's time; with a fire-now not yet
+   * acted on, the fire-now's time (suspended or not).
    */
   public static Optional<Instant> waitingDue(DelayedTask task, SpecValidator validator) {
     if (!(validator.validate(task) instanceof Validation.Valid valid) || jobTemplateRefused(task)) {
       return Optional.empty();
+    }
+    Optional<FireNow.Request> fireNow = FireNow.pending(task);
+    if (fireNow.isPresent() && fireNow.get() instanceof FireNow.Request.At at
+        && !FireNow.firedFor(task.getStatus(), valid.due())) {
+      return Optional.of(at.due()); // fires at once, suspended or not
     }
     if (task.getSpec().isSuspended() || handledFor(task.getStatus(), valid.due())) {
       return Optional.empty();

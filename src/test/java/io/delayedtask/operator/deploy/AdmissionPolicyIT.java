@@ -195,6 +195,10 @@ class AdmissionPolicyIT {
       t.getSpec().setRunAt(rfc3339(Instant.now().plus(Duration.ofMinutes(5))));
       return t;
     }), jobRefusal(TASK_WRITER));
+    // Firing now acts as the spec does: the policy applies to the annotation's patch too.
+    assertRefused(() -> tasks(TASK_WRITER).withName("theirs").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"metadata\":{\"annotations\":{\"delayedtask.io/fire-now\":\"" + rfc3339(Instant.now()) + "\"}}}"),
+        jobRefusal(TASK_WRITER));
     assertThat(tasks(TASK_WRITER).withName("theirs").delete()).as("DELETE is not matched").isNotEmpty();
   }
 

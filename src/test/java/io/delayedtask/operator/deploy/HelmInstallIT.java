@@ -37,6 +37,7 @@ class HelmInstallIT {
 
   private static RealKubernetes kube;
   private static KubernetesClient client;
+  private static final String QUEUE_CRD = "delayedtaskqueues.delayedtask.io";
   private static ChartRelease defaults;
   private static ChartRelease scoped;
   private static String teamA;
@@ -49,8 +50,10 @@ class HelmInstallIT {
     // The toolkit installs the build's CRD on every server it starts; take it away, so that only
     // the chart can bring it back.
     client.apiextensions().v1().customResourceDefinitions().withName(CRD).delete();
+    client.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).delete();
     await().atMost(Duration.ofSeconds(60))
-        .until(() -> client.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
+        .until(() -> client.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null
+            && client.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).get() == null);
 
     // Any template the server refuses (schema, validation, admission) fails the install itself.
     defaults = ChartRelease.install(kube, "dto", kube.createNamespace("helm-defaults"), "{}");
@@ -167,8 +170,10 @@ class HelmInstallIT {
     try (RealKubernetes own = RealKubernetes.startDedicated()) {
       KubernetesClient c = own.client();
       c.apiextensions().v1().customResourceDefinitions().withName(CRD).delete();
+      c.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).delete();
       await().atMost(Duration.ofSeconds(60))
-          .until(() -> c.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
+          .until(() -> c.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null
+              && c.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).get() == null);
       String ns = own.createNamespace("crd-life");
       ChartRelease.install(own, "life", ns, "{}");
       await().atMost(Duration.ofSeconds(30)).until(() -> established(c));

@@ -277,6 +277,54 @@ class LifecycleIT {
         .isBeforeOrEqualTo(resumed.plusSeconds(30));
   }
 
+  /**
+   * The fire-now annotation reaches the reconciler without a new generation, fires a suspended Job
+   * task at once with the Job named after the annotation's time, acts once per value, and a
+   * malformed value on another task is a Warning and fires nothing.
+   */
+  @Test
+  void theFireNowAnnotationFiresASuspendedTaskOnceAndAMalformedOneFiresNothing() {
+    create(client, task(ns, "fire-now", s -> {
+      s.setDelay("1h");
+      s.setSuspend(true);
+      s.setJobTemplate(busyboxJob());
+    }));
+    create(client, task(ns, "fire-bad", s -> s.setDelay("1h")));
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "fire-now").orElse(null) == Phase.Suspended
+        && phase(client, ns, "fire-bad").orElse(null) == Phase.Scheduled);
+    String at = Times.format(Instant.now());
+    annotateFireNow("fire-now", at);
+    annotateFireNow("fire-bad", "right now");
+
+    await().atMost(TIMEOUT).until(() -> phase(client, ns, "fire-now").orElse(null) == Phase.Running);
+    DelayedTask fired = get(client, ns, "fire-now");
+    assertThat(fired.getStatus().getDueTime()).isEqualTo(at);
+    assertThat(fired.getStatus().getFireNowHandled()).isEqualTo(at);
+    assertThat(fired.getStatus().getJobName())
+        .isEqualTo(JobNames.jobName("fire-now", fired.getMetadata().getUid(), Instant.parse(at)));
+    assertThat(fired.getSpec().isSuspended()).isTrue();
+    await().atMost(TIMEOUT).untilAsserted(() -> {
+      assertThat(Events.reasons(client, ns, "fire-now")).contains("FireNow", "JobCreated");
+      assertThat(Events.reasons(client, ns, "fire-bad")).contains("FireNowInvalid");
+    });
+    DelayedTask bad = get(client, ns, "fire-bad");
+    assertThat(bad.getStatus().getPhase()).isEqualTo(Phase.Scheduled);
+    assertThat(bad.getStatus().getFiredTime()).isNull();
+    assertThat(client.batch().v1().jobs().inNamespace(ns).withLabel("delayedtask.io/task", "fire-now").list()
+        .getItems()).as("one Job for the one value").hasSize(1);
+  }
+
+  private void annotateFireNow(String name, String value) {
+    client.resources(DelayedTask.class).inNamespace(ns).withName(name)
+        .edit(t -> {
+          Map<String, String> annotations = t.getMetadata().getAnnotations() == null ? new HashMap<>()
+              : new HashMap<>(t.getMetadata().getAnnotations());
+          annotations.put("delayedtask.io/fire-now", value);
+          t.getMetadata().setAnnotations(annotations);
+          return t;
+        });
+  }
+
   @Test
   void unsuspendedPastItsStartingDeadlineItIsMissed() {
     create(client, task(ns, "overslept", s -> {

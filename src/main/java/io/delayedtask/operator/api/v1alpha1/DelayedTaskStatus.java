@@ -41,6 +41,11 @@ public class DelayedTaskStatus {
       + "attempt while a retry waits, and whether the dead-letter sink took the event.")
   private DeliveryStatus delivery;
 
+  @JsonPropertyDescription("The last value of the annotation delayedtask.io/fire-now the operator acted on: fired "
+      + "the task at once as if that were its due time, or, on a task that had fired already or with a value that is "
+      + "not an RFC 3339 time, only recorded a Warning Event. The same value never acts twice.")
+  private String fireNowHandled;
+
   @JsonPropertyDescription("Standard conditions: Scheduled, Fired, Complete, Failed, and Ready, Reconciling, "
       + "Stalled as kstatus (Flux, Argo CD) reads them.")
   private List<Condition> conditions = new ArrayList<>();
@@ -113,6 +118,14 @@ public class DelayedTaskStatus {
     this.delivery = delivery;
   }
 
+  public String getFireNowHandled() {
+    return fireNowHandled;
+  }
+
+  public void setFireNowHandled(String fireNowHandled) {
+    this.fireNowHandled = fireNowHandled;
+  }
+
   public List<Condition> getConditions() {
     return conditions;
   }
@@ -141,13 +154,13 @@ public class DelayedTaskStatus {
     return phase == that.phase && Objects.equals(dueTime, that.dueTime) && Objects.equals(firedTime, that.firedTime)
         && Objects.equals(jobName, that.jobName) && Objects.equals(message, that.message)
         && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(sinkUri, that.sinkUri)
-        && Objects.equals(delivery, that.delivery)
+        && Objects.equals(delivery, that.delivery) && Objects.equals(fireNowHandled, that.fireNowHandled)
         && Objects.equals(conditions, that.conditions);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(phase, dueTime, firedTime, jobName, message, observedGeneration, sinkUri, delivery,
-        conditions);
+        fireNowHandled, conditions);
   }
 }
