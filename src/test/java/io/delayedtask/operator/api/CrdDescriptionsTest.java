@@ -37,6 +37,23 @@ class CrdDescriptionsTest {
     assertThat(root.getDescription()).as("kubectl explain dt").isNotBlank();
   }
 
+  @Test
+  void everyFieldOfTheQueueSchemaHasADescription() throws Exception {
+    CustomResourceDefinition crd = new KubernetesSerialization().unmarshal(Files.readString(
+        Path.of("target", "classes", "META-INF", "fabric8", "delayedtaskqueues.delayedtask.io-v1.yml")),
+        CustomResourceDefinition.class);
+    JSONSchemaProps root = crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema();
+    List<String> fields = new ArrayList<>();
+    List<String> undescribed = new ArrayList<>();
+    walk(root, "", fields, undescribed);
+
+    assertThat(fields).contains("spec.maxDispatchesPerSecond", "spec.maxBurst", "spec.maxConcurrentDispatches",
+        "spec.paused", "status.pending", "status.waiting", "status.inFlight", "status.oldestWaitingDueTime",
+        "status.dispatchedTotal", "status.observedGeneration", "status.conditions[].type");
+    assertThat(undescribed).as("fields kubectl explain dtq would print with an empty DESCRIPTION").isEmpty();
+    assertThat(root.getDescription()).as("kubectl explain dtq").isNotBlank();
+  }
+
   private static void walk(JSONSchemaProps schema, String path, List<String> fields, List<String> undescribed) {
     Map<String, JSONSchemaProps> properties = schema.getProperties();
     if (properties != null) {

@@ -126,6 +126,8 @@ class CrdOnRealApiServerIT {
         Arguments.of("an extension in the operator's prefix", SINK
             + "\n  ceOverrides: {extensions: {delayedtaskattempt: \"9\"}}",
             "spec.ceOverrides.extensions: names beginning with delayedtask are the operator's own"),
+        Arguments.of("a queue name that is no DNS label", "delay: 10m\n  queue: Emails_Fast",
+            "spec.queue must name a DelayedTaskQueue of the task's namespace: a DNS label"),
         Arguments.of("an extension value of 257 characters", SINK + "\n  ceOverrides: {extensions: {team: "
             + "x".repeat(257) + "}}", "spec.ceOverrides.extensions: a value is at most 256 characters"));
   }
@@ -190,7 +192,8 @@ class CrdOnRealApiServerIT {
         SINK + "\n  ceOverrides: {extensions: {team: orders, " + "a".repeat(20) + ": " + "x".repeat(256)
             + ", region2: \"\"}}",
         "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}\n  delivery: {backoffDelay: 100ms}",
-        "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}\n  delivery: {backoffDelay: 1.5h}"}) {
+        "delay: 10m\n  sink: {uri: \"https://hooks.example.com/due\"}\n  delivery: {backoffDelay: 1.5h}",
+        "delay: 10m\n  queue: emails-" + "x".repeat(56)}) {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
       assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
     }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 class CrdCopiesTest {
 
   private static final String FILE = "delayedtasks.delayedtask.io-v1.yml";
+  private static final String QUEUE_FILE = "delayedtaskqueues.delayedtask.io-v1.yml";
   private static final Path COMMITTED = Path.of("crds", FILE);
   private static final Path GENERATED = Path.of("target", "classes", "META-INF", "fabric8", FILE);
   private static final String REGENERATE =
@@ -42,11 +43,36 @@ class CrdCopiesTest {
   @Test
   void chartShipsNoOtherCrdAndNoCrdsDirectory() throws IOException {
     try (var files = Files.list(Manifests.CHART.resolve("files"))) {
-      assertThat(files.map(p -> p.getFileName().toString())).containsExactly(FILE);
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(FILE, QUEUE_FILE);
     }
     assertThat(Manifests.CHART.resolve("crds"))
         .as("Helm installs crds/ once, never upgrades it, and its CRD would clash with templates/crd.yaml")
         .doesNotExist();
+  }
+
+  /** The DelayedTaskQueue CRD, in the same three places: crds/, the chart's files/ and k8s/11-queue-crd.yaml. */
+  @Test
+  void committedQueueCrdMatchesTheGeneratedOneAndItsCopies() throws IOException {
+    Path generated = Path.of("target", "classes", "META-INF", "fabric8", QUEUE_FILE);
+    Path committed = Path.of("crds", QUEUE_FILE);
+    String regenerate = "run `mvn -B process-classes` and copy " + generated
+        + " to crds/, helm/delayed-task-operator/files/ and k8s/11-queue-crd.yaml";
+    assertThat(Files.readString(committed)).as("crds/%s is stale: %s", QUEUE_FILE, regenerate)
+        .isEqualTo(Files.readString(generated));
+    for (Path copy : new Path[] {Manifests.CHART.resolve("files").resolve(QUEUE_FILE),
+        Manifests.PLAIN.resolve("11-queue-crd.yaml")}) {
+      assertThat(Files.mismatch(committed, copy)).as("%s differs from %s: %s", copy, committed, regenerate)
+          .isEqualTo(-1L);
+    }
+    CustomResourceDefinition crd = Manifests.one(Manifests.read(committed), CustomResourceDefinition.class);
+    assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("dtq");
+    assertThat(crd.getSpec().getNames().getPlural()).isEqualTo("delayedtaskqueues");
+    assertThat(crd.getSpec().getScope()).isEqualTo("Namespaced");
+    assertThat(crd.getSpec().getVersions()).singleElement().satisfies(version -> {
+      assertThat(version.getSubresources().getStatus()).as("status subresource").isNotNull();
+      assertThat(version.getAdditionalPrinterColumns()).extracting(c -> c.getName().toUpperCase())
+          .containsExactly("PAUSED", "RATE", "CONCURRENCY", "WAITING", "IN-FLIGHT", "AGE");
+    });
   }
 
   @Test

@@ -101,7 +101,8 @@ class HelmChartTest {
             "ValidatingAdmissionPolicyBinding/" + POLICY,
             "ValidatingAdmissionPolicy/" + STATUS_POLICY,
             "ValidatingAdmissionPolicyBinding/" + STATUS_POLICY,
-            "CustomResourceDefinition/delayedtasks.delayedtask.io");
+            "CustomResourceDefinition/delayedtasks.delayedtask.io",
+            "CustomResourceDefinition/delayedtaskqueues.delayedtask.io");
     assertThat(defaults.objects())
         .filteredOn(o -> !o.getKind().startsWith("Cluster") && !o.getKind().startsWith("ValidatingAdmissionPolicy")
             && !o.getKind().equals("CustomResourceDefinition"))
@@ -114,29 +115,35 @@ class HelmChartTest {
    * (default true), helm.sh/resource-policy: keep, which helm uninstall honours.
    */
   @Test
-  void defaultsTemplateTheCommittedCrdWithTheChartLabelsAndKeptOnUninstall() throws Exception {
-    CustomResourceDefinition rendered = defaults.one(CustomResourceDefinition.class);
-    assertThat(rendered.getMetadata().getAnnotations()).containsExactly(Map.entry("helm.sh/resource-policy", "keep"));
-    assertThat(rendered.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "Helm")
-        .containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE)
-        .containsEntry("app.kubernetes.io/part-of", "delayed-task-operator");
-    assertThat(withoutChartMetadata(rendered)).as("the CRD of crds/, whatever the chart adds to metadata")
-        .isEqualTo(committedCrd());
+  void defaultsTemplateTheCommittedCrdsWithTheChartLabelsAndKeptOnUninstall() throws Exception {
+    assertThat(defaults.all(CustomResourceDefinition.class)).hasSize(CRDS.size());
+    for (String crd : CRDS) {
+      CustomResourceDefinition rendered = crd(defaults, crd);
+      assertThat(rendered.getMetadata().getAnnotations()).containsExactly(Map.entry("helm.sh/resource-policy", "keep"));
+      assertThat(rendered.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "Helm")
+          .containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE)
+          .containsEntry("app.kubernetes.io/part-of", "delayed-task-operator");
+      assertThat(withoutChartMetadata(rendered)).as("the CRD of crds/, whatever the chart adds to metadata")
+          .isEqualTo(committedCrd(crd));
+    }
   }
 
   @Test
-  void crdsKeepFalseLeavesTheCrdToHelmUninstall() throws Exception {
-    CustomResourceDefinition rendered = RenderedChart.render("crds: {keep: false}").one(CustomResourceDefinition.class);
-    assertThat(rendered.getMetadata().getAnnotations()).isNullOrEmpty();
-    assertThat(rendered.getMetadata().getLabels()).containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE);
-    assertThat(withoutChartMetadata(rendered)).isEqualTo(committedCrd());
+  void crdsKeepFalseLeavesTheCrdsToHelmUninstall() throws Exception {
+    RenderedChart notKept = RenderedChart.render("crds: {keep: false}");
+    for (String crd : CRDS) {
+      CustomResourceDefinition rendered = crd(notKept, crd);
+      assertThat(rendered.getMetadata().getAnnotations()).isNullOrEmpty();
+      assertThat(rendered.getMetadata().getLabels()).containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE);
+      assertThat(withoutChartMetadata(rendered)).isEqualTo(committedCrd(crd));
+    }
   }
 
   @Test
   void crdsEnabledFalseRendersNoCrdAndEverythingElse() {
     RenderedChart without = RenderedChart.render("crds: {enabled: false}");
     assertThat(without.all(CustomResourceDefinition.class)).isEmpty();
-    assertThat(without.objects()).hasSize(defaults.objects().size() - 1);
+    assertThat(without.objects()).hasSize(defaults.objects().size() - CRDS.size());
   }
 
   @Test
@@ -145,10 +152,18 @@ class HelmChartTest {
     assertThatThrownBy(() -> RenderedChart.render("crds: {keep: \"yes\"}")).hasMessageContaining("keep");
   }
 
-  private static CustomResourceDefinition committedCrd() throws Exception {
+  /** The CRDs the chart templates, by name; each committed in crds/ as {@code <name>-v1.yml}. */
+  private static final java.util.List<String> CRDS =
+      java.util.List.of("delayedtasks.delayedtask.io", "delayedtaskqueues.delayedtask.io");
+
+  private static CustomResourceDefinition crd(RenderedChart chart, String name) {
+    return chart.all(CustomResourceDefinition.class).stream().filter(c -> c.getMetadata().getName().equals(name))
+        .findFirst().orElseThrow(() -> new AssertionError("the chart renders no CRD " + name));
+  }
+
+  private static CustomResourceDefinition committedCrd(String name) throws Exception {
     CustomResourceDefinition committed = Manifests.one(
-        Manifests.read(java.nio.file.Path.of("crds", "delayedtasks.delayedtask.io-v1.yml")),
-        CustomResourceDefinition.class);
+        Manifests.read(java.nio.file.Path.of("crds", name + "-v1.yml")), CustomResourceDefinition.class);
     assertThat(committed.getMetadata().getLabels()).isNullOrEmpty();
     assertThat(committed.getMetadata().getAnnotations()).isNullOrEmpty();
     return withoutChartMetadata(committed);

@@ -61,6 +61,7 @@ class PlainManifestsTest {
     assertThat(FILES.keySet()).allMatch(name -> name.matches("[0-9]{2}-[a-z-]+\\.yaml"));
     assertThat(FILES).hasEntrySatisfying("00-namespace.yaml", kinds("Namespace"))
         .hasEntrySatisfying("10-crd.yaml", kinds("CustomResourceDefinition"))
+        .hasEntrySatisfying("11-queue-crd.yaml", kinds("CustomResourceDefinition"))
         .hasEntrySatisfying("15-admission-policy.yaml", kinds("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
             "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
         .hasEntrySatisfying("20-serviceaccount.yaml", kinds("ServiceAccount"))
@@ -70,7 +71,7 @@ class PlainManifestsTest {
         .hasEntrySatisfying("50-redis.yaml", kinds("Service", "StatefulSet", "NetworkPolicy"))
         .hasEntrySatisfying("60-deployment.yaml", kinds("Deployment", "PodDisruptionBudget"))
         .hasEntrySatisfying("70-service.yaml", kinds("Service"));
-    assertThat(FILES).hasSize(9);
+    assertThat(FILES).hasSize(10);
   }
 
   @Test

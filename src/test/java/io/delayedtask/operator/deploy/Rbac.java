@@ -158,11 +158,15 @@ final class Rbac {
 
   static final Set<String> USER_EDIT = Set.of(
       "delayedtask.io/delayedtasks: create,delete,deletecollection,get,list,patch,update,watch",
-      "delayedtask.io/delayedtasks/status: get,list,watch");
+      "delayedtask.io/delayedtasks/status: get,list,watch",
+      "delayedtask.io/delayedtaskqueues: create,delete,deletecollection,get,list,patch,update,watch",
+      "delayedtask.io/delayedtaskqueues/status: get,list,watch");
 
   static final Set<String> USER_VIEW = Set.of(
       "delayedtask.io/delayedtasks: get,list,watch",
-      "delayedtask.io/delayedtasks/status: get,list,watch");
+      "delayedtask.io/delayedtasks/status: get,list,watch",
+      "delayedtask.io/delayedtaskqueues: get,list,watch",
+      "delayedtask.io/delayedtaskqueues/status: get,list,watch");
 
   /** True when a rule names Secrets in any group, or uses a wildcard that could cover them. */
   static boolean mentionsSecretsOrWildcards(PolicyRule rule) {

@@ -31,6 +31,8 @@ final class ArgoCdLua {
 
   /** The folder Argo CD's layout names after the group and kind. */
   static final Path DELAYED_TASK = Path.of("argocd", "resource_customizations", "delayedtask.io", "DelayedTask");
+  static final Path DELAYED_TASK_QUEUE =
+      Path.of("argocd", "resource_customizations", "delayedtask.io", "DelayedTaskQueue");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 

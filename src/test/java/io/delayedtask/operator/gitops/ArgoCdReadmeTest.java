@@ -1,6 +1,7 @@
 package io.delayedtask.operator.gitops;
 
 import static io.delayedtask.operator.gitops.ArgoCdLua.DELAYED_TASK;
+import static io.delayedtask.operator.gitops.ArgoCdLua.DELAYED_TASK_QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -21,6 +22,8 @@ class ArgoCdReadmeTest {
     Map<String, Object> data = (Map<String, Object>) argocdCm().get("data");
     assertThat(data.get("resource.customizations.health.delayedtask.io_DelayedTask"))
         .isEqualTo(ArgoCdLua.read(DELAYED_TASK.resolve("health.lua")));
+    assertThat(data.get("resource.customizations.health.delayedtask.io_DelayedTaskQueue"))
+        .isEqualTo(ArgoCdLua.read(DELAYED_TASK_QUEUE.resolve("health.lua")));
 
     Map<String, Object> actions =
         ArgoCdLua.yaml((String) data.get("resource.customizations.actions.delayedtask.io_DelayedTask"));

@@ -82,6 +82,7 @@ public final class RealKubernetes implements AutoCloseable {
     }
     this.client = newClient();
     applyCrd(generatedCrd());
+    applyCrd(generatedQueueCrd());
     System.err.printf("Real kube-apiserver %s up in %d ms (%s)%n", binaries.version(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), client.getMasterUrl());
   }
@@ -163,6 +164,12 @@ public final class RealKubernetes implements AutoCloseable {
   private static Path generatedCrd() {
     Path generated = Path.of("target", "classes", DelayedTaskCrd.RESOURCE);
     return Files.exists(generated) ? generated : DelayedTaskCrd.FILE;
+  }
+
+  /** The DelayedTaskQueue CRD this build generated, else the committed copy. */
+  private static Path generatedQueueCrd() {
+    Path generated = Path.of("target", "classes", "META-INF", "fabric8", "delayedtaskqueues.delayedtask.io-v1.yml");
+    return Files.exists(generated) ? generated : Path.of("crds", "delayedtaskqueues.delayedtask.io-v1.yml");
   }
 
   /**

@@ -90,6 +90,8 @@ public class DelayedTaskSpec {
    * UTC); whether the zone exists only the operator can tell, and it reports an unknown one.
    */
   public static final String TIME_ZONE_SHAPE = "^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$";
+  /** A DNS label: a queue's name. */
+  public static final String DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
   /** Go-style (1h30m, 1.5h, 500ms) or ISO-8601 time-based (PT10M) durations, never negative. */
   static final String DURATION =
       "^(([0-9]+(\\.[0-9]+)?(ms|s|m|h))+|[Pp]([0-9]+[Dd])?([Tt]([0-9]+[Hh])?([0-9]+[Mm])?([0-9]+(\\.[0-9]+)?[Ss])?)?)$";
@@ -180,6 +182,15 @@ public class DelayedTaskSpec {
 
   @JsonPropertyDescription("How a sink delivery is retried; only with sink.")
   private DeliverySpec delivery;
+
+  @Size(max = 63)
+  @ValidationRule(value = "self.matches(r'" + DNS_LABEL + "')",
+      message = "spec.queue must name a DelayedTaskQueue of the task's namespace: a DNS label (lower-case letters, "
+          + "digits and '-', starting and ending with a letter or digit, at most 63 characters)")
+  @JsonPropertyDescription("The DelayedTaskQueue of the task's namespace whose rate, concurrency and pause apply to "
+      + "this task (kubectl explain dtq). A queue that does not exist holds the task (Queued, QueueMissing) until it "
+      + "is created. Unset: no queue.")
+  private String queue;
 
   /** Fields present but of the wrong type, one sentence each; never serialized. */
   @JsonIgnore
@@ -293,6 +304,14 @@ public class DelayedTaskSpec {
 
   public void setDelivery(DeliverySpec delivery) {
     this.delivery = delivery;
+  }
+
+  public String getQueue() {
+    return queue;
+  }
+
+  public void setQueue(String queue) {
+    this.queue = queue;
   }
 
   /** The fields that were present but could not be read (wrong type), each named with the fix; usually empty. */
