@@ -264,7 +264,7 @@ class KubectlDtIT {
         "Conditions:",
         "Last Events:");
     assertThat(why.stdout()).containsPattern("\\n  Queued +True +QueuePaused +\\S+ ago +queue emails is paused\\n")
-        .containsPattern("\\n  \\d+s ago +Normal +Queued +3 +waits: queue emails is paused\\n");
+        .containsPattern("\\n  \\S+ ago +Normal +Queued +3 +waits: queue emails is paused\\n");
 
     assertThat(dt.run("why", "job-no-policy", "-n", ns).stdout())
         .contains("Action: it will create a Job from spec.jobTemplate.",

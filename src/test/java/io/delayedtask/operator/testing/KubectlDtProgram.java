@@ -79,14 +79,17 @@ public final class KubectlDtProgram {
     return bin.resolve("kubectl-dt");
   }
 
-  /** {@code kubectl-dt ARGS --kubeconfig=...}, found on the PATH as a user's shell finds it. */
+  /**
+   * {@code kubectl-dt ARGS --kubeconfig=...}: the installed file (Java looks a command up on its own
+   * PATH, not the child's, so it is named by its path; {@link #viaKubectl} has kubectl look it up).
+   */
   public Result run(String... args) {
     return run(kubeconfig, args);
   }
 
   public Result run(Path kubeconfig, String... args) {
     List<String> command = new ArrayList<>();
-    command.add("kubectl-dt");
+    command.add(executable().toString());
     command.addAll(List.of(args));
     command.add("--kubeconfig=" + kubeconfig);
     return run(onPath(new ProcessBuilder(command)), 2);
