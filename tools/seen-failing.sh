@@ -137,6 +137,8 @@ lateduplicate	it	SinkDeliveryIT#aDeliveredTaskSendsOneCloudEventWithEveryHeaderA
 handshakerace	it	RedisScheduleFailureIT#aWrongPasswordIsReportedAsSuchOnEveryConnectNotAsAnOutage	a connect whose handshake race hid Redis's answer not opened again (a wrong password reported as an outage)	sed -i 's/^  static final int ATTEMPTS = 5;/  static final int ATTEMPTS = 1;/' $D/schedule/HandshakeRace.java
 outcomelane	unit	ClaimsFirstExecutorTest	delivery outcomes' reconciles wait in arrival order with the rest (no lane of their own, no cap)	sed -i 's/    return holdsClaim.test(task) ? Lane.CLAIMED : awaitsOutcomeRecord.test(task) ? Lane.OUTCOME : Lane.OTHER;/    return holdsClaim.test(task) ? Lane.CLAIMED : Lane.OTHER;/' $D/leader/ClaimsFirstExecutor.java
 outcomecap	unit	ClaimsFirstExecutorTest#onlyAFewOutcomesRunAtOnceWhateverTheThreadsAndTheRestStillRun	as many outcomes at once as there are threads	sed -i 's/^  static final int OUTCOMES_AT_ONCE = 4;/  static final int OUTCOMES_AT_ONCE = 1000;/' $D/leader/ClaimsFirstExecutor.java
+dtorder	it	KubectlDtIT#listShowsTheTasksInDueOrderWithCountdownPhaseKindQueueAndWhyEachWaits,KubectlDtIT#theGoUnitTestsPass	kubectl dt list sorts the latest due first	sed -i 's/\t\t\treturn a.due.Before(b.due)/\t\t\treturn a.due.After(b.due)/' kubectl-dt/task.go
+dtqueued	it	KubectlDtIT#listShowsTheTasksInDueOrderWithCountdownPhaseKindQueueAndWhyEachWaits,KubectlDtIT#theGoUnitTestsPass	kubectl dt list ignores the Queued condition (a task held by its queue shows no reason)	sed -i 's/q.Status == "True" \&\& q.Reason != ""/q.Status == "Never" \&\& q.Reason != ""/' kubectl-dt/task.go
 LIST
 }
 
