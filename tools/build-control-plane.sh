@@ -63,9 +63,18 @@ kstatus_modules() {
     && GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off go build -o /dev/null .)
 }
 
+# The same for the kubectl dt plugin (kubectl-dt/, built by KubectlDtIT with GOPROXY=off).
+kubectl_dt_modules() {
+  command -v go >/dev/null || return 0
+  log "Go modules of kubectl-dt, and its build"
+  (cd "$(dirname "$0")/../kubectl-dt" && GOFLAGS=-mod=readonly go mod download \
+    && GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /dev/null .)
+}
+
 if ! $force && up_to_date; then
   log "Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION already in $out"
   kstatus_modules
+  kubectl_dt_modules
   exit 0
 fi
 
@@ -197,4 +206,5 @@ done
 chmod -R u+w "$out/kwok-stages"
 
 kstatus_modules
+kubectl_dt_modules
 log "done in $(( $(date +%s) - started )) s: $(ls "$out" | tr '\n' ' ')"

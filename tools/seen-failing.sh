@@ -155,6 +155,8 @@ firenowsuspended	unit	FireNowDecisionsTest	the resync drops a suspended task's f
 firenowwatch	unit	FireNowDecisionsTest	a change of the fire-now annotation reconciles nothing (generation only)	sed -i 's/^    return !Objects.equals(FireNow.annotation(newTask), FireNow.annotation(oldTask));/    return false;/' $D/reconcile/TaskUpdates.java
 firenowwiring	it	LifecycleIT#theFireNowAnnotationFiresASuspendedTaskOnceAndAMalformedOneFiresNothing	the operator reconciles on a new generation only (JOSDK's generation-aware filter), so the fire-now annotation is never seen	sed -i 's/^        c.withOnUpdateFilter(new TaskUpdates());/        c.withGenerationAware(true);/' $D/DelayedTaskOperator.java
 queuerate	it	QueueCrdOnRealApiServerIT	the queue CRD's bounds on maxDispatchesPerSecond gone	sed -i 's/  @ValidationRule(value = "self > 0.0 \&\& self <= 10000.0",/  @ValidationRule(value = "true",/' $D/api/v1alpha1/DelayedTaskQueueSpec.java
+dtorder	it	KubectlDtIT#listShowsTheTasksInDueOrderWithCountdownPhaseKindQueueAndWhyEachWaits,KubectlDtIT#theGoUnitTestsPass	kubectl dt list sorts the latest due first	sed -i 's/\t\t\treturn a.due.Before(b.due)/\t\t\treturn a.due.After(b.due)/' kubectl-dt/task.go
+dtqueued	it	KubectlDtIT#listShowsTheTasksInDueOrderWithCountdownPhaseKindQueueAndWhyEachWaits,KubectlDtIT#theGoUnitTestsPass	kubectl dt list ignores the Queued condition (a task held by its queue shows no reason)	sed -i 's/q.Status == "True" \&\& q.Reason != ""/q.Status == "Never" \&\& q.Reason != ""/' kubectl-dt/task.go
 LIST
 }
 
