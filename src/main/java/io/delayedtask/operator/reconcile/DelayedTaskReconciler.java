@@ -277,7 +277,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         name -> context.getClient().batch().v1().jobs().inNamespace(namespace).withName(name).get());
     ResourceID id = ResourceID.fromResource(task);
     return new TaskFacts(task, owned, claim, clock.instant(), context.getSecondaryResource(DeliveryOutcome.class),
-        deliveries.inFlight(id), Optional.empty(), Optional.empty(), admissionPolicies.missing());
+        deliveries.inFlight(id), Optional.empty()).withAdmission(admissionPolicies.judge(task));
   }
 
   private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {
