@@ -80,8 +80,8 @@ import org.slf4j.LoggerFactory;
 public final class AdmissionPolicies implements AutoCloseable {
   /** Prometheus: {@code delayedtask_admission_policy_present} 1 or 0. */
   public static final String PRESENT_METRIC = "delayedtask.admission.policy.present";
-  /** How long after the policy's objects change the API server is taken to enforce them. */
-  public static final Duration GRACE = Duration.ofSeconds(5);
+  /** How long after the policy's objects change (times are in whole seconds) the API server is taken to enforce them. */
+  public static final Duration GRACE = Duration.ofSeconds(1);
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionPolicies.class);
   private static final String CRD = HasMetadata.getFullResourceName(DelayedTask.class);
 
@@ -177,7 +177,7 @@ public final class AdmissionPolicies implements AutoCloseable {
       informer.addEventHandler(logChange);
       informer.start().whenComplete((ok, failure) -> watch.logIfChanged());
     }
-    watch.background.execute(watch::readKey);
+    watch.readKey();
     Gauge.builder(PRESENT_METRIC, watch, w -> w.missing().isPresent() ? 0 : 1)
         .description("1 while every ValidatingAdmissionPolicyBinding of DELAYEDTASK_ADMISSION_POLICY denies with the "
             + "policy this operator ships (compared by content); 0 while one is missing (tasks with a jobTemplate or a "
