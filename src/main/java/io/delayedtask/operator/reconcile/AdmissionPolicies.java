@@ -64,14 +64,14 @@ import org.slf4j.LoggerFactory;
  *   bindings' and policies' {@code creationTimestamp} and {@code managedFields} times (cluster-scoped
  *   objects that only cluster admins write). A deletion and re-creation, or an edit to Warn and back,
  *   moves it.</li>
- *   <li>A task created at least {@link #GRACE} after {@code since} had every spec write checked by
- *   the policy as it is now.</li>
+ *   <li>A task created at or after {@code since} (whole seconds, {@link #GRACE}) had every spec write
+ *   checked by the policy as it is now.</li>
  *   <li>Otherwise the task's {@code status.admission} must carry the operator's record of its current
  *   {@code metadata.generation}: the generation and an HMAC of (uid, generation) under a key derived
  *   from the uid of the DelayedTask CRD, which tenants cannot read. The operator writes it only for a
  *   generation it has judged admitted, so it survives restarts and policy re-creations, and a tenant
  *   who could write the status while the policy was missing cannot forge one or reuse another task's.</li>
- *   <li>Or the generation is newer than the one a consistent list, made {@link #GRACE} after {@code
+ *   <li>Or the generation is newer than the one a consistent list, made a second after {@code
  *   since}, found: it was written after the policy was in force (a write the operator has not yet
  *   recorded when it restarts counts as not admitted: fail closed).</li>
  * </ul>
@@ -80,8 +80,15 @@ import org.slf4j.LoggerFactory;
 public final class AdmissionPolicies implements AutoCloseable {
   /** Prometheus: {@code delayedtask_admission_policy_present} 1 or 0. */
   public static final String PRESENT_METRIC = "delayedtask.admission.policy.present";
-  /** How long after the policy's objects change (times are in whole seconds) the API server is taken to enforce them. */
-  public static final Duration GRACE = Duration.ofSeconds(1);
+  /**
+   * How long after the policy's objects change the API server is taken to enforce them. Times are in
+   * whole seconds, so a task created in the same second as the change counts as created after it (a
+   * script that applies the policy and then a task must not find it refused); a gap closed in the
+   * very second its task was written is the residual risk (docs/design.md).
+   */
+  public static final Duration GRACE = Duration.ZERO;
+  /** How long after the policy's objects change the list of the tasks is made: past their second. */
+  private static final Duration LIST_AFTER = Duration.ofMillis(1500);
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionPolicies.class);
   private static final String CRD = HasMetadata.getFullResourceName(DelayedTask.class);
 
@@ -242,7 +249,7 @@ public final class AdmissionPolicies implements AutoCloseable {
     }
     if (baseline.isEmpty()) {
       return new Verdict.Missing("the operator is checking which tasks were written while the admission policy was "
-          + "missing (a list of the tasks, made once the policy has been in force for " + GRACE.toSeconds() + " s)");
+          + "missing (a list of the tasks, made once the policy has been in force for a second)");
     }
     Long listed = baseline.get().get(uid);
     if (listed != null && generation != null && generation > listed) {
@@ -435,7 +442,7 @@ public final class AdmissionPolicies implements AutoCloseable {
     if (background == null || !listing.compareAndSet(false, true)) {
       return;
     }
-    long wait = Math.max(0, Duration.between(clock.instant(), present.since().plus(GRACE)).toMillis() + 500);
+    long wait = Math.max(0, Duration.between(clock.instant(), present.since().plus(LIST_AFTER)).toMillis());
     background.schedule(() -> {
       try {
         Either now = state();
