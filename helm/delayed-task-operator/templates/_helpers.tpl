@@ -150,11 +150,16 @@ app.kubernetes.io/part-of: delayed-task-operator
 {{- end }}
 {{- end }}
 
-{{/* The operator's view of the admission policy: list and watch (two informers), nothing else. */}}
+{{/* The operator's view of the admission policy: list and watch (two informers), and a get of the
+     DelayedTask CRD, whose uid keys its admission records. */}}
 {{- define "dto.admissionPolicyRules" -}}
 - apiGroups: ["admissionregistration.k8s.io"]
   resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"]
   verbs: ["list", "watch"]
+- apiGroups: ["apiextensions.k8s.io"]
+  resources: ["customresourcedefinitions"]
+  resourceNames: ["delayedtasks.delayedtask.io"]
+  verbs: ["get"]
 {{- end }}
 
 {{/* The Secret holding the Redis password: redis.auth.existingSecret, else (bundled Redis) the one

@@ -126,7 +126,9 @@ final class CommandLine {
             + "wait against its delivery.timeout"),
         new Variable(OperatorConfig.ADMISSION_POLICY, String.join(",", config.admissionPolicyBindings()),
             "comma-separated ValidatingAdmissionPolicyBindings that must exist, each with its policy, before a Job is "
-                + "created or a token sent (missing: such tasks wait, Ready=False AdmissionPolicyMissing); none: no check"),
+                + "created or a token sent, compared by content with the shipped policies (missing: such tasks wait, "
+                + "Ready=False AdmissionPolicyMissing; a spec written meanwhile: NotAdmitted until written again); none: "
+                + "no check"),
         // Read by logback.xml, not by OperatorConfig.
         new Variable(OperatorConfig.LOG_FORMAT, "text",
             "json: one JSON object per line (with the task's namespace/name) for log pipelines"),

@@ -237,7 +237,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
       });
       // The admission policy that checks each task's author: without it no Job and no token (fail closed).
       AdmissionPolicies admissionPolicies = config.checksAdmissionPolicy()
-          ? AdmissionPolicies.watch(client, config.admissionPolicyBindings(), registry)
+          ? AdmissionPolicies.watch(client, config.admissionPolicyBindings(), config.sink().serviceAccount(),
+              config.sink().signingSecret(), config.namespaces(), registry)
           : AdmissionPolicies.unchecked();
       stopInReverse.push(admissionPolicies);
       if (!config.checksAdmissionPolicy()) {

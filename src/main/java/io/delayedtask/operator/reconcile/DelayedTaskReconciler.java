@@ -265,7 +265,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       if (plan.deleteTask()) {
         return deleteAfterTtl(task, context);
       }
-      return plan.requeue().map(after -> UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(after))
+      // A task whose admission could not be judged yet (the policy missing, or the list after its
+      // return not made yet) is looked at again, so its record is written before it is due.
+      boolean unjudged = facts.admissionPolicyMissing().isPresent() && AdmissionPolicies.needsPolicy(task)
+          && (plan.status().getPhase() == null || !plan.status().getPhase().isFinished());
+      Optional<Duration> again = plan.requeue().isPresent() || !unjudged ? plan.requeue()
+          : Optional.of(TaskDecider.ADMISSION_POLICY_RECHECK);
+      return again.map(after -> UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(after))
           .orElseGet(UpdateControl::noUpdate);
     }
   }
@@ -277,7 +283,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         name -> context.getClient().batch().v1().jobs().inNamespace(namespace).withName(name).get());
     ResourceID id = ResourceID.fromResource(task);
     return new TaskFacts(task, owned, claim, clock.instant(), context.getSecondaryResource(DeliveryOutcome.class),
-        deliveries.inFlight(id), Optional.empty(), Optional.empty(), admissionPolicies.missing());
+        deliveries.inFlight(id), Optional.empty()).withAdmission(admissionPolicies.judge(task));
   }
 
   private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {

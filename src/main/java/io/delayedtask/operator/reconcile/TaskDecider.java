@@ -292,7 +292,7 @@ public final class TaskDecider {
     if (existing.isPresent()) {
       return running(draft, existing.get(), due, claim);
     }
-    if (draft.facts.admissionPolicyMissing().isPresent()) {
+    if (draft.facts.admissionHold()) {
       return awaitingAdmissionPolicy(draft, claim, "spec.jobTemplate: no Job is created");
     }
     if (draft.facts.jobCreation().isEmpty()) {
@@ -346,14 +346,18 @@ public final class TaskDecider {
    * startingDeadlineSeconds still counts (checked before this on every claim).
    */
   private static Plan awaitingAdmissionPolicy(Draft draft, ClaimedEntry claim, String what) {
-    String why = draft.facts.admissionPolicyMissing().orElseThrow();
-    String message = "waiting for the admission policy (" + what + "): " + why;
-    draft.hold = new Readiness.Hold(Readiness.ADMISSION_POLICY_MISSING, message);
+    boolean refused = draft.facts.admissionPolicyMissing().isEmpty();
+    String reason = refused ? Readiness.NOT_ADMITTED : Readiness.ADMISSION_POLICY_MISSING;
+    String message = refused
+        ? "not admitted (" + what + "): " + draft.facts.notAdmitted().orElseThrow()
+        : "waiting for the admission policy (" + what + "): " + draft.facts.admissionPolicyMissing().orElseThrow();
+    draft.hold = new Readiness.Hold(reason, message);
     boolean saidBefore = Conditions.find(draft.current, Condition.READY)
-        .filter(ready -> Readiness.ADMISSION_POLICY_MISSING.equals(ready.getReason()))
+        .filter(ready -> reason.equals(ready.getReason()))
         .isPresent();
     if (!saidBefore) {
-      draft.extraEvents.add(TaskEvent.warning(TaskEvents.ADMISSION_POLICY_MISSING, message));
+      draft.extraEvents.add(TaskEvent.warning(refused ? TaskEvents.NOT_ADMITTED : TaskEvents.ADMISSION_POLICY_MISSING,
+          message));
     }
     return draft.schedule(ScheduleChange.KEEP)
         .claim(new ClaimVerdict.HandBack(claim.claimedAt().plus(ADMISSION_POLICY_RECHECK),
@@ -618,6 +622,7 @@ public final class TaskDecider {
       this.generation = facts.task().getMetadata().getGeneration();
       this.now = facts.now();
       this.desired.setObservedGeneration(generation);
+      facts.admissionRecord().ifPresent(this.desired::setAdmission);
     }
 
     Phase currentPhase() {
@@ -627,7 +632,7 @@ public final class TaskDecider {
     /** The sink task as {@link DeliveryDecisions} sees it; it writes {@link #desired}. */
     DeliveryDecisions.SinkTask sinkTask() {
       return new DeliveryDecisions.SinkTask(facts.task(), current, desired, now, generation, facts.claim(),
-          facts.deliveryInFlight(), facts.admissionPolicyMissing().isPresent());
+          facts.deliveryInFlight(), facts.admissionHold());
     }
 
     Draft schedule(ScheduleChange change) {

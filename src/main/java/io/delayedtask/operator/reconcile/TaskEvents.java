@@ -44,6 +44,8 @@ public class TaskEvents {
   public static final String DEAD_LETTERED = "DeadLettered";
   /** A task was due while the admission policy was missing: no Job, no token, it waits (Warning). */
   public static final String ADMISSION_POLICY_MISSING = "AdmissionPolicyMissing";
+  /** A task was due whose spec was written while the admission policy was missing: no Job, no token until written again (Warning). */
+  public static final String NOT_ADMITTED = "NotAdmitted";
   /** A finished task's TTL passed, and it was kept because a GitOps tool manages it. */
   public static final String TTL_SKIPPED = "TTLSkipped";
   /** The annotation delayedtask.io/fire-now fired the task at once. */

@@ -17,11 +17,14 @@ import java.util.Optional;
  * ({@code jobCreation}) joins the facts and the task is decided again; likewise the answer to the
  * dry run of a Job task's creation when it is scheduled ({@code jobCheck}).
  * {@code admissionPolicyMissing} says why the admission policy counts as missing
- * ({@link AdmissionPolicies}); empty while it is in place or not checked.
+ * ({@link AdmissionPolicies}); empty while it is in place or not checked. {@code notAdmitted} says
+ * why the task's current spec, written while the policy was missing, never went through it; {@code
+ * admissionRecord} is the operator's record that it did (status.admission), to write.
  */
 public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
     Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation,
-    Optional<TaskDecider.JobCheck> jobCheck, Optional<String> admissionPolicyMissing) {
+    Optional<TaskDecider.JobCheck> jobCheck, Optional<String> admissionPolicyMissing, Optional<String> notAdmitted,
+    Optional<String> admissionRecord) {
   public TaskFacts {
     Objects.requireNonNull(task, "task");
     jobs = Map.copyOf(jobs);
@@ -31,12 +34,15 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
     Objects.requireNonNull(jobCreation, "jobCreation");
     Objects.requireNonNull(jobCheck, "jobCheck");
     Objects.requireNonNull(admissionPolicyMissing, "admissionPolicyMissing");
+    Objects.requireNonNull(notAdmitted, "notAdmitted");
+    Objects.requireNonNull(admissionRecord, "admissionRecord");
   }
 
   /** Facts with the admission policy in place and no dry run answered. */
   public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
       Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation) {
-    this(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.empty(), Optional.empty());
+    this(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.empty(), Optional.empty(),
+        Optional.empty(), Optional.empty());
   }
 
   /** Facts gathered before any effect of this reconcile. */
@@ -53,17 +59,34 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
   /** The same facts, and how the API server answered the Job creation a decision asked for. */
   public TaskFacts withJobCreation(TaskDecider.JobCreation creation) {
     return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation), jobCheck,
-        admissionPolicyMissing);
+        admissionPolicyMissing, notAdmitted, admissionRecord);
   }
 
   /** The same facts, and how the API server answered the dry run of the Job's creation a decision asked for. */
   public TaskFacts withJobCheck(TaskDecider.JobCheck check) {
     return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.of(check),
-        admissionPolicyMissing);
+        admissionPolicyMissing, notAdmitted, admissionRecord);
   }
 
   /** The same facts, the admission policy missing for {@code why}. */
   public TaskFacts withAdmissionPolicyMissing(Optional<String> why) {
-    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, jobCheck, why);
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, jobCheck, why, notAdmitted,
+        admissionRecord);
+  }
+
+  /** The same facts, with the admission policy's verdict on this task. */
+  public TaskFacts withAdmission(AdmissionPolicies.Verdict verdict) {
+    Optional<String> missing = verdict instanceof AdmissionPolicies.Verdict.Missing m ? Optional.of(m.why())
+        : Optional.empty();
+    Optional<String> refused = verdict instanceof AdmissionPolicies.Verdict.NotAdmitted n ? Optional.of(n.why())
+        : Optional.empty();
+    Optional<String> record = verdict instanceof AdmissionPolicies.Verdict.Admitted a ? a.record() : Optional.empty();
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, jobCheck, missing, refused,
+        record);
+  }
+
+  /** Why a Job or a token is held back now: the policy missing, or this spec never admitted. */
+  public boolean admissionHold() {
+    return admissionPolicyMissing.isPresent() || notAdmitted.isPresent();
   }
 }

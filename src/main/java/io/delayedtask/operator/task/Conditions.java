@@ -29,6 +29,7 @@ public final class Conditions {
     copy.setObservedGeneration(status.getObservedGeneration());
     copy.setSinkUri(status.getSinkUri());
     copy.setFireNowHandled(status.getFireNowHandled());
+    copy.setAdmission(status.getAdmission());
     copy.setDelivery(status.getDelivery() == null ? null : new DeliveryStatus(status.getDelivery()));
     List<Condition> conditions = new ArrayList<>();
     java.util.Set<String> types = new java.util.HashSet<>();

@@ -60,6 +60,8 @@ public final class Readiness {
 
   /** Ready's reason while a due task waits for the admission policy (the one exception to the phase table). */
   public static final String ADMISSION_POLICY_MISSING = "AdmissionPolicyMissing";
+  /** Ready's reason while a due task's spec, written while the admission policy was missing, waits to be written again. */
+  public static final String NOT_ADMITTED = "NotAdmitted";
 
   /**
    * Why a task that is due does not fire yet although its phase reads ready: {@code reason} and

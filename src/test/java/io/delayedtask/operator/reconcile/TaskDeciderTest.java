@@ -806,6 +806,44 @@ class TaskDeciderTest {
       Optional.of("the ValidatingAdmissionPolicyBinding delayed-task-operator-author-rights is missing, so ...");
 
   @Test
+  void aSpecWrittenWhileThePolicyWasMissingCreatesNoJobAndSendsNoTokenOnceItIsBackAndSaysToWriteItAgain() {
+    DelayedTask task = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      s.setJobTemplate(Tasks.jobTemplate());
+    }));
+    AdmissionPolicies.Verdict refused = new AdmissionPolicies.Verdict.NotAdmitted("its spec (generation 1) was "
+        + "written while the admission policy was missing ... Write the task again");
+
+    Plan plan = decider.decide(facts(task, Optional.of(claim(task, DUE))).withAdmission(refused));
+
+    assertThat(plan.jobToCreate()).as("no Job for a spec the policy never saw").isEmpty();
+    assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
+    Condition ready = Conditions.find(plan.status(), Condition.READY).orElseThrow();
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getReason()).isEqualTo("NotAdmitted");
+    assertThat(ready.getMessage()).contains("spec.jobTemplate", "Write the task again");
+    assertThat(plan.events()).extracting(TaskEvent::warning, TaskEvent::reason)
+        .containsExactly(tuple(true, TaskEvents.NOT_ADMITTED));
+    assertThat(plan.status().getAdmission()).as("no record for it").isNull();
+
+    DelayedTask sink = scheduled(task(s -> {
+      s.setRunAt(DUE.toString());
+      io.delayedtask.operator.api.v1alpha1.Destination destination = new io.delayedtask.operator.api.v1alpha1.Destination();
+      destination.setUri("https://hooks.example.com/x");
+      destination.setAudience("orders");
+      s.setSink(destination);
+    }));
+    Plan sent = decider.decide(facts(sink, Optional.of(claim(sink, DUE))).withAdmission(refused));
+    assertThat(sent.delivery()).as("no token sent").isEmpty();
+    assertThat(Conditions.find(sent.status(), Condition.READY).orElseThrow().getReason()).isEqualTo("NotAdmitted");
+
+    Plan admitted = decider.decide(facts(task, Optional.of(claim(task, DUE)))
+        .withAdmission(new AdmissionPolicies.Verdict.Admitted(Optional.of("1.record"))));
+    assertThat(admitted.jobToCreate()).as("written again, admitted: the Job").isPresent();
+    assertThat(admitted.status().getAdmission()).as("and the record written").isEqualTo("1.record");
+  }
+
+  @Test
   void withoutTheAdmissionPolicyADueJobTaskCreatesNoJobAndWaitsNotReadyWithOneWarning() {
     DelayedTask task = scheduled(task(s -> {
       s.setRunAt(DUE.toString());

@@ -50,6 +50,12 @@ public class DelayedTaskStatus {
       + "Stalled as kstatus (Flux, Argo CD) reads them.")
   private List<Condition> conditions = new ArrayList<>();
 
+  @JsonPropertyDescription("Tasks with a jobTemplate or a sink.audience: the operator's record that this "
+      + "metadata.generation was written while the admission policy was in force (the generation and a "
+      + "signature only the operator can make); a generation without it fires only if written after the "
+      + "policy's current objects (reason NotAdmitted otherwise).")
+  private String admission;
+
   /** Fields present but unreadable (wrong type, unknown phase), dropped; not part of equals, never serialized. */
   @JsonIgnore
   private List<String> unreadableFields = List.of();
@@ -100,6 +106,14 @@ public class DelayedTaskStatus {
 
   public void setObservedGeneration(Long observedGeneration) {
     this.observedGeneration = observedGeneration;
+  }
+
+  public String getAdmission() {
+    return admission;
+  }
+
+  public void setAdmission(String admission) {
+    this.admission = admission;
   }
 
   public String getSinkUri() {
@@ -154,6 +168,7 @@ public class DelayedTaskStatus {
     return phase == that.phase && Objects.equals(dueTime, that.dueTime) && Objects.equals(firedTime, that.firedTime)
         && Objects.equals(jobName, that.jobName) && Objects.equals(message, that.message)
         && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(sinkUri, that.sinkUri)
+        && Objects.equals(admission, that.admission)
         && Objects.equals(delivery, that.delivery) && Objects.equals(fireNowHandled, that.fireNowHandled)
         && Objects.equals(conditions, that.conditions);
   }
@@ -161,6 +176,6 @@ public class DelayedTaskStatus {
   @Override
   public int hashCode() {
     return Objects.hash(phase, dueTime, firedTime, jobName, message, observedGeneration, sinkUri, delivery,
-        fireNowHandled, conditions);
+        fireNowHandled, conditions, admission);
   }
 }
