@@ -6,6 +6,7 @@ import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.leader.DueClaims;
 import io.delayedtask.operator.leader.ClaimsFirstExecutor;
 import io.delayedtask.operator.leader.InformerTaskCache;
+import io.delayedtask.operator.leader.LeaseHandover;
 import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.delayedtask.operator.leader.ScheduleResync;
@@ -299,9 +300,20 @@ public final class DelayedTaskOperator implements AutoCloseable {
       // Once JOSDK has started, the resync may read the cache as soon as its informers have listed the
       // tasks (their own hasSynced, see InformerTaskCache). Without leader election this instance
       // fires from then on (with it, from becoming leader).
+      // Leader election: a leader that stops releases the Lease once its claims are settled and JOSDK
+      // has stopped (stopped after the operator, below); a standby tries for it the moment it is free.
+      LeaseHandover handover = config.leaderElection() ? new LeaseHandover(client, config.leaseNamespace(),
+          config.leaseName(), config.identity(), config.leaseDuration(), leadership::isFiring) : null;
+      if (handover != null) {
+        stopInReverse.push(() -> {
+          handover.close();
+          handover.release();
+        });
+      }
       OperatorStarter starter = new OperatorStarter(operator, client, () -> {
         taskCache.startedWith(operator.getRuntimeInfo());
         if (config.leaderElection()) {
+          handover.startNudging(operator);
           keeper.requestResync();
         } else {
           leadership.start();
@@ -367,10 +379,15 @@ public final class DelayedTaskOperator implements AutoCloseable {
     return leadership.isFiring();
   }
 
-  /** Stops everything in the reverse order of starting. Idempotent. */
+  /**
+   * Stops everything in the reverse order of starting. Idempotent. A leader first hands over: it
+   * claims nothing more and lets its claims in flight settle (their reconciles finish), then JOSDK
+   * stops, and the Lease is released, so a standby fires from the next instant on.
+   */
   @Override
   public void close() {
     closing = true;
+    leadership.handOver();
     closeInReverse();
   }
 

@@ -14,6 +14,12 @@ import org.slf4j.LoggerFactory;
 final class ScheduleWiring {
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleWiring.class);
 
+  /**
+   * How long a stopping leader waits for its claims in flight to settle before it hands back the
+   * rest and releases the Lease: well inside the pod's 30 s terminationGracePeriodSeconds.
+   */
+  static final Duration SETTLE_AT_MOST = Duration.ofSeconds(10);
+
   private ScheduleWiring() {}
 
   /** The schedule the configuration names. Lettuce connects lazily: Redis may still be down. */
@@ -30,7 +36,7 @@ final class ScheduleWiring {
   static AutoCloseable startPoller(TaskSchedule schedule, AsyncDueEntryHandler handler, Duration claimLease) {
     takeOverClaims(schedule);
     SchedulePoller poller = new SchedulePoller(schedule, handler,
-        SchedulePoller.Settings.defaults().withLease(claimLease));
+        SchedulePoller.Settings.defaults().withLease(claimLease).withStopTimeout(SETTLE_AT_MOST));
     poller.start();
     return poller;
   }

@@ -49,7 +49,7 @@ class CommandLineTest {
         .hasSizeGreaterThanOrEqualTo(20)
         .allSatisfy(name -> assertThat(help).contains("  " + name + "  (default: "));
     assertThat(help).contains("DELAYEDTASK_REDIS_URI  (default: redis://localhost:6379)",
-        "DELAYEDTASK_RESYNC_SECONDS  (default: 300)", "DELAYEDTASK_LEASE_DURATION_SECONDS  (default: 15)",
+        "DELAYEDTASK_RESYNC_SECONDS  (default: 300)", "DELAYEDTASK_LEASE_DURATION_SECONDS  (default: 4)",
         "DELAYEDTASK_SINK_CLUSTER_DOMAIN  (default: cluster.local)", "DELAYEDTASK_SINK_MAX_IN_FLIGHT  (default: 256)",
         "DELAYEDTASK_LOG_FORMAT  (default: text)");
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();

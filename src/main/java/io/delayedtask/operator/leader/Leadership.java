@@ -60,6 +60,22 @@ public class Leadership implements AutoCloseable, MeterBinder {
     keeper.activate();
   }
 
+  /**
+   * The graceful end of leading (SIGTERM, a rolling update): stop claiming, and let the claims
+   * handed over settle while this instance still counts as leading, so the reconciles that fire them
+   * finish instead of handing them back half done (the poller waits for them, up to its stop
+   * timeout); then {@link #stop()}, which hands back whatever is left. The Lease is released after
+   * this (DelayedTaskOperator), so the next leader starts from claims that are settled.
+   */
+  public void handOver() {
+    if (!active) {
+      return;
+    }
+    LOG.info("Handing over: no new claims; waiting for the claims in flight to settle");
+    stopPoller();
+    stop();
+  }
+
   public void stop() {
     active = false; // unsynchronized: reconciles still running must see it at once
     claims.handBackAll(); // the next leader fires them at their due time, not after their lease

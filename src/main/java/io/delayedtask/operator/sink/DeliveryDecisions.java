@@ -64,6 +64,24 @@ public final class DeliveryDecisions {
         : status.getDelivery().getAttempts();
   }
 
+  /**
+   * Requests the sink got before its delivery failed for good ({@code status.delivery.sinkAttempts}),
+   * or empty while it is still tried. The sink may fail before its retries run out (a 400 on its
+   * first attempt), so the dead-letter sink's attempts are counted from this, never from
+   * {@code retry + 1}. A status written before the field was kept says it by its phase: {@code
+   * Failed} with at most {@code retry + 1} attempts the sink's, more the dead-letter sink's.
+   */
+  static Optional<Integer> sinkAttempts(DelayedTaskStatus status, int perTarget) {
+    if (status == null || status.getDelivery() == null) {
+      return Optional.empty();
+    }
+    if (status.getDelivery().getSinkAttempts() != null) {
+      return Optional.of(status.getDelivery().getSinkAttempts());
+    }
+    return status.getPhase() == Phase.Failed ? Optional.of(Math.min(attemptsSoFar(status), perTarget))
+        : Optional.empty();
+  }
+
   /** A claim of a sink task: send its next attempt, unless there is none or it is not time yet. */
   public DeliveryStep sendNext(SinkTask draft, Instant due, ClaimedEntry claim) {
     DeliverySettings settings = DeliverySettings.of(draft.task().getSpec().getDelivery());
@@ -89,13 +107,15 @@ public final class DeliveryDecisions {
         return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim, "spec.sink.signing: nothing is signed"));
       }
       attempt = new DeliveryAttempt(Target.SINK, attempts + 1, attempts + 1, settings.timeout(), Map.of());
-    } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current()) && attempts < 2 * perTarget) {
+    } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current())
+        && attempts - sinkAttempts(draft.current(), perTarget).orElse(attempts) < perTarget) {
       if (draft.admissionPolicyMissing() && deadLetterSink.getSigning() != null) {
         return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim,
             "spec.delivery.deadLetterSink.signing: nothing is signed"));
       }
       String code = String.valueOf(Optional.ofNullable(draft.current().getDelivery().getResponseCode()).orElse(0));
-      attempt = new DeliveryAttempt(Target.DEAD_LETTER_SINK, attempts + 1, attempts + 1 - perTarget,
+      int deadLetterAttempt = attempts - sinkAttempts(draft.current(), perTarget).orElse(attempts) + 1;
+      attempt = new DeliveryAttempt(Target.DEAD_LETTER_SINK, attempts + 1, deadLetterAttempt,
           settings.timeout(), Map.of("delayedtaskerrorcode", code));
     } else {
       return DeliveryStep.claim(Claim.STALE);
@@ -123,8 +143,9 @@ public final class DeliveryDecisions {
       return new DeliveryStep(Optional.of(Entry.REMOVE), Claim.STALE, Optional.empty(), Optional.empty(), List.of());
     }
     if (draft.currentPhase() == Phase.Suspended) {
-      boolean sinkDone = attemptsSoFar(draft.current())
-          >= DeliverySettings.of(draft.task().getSpec().getDelivery()).attemptsPerTarget();
+      int perTarget = DeliverySettings.of(draft.task().getSpec().getDelivery()).attemptsPerTarget();
+      boolean sinkDone = draft.current().getDelivery() != null && draft.current().getDelivery().getSinkAttempts() != null
+          || attemptsSoFar(draft.current()) >= perTarget;
       draft.desired().setPhase(sinkDone ? Phase.Failed : Phase.Running);
       return DeliveryStep.entry(new Entry.Write(next.isBefore(draft.now()) ? draft.now() : next));
     }
@@ -137,7 +158,8 @@ public final class DeliveryDecisions {
     DeliverySettings settings = DeliverySettings.of(draft.task().getSpec().getDelivery());
     DelayedTaskStatus desired = draft.desired();
     int perTarget = settings.attemptsPerTarget();
-    int targetAttempt = outcome.target() == Target.SINK ? outcome.attempt() : outcome.attempt() - perTarget;
+    int targetAttempt = outcome.target() == Target.SINK ? outcome.attempt()
+        : outcome.attempt() - sinkAttempts(draft.current(), perTarget).orElse(perTarget);
     RetryPolicy.Verdict verdict = verdict(outcome.result());
     Optional<Integer> code = answerCode(outcome.result());
 
@@ -191,6 +213,7 @@ public final class DeliveryDecisions {
     if (outcome.target() == Target.DEAD_LETTER_SINK) {
       return recorded(Entry.REMOVE, Counted.FAILED, failed); // the task stays Failed with the sink's message
     }
+    delivery.setSinkAttempts(outcome.attempt()); // the dead-letter sink's attempts are counted after these
     desired.setPhase(Phase.Failed);
     desired.setMessage(what);
     Conditions.set(desired, Condition.FAILED, true, "DeliveryFailed", what, draft.now(), draft.generation());

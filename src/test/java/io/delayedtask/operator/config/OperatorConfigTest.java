@@ -31,15 +31,19 @@ class OperatorConfigTest {
     assertThat(config.identity()).isEqualTo("pod-1");
     assertThat(config.resyncInterval()).isEqualTo(Duration.ofSeconds(300));
     assertThat(config.httpPort()).isEqualTo(8080);
-    assertThat(config.leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(config.leaseDuration()).isEqualTo(Duration.ofSeconds(4));
     assertThat(config.claimLease()).isEqualTo(Duration.ofSeconds(60));
   }
 
   @Test
-  void leaseTimingKeepsJosdksRatiosAtTheDefault() {
+  void theDefaultLeaseIsWrittenUnderOnceASecondAndADeadLeaderIsWaitedForAtMostFourSeconds() {
     OperatorConfig config = OperatorConfig.fromEnv(Map.of());
-    assertThat(config.leaseRenewDeadline()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(config.leaseDuration()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(config.leaseRenewDeadline()).isEqualTo(Duration.ofMillis(2666));
+    assertThat(config.leaseRetryPeriod()).as("one renewal (the Lease's one write) per period")
+        .isEqualTo(Duration.ofMillis(1200)).isGreaterThan(Duration.ofSeconds(1));
+    assertThat(config.leaseRenewDeadline()).as("one failed renewal is survived")
+        .isGreaterThan(config.leaseRetryPeriod().multipliedBy(2));
   }
 
   @ParameterizedTest(name = "{0} s")
@@ -49,7 +53,7 @@ class OperatorConfigTest {
     Duration lease = Duration.ofSeconds(seconds);
     assertThat(config.leaseDuration()).isEqualTo(lease);
     assertThat(config.leaseRenewDeadline()).isEqualTo(Duration.ofMillis(seconds * 2000L / 3));
-    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofMillis(seconds * 2000L / 15));
+    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofMillis(Math.max(100, seconds * 3000L / 10)));
     // What the fabric8 leader elector requires of them.
     assertThat(config.leaseRenewDeadline()).isLessThan(lease)
         .isGreaterThan(Duration.ofMillis((long) (config.leaseRetryPeriod().toMillis() * 1.2)));
@@ -124,7 +128,7 @@ class OperatorConfigTest {
     assertThat(config.httpPort()).isEqualTo(9090);
     assertThat(config.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.leaseRenewDeadline()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(config.leaseRetryPeriod()).isEqualTo(Duration.ofSeconds(9));
     assertThat(config.claimLease()).isEqualTo(Duration.ofSeconds(300));
   }
 

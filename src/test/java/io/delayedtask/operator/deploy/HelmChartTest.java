@@ -239,9 +239,10 @@ class HelmChartTest {
     assertThat(config.identity()).isEqualTo("dto-delayed-task-operator-7d9f-abcde");
     assertThat(config.watchesAllNamespaces()).isTrue();
     assertThat(config.leaderElection()).isTrue();
-    assertThat(env.get(OperatorConfig.LEASE_DURATION_SECONDS).getValue()).isEqualTo("15");
+    assertThat(env.get(OperatorConfig.LEASE_DURATION_SECONDS).getValue())
+        .isEqualTo(Integer.toString(OperatorConfig.DEFAULT_LEASE_SECONDS));
     assertThat(env.get(OperatorConfig.CLAIM_LEASE_SECONDS).getValue()).isEqualTo("60");
-    assertThat(config.leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(15));
+    assertThat(config.leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(OperatorConfig.DEFAULT_LEASE_SECONDS));
     assertThat(config.claimLease()).isEqualTo(java.time.Duration.ofSeconds(60));
   }
 

@@ -178,7 +178,7 @@ class PlainManifestsTest {
     assertThat(parsed.identity()).isEqualTo("delayed-task-operator-5c7d-xyz12");
     assertThat(parsed.watchesAllNamespaces()).as("matches the ClusterRole").isTrue();
     assertThat(parsed.leaderElection()).isTrue();
-    assertThat(parsed.leaseDuration()).as("JOSDK's default lease").isEqualTo(java.time.Duration.ofSeconds(15));
+    assertThat(parsed.leaseDuration()).as("the default lease").isEqualTo(java.time.Duration.ofSeconds(4));
     assertThat(parsed.claimLease()).isEqualTo(java.time.Duration.ofSeconds(60));
 
     Service redis = Manifests.named(ALL, Service.class, NAME + "-redis");

@@ -130,6 +130,15 @@ final class FaultLab implements AutoCloseable {
     return startOperator(name, Map.of());
   }
 
+  /** An operator with the production Lease timing (DELAYEDTASK_LEASE_DURATION_SECONDS unset). */
+  OperatorProcess startOperatorWithDefaultLease(String name) {
+    Map<String, String> env = environment(name, Map.of());
+    env.remove("DELAYEDTASK_LEASE_DURATION_SECONDS");
+    OperatorProcess operator = OperatorProcess.start(name, env);
+    operators.add(operator);
+    return operator;
+  }
+
   OperatorProcess startOperator(String name, Map<String, String> extra) {
     OperatorProcess operator = OperatorProcess.start(name, environment(name, extra));
     operators.add(operator);

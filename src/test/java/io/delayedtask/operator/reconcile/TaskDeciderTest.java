@@ -779,6 +779,77 @@ class TaskDeciderTest {
   }
 
   @Test
+  void aPermanentErrorOnTheFirstAttemptGivesTheDeadLetterSinkItsOwnAttemptsOneToFour() {
+    DelayedTask task = scheduled(sinkTask(d -> {
+      io.delayedtask.operator.api.v1alpha1.Destination dls = new io.delayedtask.operator.api.v1alpha1.Destination();
+      dls.setRef(new io.delayedtask.operator.api.v1alpha1.ServiceReference("v1", "Service", "dead-letters"));
+      d.setDeadLetterSink(dls);
+    })); // retry 3: four attempts per target
+
+    Plan failed = decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(400)));
+    assertThat(failed.status().getPhase()).isEqualTo(Phase.Failed);
+    assertThat(failed.status().getMessage()).isEqualTo("POST " + URL + " answered 400 on attempt 1 of 4");
+    assertThat(failed.status().getDelivery().getSinkAttempts()).isEqualTo(1);
+    task.setStatus(failed.status());
+
+    List<Integer> headers = new ArrayList<>();
+    List<String> messages = new ArrayList<>();
+    for (int attempt = 2; ; attempt++) {
+      Plan send = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
+      if (send.delivery().isEmpty()) {
+        assertThat(attempt).as("the dead-letter sink's attempts").isEqualTo(6);
+        assertThat(send.claim()).contains(ClaimVerdict.Settle.stale());
+        break;
+      }
+      assertThat(attempt).as("no fifth attempt to the dead-letter sink").isLessThanOrEqualTo(5);
+      DeliveryAttempt sent = send.delivery().get();
+      assertThat(sent.target()).isEqualTo(DeliveryOutcome.Target.DEAD_LETTER_SINK);
+      assertThat(sent.attempt()).as("requests for this due time, across targets").isEqualTo(attempt);
+      assertThat(sent.extensions()).containsEntry("delayedtaskerrorcode", "400");
+      headers.add(sent.targetAttempt());
+
+      Plan answer = decideOutcome(task, outcome(attempt, DeliveryOutcome.Target.DEAD_LETTER_SINK, answered(503)));
+      assertThat(answer.status().getPhase()).isEqualTo(Phase.Failed);
+      assertThat(answer.status().getDelivery().getAttempts()).isEqualTo(attempt);
+      assertThat(answer.status().getDelivery().getResponseCode()).as("the sink's answer").isEqualTo(400);
+      answer.events().stream().map(TaskEvent::message).forEach(messages::add);
+      task.setStatus(answer.status());
+      if (answer.schedule() == ScheduleChange.REMOVE) {
+        assertThat(attempt).as("removed after the dead-letter sink's fourth attempt").isEqualTo(5);
+      }
+    }
+    assertThat(headers).as("ce-delayedtaskattempt to the dead-letter sink").containsExactly(1, 2, 3, 4);
+    String dls = "the dead-letter sink: POST " + URL + " answered 503 on attempt ";
+    assertThat(messages).hasSize(4);
+    assertThat(messages.get(0)).startsWith(dls + "1 of 4; retrying in ");
+    assertThat(messages.get(2)).startsWith(dls + "3 of 4; retrying in ");
+    assertThat(messages.get(3)).isEqualTo(dls + "4 of 4");
+    assertThat(task.getStatus().getMessage()).as("the task keeps the sink's failure")
+        .isEqualTo("POST " + URL + " answered 400 on attempt 1 of 4");
+  }
+
+  @Test
+  void aTaskSuspendedAfterItsSinkFailedEarlyResumesWithTheDeadLetterSinkNotTheSink() {
+    DelayedTask task = scheduled(sinkTask(d -> {
+      io.delayedtask.operator.api.v1alpha1.Destination dls = new io.delayedtask.operator.api.v1alpha1.Destination();
+      dls.setRef(new io.delayedtask.operator.api.v1alpha1.ServiceReference("v1", "Service", "dead-letters"));
+      d.setDeadLetterSink(dls);
+    }));
+    task.setStatus(decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(400))).status());
+    task.getSpec().setSuspend(true);
+    task.setStatus(decider.decide(new TaskFacts(task, jobs, Optional.empty(), NOW)).status());
+    assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Suspended);
+
+    task.getSpec().setSuspend(false);
+    Plan resumed = decider.decide(new TaskFacts(task, jobs, Optional.empty(), NOW));
+    assertThat(resumed.status().getPhase()).isEqualTo(Phase.Failed);
+    task.setStatus(resumed.status());
+    Plan send = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
+    assertThat(send.delivery()).contains(new DeliveryAttempt(DeliveryOutcome.Target.DEAD_LETTER_SINK, 2, 1,
+        Duration.ofSeconds(10), Map.of("delayedtaskerrorcode", "400")));
+  }
+
+  @Test
   void anOutcomeAlreadyRecordedIsNotCountedTwice() {
     DelayedTask task = scheduled(sinkTask(null));
     task.setStatus(decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(503))).status());

@@ -89,6 +89,15 @@ public final class OperatorProcess implements AutoCloseable {
     return OperatorHttp.metric(Integer.parseInt(environment.get("DELAYEDTASK_HTTP_PORT")), metric, labelFilter);
   }
 
+  /** Whether its /readyz answers 200: started, informers synced, Redis reachable (a pod the Deployment counts). */
+  public boolean ready() {
+    try {
+      return OperatorHttp.get(Integer.parseInt(environment.get("DELAYEDTASK_HTTP_PORT")), "/readyz").statusCode() == 200;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   /** Waits for the process to end and returns its exit status. */
   public int waitForExit(Duration timeout) {
     try {

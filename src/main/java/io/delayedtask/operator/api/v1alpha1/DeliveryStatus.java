@@ -12,6 +12,10 @@ public class DeliveryStatus {
   @JsonPropertyDescription("Requests sent for this due time (to the sink, then to the dead-letter sink).")
   private Integer attempts;
 
+  @JsonPropertyDescription("Requests the sink got before its delivery failed for good; the attempts after them went to"
+      + " the dead-letter sink. Absent while the sink is still tried.")
+  private Integer sinkAttempts;
+
   @JsonPropertyDescription("When the last attempt was sent, UTC.")
   private String lastAttemptTime;
 
@@ -29,6 +33,7 @@ public class DeliveryStatus {
   public DeliveryStatus(DeliveryStatus other) {
     if (other != null) {
       attempts = other.attempts;
+      sinkAttempts = other.sinkAttempts;
       lastAttemptTime = other.lastAttemptTime;
       nextAttemptTime = other.nextAttemptTime;
       responseCode = other.responseCode;
@@ -42,6 +47,14 @@ public class DeliveryStatus {
 
   public void setAttempts(Integer attempts) {
     this.attempts = attempts;
+  }
+
+  public Integer getSinkAttempts() {
+    return sinkAttempts;
+  }
+
+  public void setSinkAttempts(Integer sinkAttempts) {
+    this.sinkAttempts = sinkAttempts;
   }
 
   public String getLastAttemptTime() {
@@ -79,6 +92,7 @@ public class DeliveryStatus {
   @Override
   public boolean equals(Object o) {
     return o instanceof DeliveryStatus other && Objects.equals(attempts, other.attempts)
+        && Objects.equals(sinkAttempts, other.sinkAttempts)
         && Objects.equals(lastAttemptTime, other.lastAttemptTime)
         && Objects.equals(nextAttemptTime, other.nextAttemptTime)
         && Objects.equals(responseCode, other.responseCode) && Objects.equals(deadLettered, other.deadLettered);
@@ -86,6 +100,6 @@ public class DeliveryStatus {
 
   @Override
   public int hashCode() {
-    return Objects.hash(attempts, lastAttemptTime, nextAttemptTime, responseCode, deadLettered);
+    return Objects.hash(attempts, sinkAttempts, lastAttemptTime, nextAttemptTime, responseCode, deadLettered);
   }
 }
