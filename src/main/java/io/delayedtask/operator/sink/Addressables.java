@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * cluster-wide; where that is forbidden (the operator bound by RoleBindings in the namespaces it
  * watches) it falls back to one informer per namespace of the kind.
  */
-public final class Addressables implements AutoCloseable {
+public final class Addressables implements AddressableDirectory, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Addressables.class);
   /** How long a first attempt waits for a new informer's first list. */
   static final Duration FIRST_SYNC = Duration.ofSeconds(10);
@@ -55,6 +55,7 @@ public final class Addressables implements AutoCloseable {
    * with {@code pathAndQuery} appended; or why there is none (no such object, no address yet: a
    * retry; a kind the API server does not serve or the operator may not read: named with the fix).
    */
+  @Override
   public Resolution resolve(String namespace, String apiVersion, String kind, String name, String pathAndQuery) {
     String what = kind + " " + name + " (" + apiVersion + ") in namespace " + namespace;
     SharedIndexInformer<GenericKubernetesResource> informer;
