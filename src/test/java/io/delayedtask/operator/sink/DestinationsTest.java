@@ -177,11 +177,24 @@ class DestinationsTest {
   }
 
   @Test
-  void anyOtherKindIsResolvedAsAnAddressableAndAKindNotServedIsARetryNamingIt() {
-    Resolution resolution = destinations().resolve(NS, Optional.of(new ServiceRef("serving.knative.dev/v1", "Service",
-        "orders")), Optional.empty());
-    assertThat(resolution).isEqualTo(new Resolution.Unresolvable("the API server serves no kind Service in "
-        + "serving.knative.dev/v1: install the CRD (Knative) that defines it, or fix sink.ref", true));
+  void aKindNotServedIsFirstARetryThenNeverAndBuiltInKindsAreNeverAskedAbout() {
+    Destinations destinations = destinations();
+    ServiceRef ksvc = new ServiceRef("serving.knative.dev/v1", "Service", "orders");
+    assertThat(destinations.resolve(NS, Optional.of(ksvc), Optional.empty())).isEqualTo(new Resolution.Unresolvable(
+        "the operator is still checking whether Service (serving.knative.dev/v1) is a Knative Addressable", true));
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(destinations.resolve(NS, Optional.of(ksvc), Optional.empty())).isEqualTo(
+            new Resolution.Unresolvable("sink.ref serving.knative.dev/v1 Service: the API server serves no kind "
+                + "Service in serving.knative.dev/v1; install the CRD (Knative) that defines it, or fix the ref", false)));
+    for (ServiceRef builtIn : List.of(new ServiceRef("batch/v1", "Job", "j"),
+        new ServiceRef("discovery.k8s.io/v1", "EndpointSlice", "s"),
+        new ServiceRef("delayedtask.io/v1alpha1", "DelayedTask", "t"), new ServiceRef("apps/v1", "Deployment", "d"))) {
+      assertThat(destinations.resolve(NS, Optional.of(builtIn), Optional.empty())).as(builtIn.kind())
+          .isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
+            assertThat(u.retryable()).isFalse();
+            assertThat(u.message()).contains("is neither", "duck.knative.dev/addressable");
+          });
+    }
   }
 
   @Test
