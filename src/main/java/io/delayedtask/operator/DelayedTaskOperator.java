@@ -194,7 +194,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
       // 3. The leader's side: claiming due entries and handing them to the reconciler, and keeping
       //    the schedule in line with the tasks (from the informer cache, once it has synced).
-      SpecValidator validator = new SpecValidator(config.sink());
+      // A sink.ref to a Knative Addressable: which kinds are (asked off the reconcile threads), and an
+      // informer per such kind, started when a task first names it.
+      Addressables addressables = new Addressables(client);
+      stopInReverse.push(addressables);
+      SpecValidator validator = new SpecValidator(config.sink(), addressables);
       InformerTaskCache taskCache = new InformerTaskCache();
       ScheduleResync resync = new ScheduleResync(taskCache, client, schedule, validator, registry);
       ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),
@@ -257,9 +261,6 @@ public final class DelayedTaskOperator implements AutoCloseable {
       // A sink.ref's Service and EndpointSlices come from informers: no request per delivery.
       InformedServices services = new InformedServices(client, config.namespaces());
       stopInReverse.push(services);
-      // A sink.ref to a Knative Addressable: an informer per kind, started when a task first names it.
-      Addressables addressables = new Addressables(client);
-      stopInReverse.push(addressables);
       // sink.signing's secrets: an informer on the one Secret name, no request per attempt.
       InformedSigningSecrets signingSecrets = new InformedSigningSecrets(client, config.sink().signingSecret(),
           config.namespaces());

@@ -3,6 +3,7 @@ package io.delayedtask.operator.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -17,12 +18,31 @@ import okhttp3.HttpUrl;
  * the receiver will see). An entry path ending in {@code /} allows the paths that begin with it; one
  * not ending in {@code /} allows itself and the paths that continue it after a {@code /}; an entry
  * without a path, or with {@code /}, allows its whole origin. A URL with userinfo or a fragment is
- * never allowed.
+ * never allowed, and a URL whose path a receiver could read as another path ({@link #ambiguousPath}:
+ * a segment holding {@code ;}, or a percent-encoded {@code /}, {@code \}, {@code .} or {@code %}) is
+ * never allowed by an entry that restricts the path.
+ *
+ * <p>An entry may hold {@value #NAMESPACE} as a whole host label or a whole path segment: it then
+ * stands for the task's own namespace there, and for no other ({@link #entryAllowing(String, String)}).
  */
 public final class AllowedUris {
   /** An IPv4 loopback literal: 127.0.0.0/8, written as four decimal octets. */
   private static final Pattern IPV4_LOOPBACK = Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}");
   private static final String UNRESERVED_PUNCTUATION = "-._~";
+  /** The placeholder for the task's namespace in an entry. */
+  public static final String NAMESPACE = "{namespace}";
+  /**
+   * What {@link #NAMESPACE} is parsed as: a host label and path segment OkHttp takes as written and
+   * that no namespace can be (a namespace is a DNS label, without '_').
+   */
+  private static final String NAMESPACE_MARK = "_namespace_";
+  /** A namespace: an RFC 1123 DNS label. */
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  /** Percent-encoded characters that make a path segment read as another path by some receivers. */
+  private static final Map<String, String> AMBIGUOUS_ESCAPES = Map.of(
+      "%2F", "a percent-encoded '/' (%2F)", "%5C", "a percent-encoded '\\' (%5C)",
+      "%2E", "a percent-encoded '.' (%2E)", "%25", "a percent-encoded '%' (%25)",
+      "%3B", "a percent-encoded ';' (%3B)");
 
   private final List<Entry> entries;
 
@@ -50,14 +70,44 @@ public final class AllowedUris {
       return host.equals("localhost") || host.equals("::1") || IPV4_LOOPBACK.matcher(host).matches();
     }
 
+    /** Whether the entry holds {@value AllowedUris#NAMESPACE} (in its host or its path). */
+    public boolean perNamespace() {
+      return hostLabels().contains(NAMESPACE_MARK) || segments.contains(NAMESPACE_MARK);
+    }
+
+    private List<String> hostLabels() {
+      return List.of(host.split("\\.", -1));
+    }
+
+    /**
+     * This entry for the tasks of {@code namespace}: {@value AllowedUris#NAMESPACE} replaced by it;
+     * empty when the entry holds the placeholder and {@code namespace} is none (or no namespace).
+     */
+    Optional<Entry> forNamespace(String namespace) {
+      if (!perNamespace()) {
+        return Optional.of(this);
+      }
+      if (namespace == null || !DNS_LABEL.matcher(namespace).matches()) {
+        return Optional.empty();
+      }
+      String concreteHost = String.join(".", hostLabels().stream()
+          .map(label -> label.equals(NAMESPACE_MARK) ? namespace : label).toList());
+      List<String> concreteSegments = segments.stream()
+          .map(segment -> segment.equals(NAMESPACE_MARK) ? namespace : segment).toList();
+      return Optional.of(new Entry(text, scheme, concreteHost, port, concreteSegments, directory));
+    }
+
     boolean allows(HttpUrl url) {
       if (!scheme.equals(url.scheme()) || !host.equals(AllowedUris.host(url)) || port != url.port()) {
         return false;
       }
-      List<String> path = normalized(url.encodedPathSegments());
       if (segments.isEmpty()) {
         return true; // the whole origin
       }
+      if (ambiguousPath(url).isPresent()) {
+        return false; // the entry restricts the path, and a receiver may read this one as another
+      }
+      List<String> path = normalized(url.encodedPathSegments());
       if (path.size() < segments.size() || !path.subList(0, segments.size()).equals(segments)) {
         return false;
       }
@@ -94,15 +144,75 @@ public final class AllowedUris {
   }
 
   /**
-   * The first entry that allows {@code url}; empty when none does, or when the URL is not one an
-   * entry could allow (not http(s), userinfo, a fragment: {@link #problem}).
+   * The first entry that allows {@code url}, not counting the entries that hold {@value #NAMESPACE};
+   * empty when none does, or when the URL is not one an entry could allow (not http(s), userinfo, a
+   * fragment: {@link #problem}).
    */
   public Optional<Entry> entryAllowing(String url) {
+    return entryAllowing(url, null);
+  }
+
+  /**
+   * The first entry that allows {@code url} for a task of {@code namespace}: an entry holding
+   * {@value #NAMESPACE} allows it only with that namespace in the placeholder's place. The entry
+   * returned is the one as written (its {@link Entry#text} names it).
+   */
+  public Optional<Entry> entryAllowing(String url, String namespace) {
     if (problem(url).isPresent()) {
       return Optional.empty();
     }
     HttpUrl parsed = HttpUrl.parse(url);
-    return entries.stream().filter(entry -> entry.allows(parsed)).findFirst();
+    return entries.stream()
+        .filter(entry -> entry.forNamespace(namespace).map(concrete -> concrete.allows(parsed)).orElse(false))
+        .findFirst();
+  }
+
+  /**
+   * Why a receiver could read the path of {@code url} as another path: a segment holding {@code ;}
+   * (Tomcat and Spring take {@code ..;} for {@code ..}), or a percent-encoded {@code /}, {@code \},
+   * {@code .}, {@code ;} or {@code %} (a proxy that decodes first, such as nginx, sees other
+   * segments: {@code %2F}, {@code %5C}, {@code %2e%2e}, {@code %252e}). Such a URL is never allowed by
+   * an entry that restricts the path. Empty when the path is plain, or {@code url} is no http(s) URL.
+   */
+  public static Optional<String> ambiguousPath(String url) {
+    HttpUrl parsed = url == null ? null : HttpUrl.parse(url);
+    return parsed == null ? Optional.empty() : ambiguousPath(parsed);
+  }
+
+  private static Optional<String> ambiguousPath(HttpUrl url) {
+    for (String segment : url.encodedPathSegments()) {
+      if (segment.contains(";")) {
+        return Optional.of("its path segment '" + segment + "' holds ';'");
+      }
+      String upper = segment.toUpperCase(Locale.ROOT);
+      for (Map.Entry<String, String> escape : AMBIGUOUS_ESCAPES.entrySet()) {
+        if (upper.contains(escape.getKey())) {
+          return Optional.of("its path segment '" + segment + "' holds " + escape.getValue());
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why no entry allows {@code url} for a task of {@code namespace}, in words for a status message,
+   * beyond "no entry allows it": the URL can never be allowed ({@link #problem}), or its path is
+   * ambiguous while an entry of its origin restricts the path. Empty when there is nothing more to say.
+   */
+  public Optional<String> whyRefused(String url, String namespace) {
+    Optional<String> never = problem(url);
+    if (never.isPresent()) {
+      return never;
+    }
+    HttpUrl parsed = HttpUrl.parse(url);
+    Optional<String> ambiguous = ambiguousPath(parsed);
+    if (ambiguous.isPresent() && entries.stream().map(entry -> entry.forNamespace(namespace))
+        .flatMap(Optional::stream).anyMatch(entry -> !entry.segments().isEmpty() && entry.scheme().equals(parsed.scheme())
+            && entry.host().equals(host(parsed)) && entry.port() == parsed.port())) {
+      return Optional.of(ambiguous.get() + ", which a receiver could read as another path, so no entry that "
+          + "restricts the path allows it; write the path plainly");
+    }
+    return Optional.empty();
   }
 
   /**
@@ -124,15 +234,16 @@ public final class AllowedUris {
   }
 
   private static Entry entry(String text) {
-    Optional<String> problem = problem(text);
+    String marked = placeholdersMarked(text);
+    Optional<String> problem = problem(marked);
     if (problem.isPresent()) {
       throw new IllegalArgumentException("'" + text + "': " + problem.get());
     }
-    HttpUrl url = Objects.requireNonNull(HttpUrl.parse(text));
+    HttpUrl url = Objects.requireNonNull(HttpUrl.parse(marked));
     if (url.encodedQuery() != null) {
       throw new IllegalArgumentException("'" + text + "' has a query ('?'); an entry is scheme, host, port and path");
     }
-    String authority = rawAuthority(text);
+    String authority = rawAuthority(marked);
     if (authority.endsWith(":")) {
       throw new IllegalArgumentException("'" + text + "' ends its host with ':' but names no port; an entry allows "
           + "one port: write it (http://127.0.0.1:8099), or leave out the ':' for the scheme's default");
@@ -143,6 +254,50 @@ public final class AllowedUris {
       segments.remove(segments.size() - 1);
     }
     return new Entry(text, url.scheme(), host(url), url.port(), segments, directory);
+  }
+
+  /**
+   * {@code text} with each {@value #NAMESPACE} that is a whole host label or a whole path segment
+   * replaced by {@link #NAMESPACE_MARK}.
+   *
+   * @throws IllegalArgumentException for a placeholder elsewhere (part of a label or segment, in the
+   *     port or the query) or any other {@code {...}}
+   */
+  private static String placeholdersMarked(String text) {
+    if (!text.contains("{") && !text.contains("}")) {
+      return text;
+    }
+    String misplaced = "'" + text + "': " + NAMESPACE + " may stand only as a whole host label "
+        + "(https://" + NAMESPACE + ".hooks.example.com/) or a whole path segment "
+        + "(http://broker-ingress.knative-eventing.svc.cluster.local/" + NAMESPACE + "/)";
+    int start = text.indexOf("://");
+    if (start < 0) {
+      throw new IllegalArgumentException(misplaced);
+    }
+    String authority = rawAuthority(text);
+    int pathStart = start + 3 + authority.length();
+    String rest = text.substring(pathStart);
+    StringBuilder out = new StringBuilder(text.substring(0, start + 3));
+    List<String> labels = new ArrayList<>();
+    for (String label : authority.split("\\.", -1)) {
+      labels.add(label.equals(NAMESPACE) ? NAMESPACE_MARK : label);
+    }
+    out.append(String.join(".", labels));
+    int queryAt = rest.indexOf('?');
+    String path = queryAt < 0 ? rest : rest.substring(0, queryAt);
+    List<String> segments = new ArrayList<>();
+    for (String segment : path.split("/", -1)) {
+      segments.add(segment.equals(NAMESPACE) ? NAMESPACE_MARK : segment);
+    }
+    out.append(String.join("/", segments));
+    if (queryAt >= 0) {
+      out.append(rest.substring(queryAt));
+    }
+    String marked = out.toString();
+    if (marked.contains("{") || marked.contains("}")) {
+      throw new IllegalArgumentException(marked.contains(NAMESPACE) ? misplaced : "'" + text + "' holds '{' or '}'; the only placeholder an entry takes is " + NAMESPACE);
+    }
+    return marked;
   }
 
   /** The authority as written: after "://", up to the first '/', '\', '?' or '#'. */

@@ -91,6 +91,11 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     return allowlist().entryAllowing(absoluteUri).isPresent();
   }
 
+  /** Whether an entry allows {@code absoluteUri} for a task of {@code namespace} ({@code {namespace}} entries too). */
+  public boolean allows(String absoluteUri, String namespace) {
+    return allowlist().entryAllowing(absoluteUri, namespace).isPresent();
+  }
+
   private static AllowedUris allowlistOf(List<String> entries) {
     try {
       return AllowedUris.of(entries);

@@ -28,11 +28,17 @@ import java.util.function.Consumer;
  * make every other namespace wait. So the last {@link #reserve} slots are kept for namespaces that
  * hold few requests ({@link #lightLoad} or fewer): a namespace that delivers now and then finds a
  * slot at once, however many others hang.
+ *
+ * <p>A host many namespaces share (Knative's broker ingress, an allowed SaaS host) would be held
+ * whole by one namespace if a namespace's share of a host were the host's cap: so one namespace
+ * holds at most {@link #perHostAndNamespace} (half the host's cap, at least 1) of one host's slots.
  */
 final class DeliverySlots implements AutoCloseable {
   private final int max;
   private final int perHost;
   private final int perNamespace;
+  /** One namespace's share of one host's slots: perHost / 2, at least 1. */
+  private final int perHostAndNamespace;
   /** The slots only a lightly loaded namespace may take: min(perNamespace, max / 2). */
   private final int reserve;
   /** A namespace holding fewer than this may use the reserve: perNamespace / 8, at least 1. */
@@ -41,6 +47,7 @@ final class DeliverySlots implements AutoCloseable {
   private int open;
   private final Map<String, Integer> openByHost = new HashMap<>();
   private final Map<String, Integer> openByNamespace = new HashMap<>();
+  private final Map<List<String>, Integer> openByHostAndNamespace = new HashMap<>();
   /** Waiting requests in arrival order. */
   private final Set<Waiter> waiting = new LinkedHashSet<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -53,6 +60,7 @@ final class DeliverySlots implements AutoCloseable {
     this.max = max;
     this.perHost = perHost;
     this.perNamespace = perNamespace;
+    this.perHostAndNamespace = Math.max(1, perHost / 2);
     this.reserve = Math.min(perNamespace, max / 2);
     this.lightLoad = Math.max(1, perNamespace / 8);
   }
@@ -134,6 +142,7 @@ final class DeliverySlots implements AutoCloseable {
       open--;
       decrement(openByHost, slot.host);
       decrement(openByNamespace, slot.namespace);
+      decrement(openByHostAndNamespace, List.of(slot.host, slot.namespace));
       for (Iterator<Waiter> it = waiting.iterator(); it.hasNext() && open < max; ) {
         Waiter waiter = it.next();
         if (fits(waiter.host, waiter.namespace)) {
@@ -148,7 +157,8 @@ final class DeliverySlots implements AutoCloseable {
 
   private boolean fits(String host, String namespace) {
     int ofNamespace = openByNamespace.getOrDefault(namespace, 0);
-    if (open >= max || openByHost.getOrDefault(host, 0) >= perHost || ofNamespace >= perNamespace) {
+    if (open >= max || openByHost.getOrDefault(host, 0) >= perHost || ofNamespace >= perNamespace
+        || openByHostAndNamespace.getOrDefault(List.of(host, namespace), 0) >= perHostAndNamespace) {
       return false;
     }
     return open < max - reserve || ofNamespace < lightLoad;
@@ -158,10 +168,11 @@ final class DeliverySlots implements AutoCloseable {
     open++;
     openByHost.merge(host, 1, Integer::sum);
     openByNamespace.merge(namespace, 1, Integer::sum);
+    openByHostAndNamespace.merge(List.of(host, namespace), 1, Integer::sum);
     return new Slot(host, namespace, waitedNanos);
   }
 
-  private static void decrement(Map<String, Integer> counts, String key) {
+  private static <K> void decrement(Map<K, Integer> counts, K key) {
     counts.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
   }
 

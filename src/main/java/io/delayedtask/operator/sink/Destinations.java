@@ -36,6 +36,10 @@ import java.util.Optional;
 public final class Destinations {
   private static final int DEFAULT_HTTP_PORT = 80;
   private static final String REF_RULE = "a sink.ref reaches only the task's namespace";
+  private static final String ADDRESSABLE_RULE = "an Addressable's address is held to the walls of an absolute URL";
+  /** A Service's name: an RFC 1123 DNS label. */
+  private static final java.util.regex.Pattern SERVICE_NAME =
+      java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   /** The label naming who manages an EndpointSlice, and the value of Kubernetes' own controller. */
   private static final String MANAGED_BY = "endpointslice.kubernetes.io/managed-by";
   private static final String CONTROLLER = "endpointslice-controller.k8s.io";
@@ -43,9 +47,9 @@ public final class Destinations {
   private final ServiceDirectory services;
   private final String clusterDomain;
   private final AllowedUris allowlist;
-  private final Addressables addressables;
+  private final AddressableDirectory addressables;
 
-  public Destinations(ServiceDirectory services, Addressables addressables, SinkConfig config) {
+  public Destinations(ServiceDirectory services, AddressableDirectory addressables, SinkConfig config) {
     this.services = Objects.requireNonNull(services, "services");
     this.clusterDomain = config.clusterDomain();
     this.allowlist = config.allowlist();
@@ -83,7 +87,7 @@ public final class Destinations {
 
   public Resolution resolve(String namespace, Optional<ServiceRef> ref, Optional<String> uri) {
     if (ref.isEmpty()) {
-      return uri.map(this::absolute)
+      return uri.map(absolute -> absolute(namespace, absolute))
           .orElseGet(() -> new Resolution.Unresolvable("sink needs a ref or a uri", false));
     }
     ServiceRef service = ref.get();
@@ -94,8 +98,8 @@ public final class Destinations {
     }
     if (!"v1".equals(service.apiVersion()) || !"Service".equals(service.kind())) {
       // Any other kind is a Knative Addressable: its status.address.url.
-      return addressable(addressables.resolve(namespace, service.apiVersion(), service.kind(), service.name(),
-          pathAndQuery));
+      return addressable(namespace, service, addressables.resolve(namespace, service.apiVersion(), service.kind(),
+          service.name(), pathAndQuery));
     }
     if (!services.knows(namespace)) {
       return new Resolution.Unresolvable("the operator has not listed the Services of namespace " + namespace
@@ -150,7 +154,7 @@ public final class Destinations {
     }
     String host = externalName.contains(":") ? "[" + externalName + "]" : externalName;
     String yields = "http://" + host + portSuffix(port) + pathAndQuery;
-    Optional<AllowedUris.Entry> entry = allowlist.entryAllowing(yields);
+    Optional<AllowedUris.Entry> entry = allowlist.entryAllowing(yields, namespace);
     if (entry.isEmpty()) {
       return new Resolution.Unresolvable(REF_RULE + ": Service " + name + " is an ExternalName for " + externalName
           + ", and no entry of the operator's " + SinkConfig.ALLOWED_URIS + " allows the URL it yields, " + yields
@@ -162,20 +166,66 @@ public final class Destinations {
 
   /**
    * An Addressable's URL is whatever its status says, and whoever may write that status chooses it
-   * (a name under {@code .svc.} may still be another namespace's ExternalName). So the walls of an
-   * absolute URL apply: loopback only through an entry naming that loopback host, and a token only
-   * over https, never to it over plain http as to a Service of the namespace.
+   * (Knative's namespaced edit roles grant every verb on its resources). So it is held to the walls
+   * of an absolute URL: used only when it names a Service of the task's namespace
+   * ({@code <name>.<namespace>.svc.<cluster domain>}, then resolved by the Service rules, as a
+   * {@code sink.ref} to that Service with the URL's path would be, keeping the URL's scheme and port),
+   * or when an entry of DELAYEDTASK_SINK_ALLOWED_URIS allows it for the task's namespace; loopback
+   * only through an entry naming that loopback host.
    */
-  private Resolution addressable(Resolution resolution) {
+  private Resolution addressable(String namespace, ServiceRef ref, Resolution resolution) {
     if (!(resolution instanceof Resolution.Resolved resolved)) {
       return resolution;
     }
     URI url = resolved.url();
-    boolean loopback = allowlist.entryAllowing(url.toString()).map(AllowedUris.Entry::namesLoopback).orElse(false);
-    return new Resolution.Resolved(url, Optional.empty(), loopback, false);
+    Optional<String> service = serviceOfNamespace(url, namespace);
+    if (service.isPresent()) {
+      String pathAndQuery = Optional.ofNullable(url.getRawPath()).orElse("")
+          + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery());
+      Resolution byService = resolve(namespace, Optional.of(new ServiceRef("v1", "Service", service.get())),
+          pathAndQuery.isEmpty() ? Optional.empty() : Optional.of(pathAndQuery));
+      if (byService instanceof Resolution.Resolved viaService && ("https".equals(url.getScheme())
+          || url.getPort() >= 0)) {
+        try {
+          URI kept = new URI(url.getScheme(), null, viaService.url().getHost(), url.getPort(),
+              viaService.url().getPath(), viaService.url().getQuery(), null);
+          return new Resolution.Resolved(kept, viaService.connectHost(), viaService.loopbackAllowed(),
+              viaService.inCluster());
+        } catch (URISyntaxException e) {
+          return new Resolution.Unresolvable(ref.kind() + " " + ref.name() + " has the address '" + url
+              + "', which is not a URL: " + e.getReason(), false);
+        }
+      }
+      return byService;
+    }
+    String text = url.toString();
+    Optional<AllowedUris.Entry> entry = allowlist.entryAllowing(text, namespace);
+    if (entry.isEmpty()) {
+      String why = allowlist.whyRefused(text, namespace).map(reason -> ": " + reason).orElse("");
+      return new Resolution.Unresolvable(ADDRESSABLE_RULE + ": " + ref.kind() + " " + ref.name() + " ("
+          + ref.apiVersion() + ") has the address " + text + ", which is no Service of namespace " + namespace
+          + " (<name>." + namespace + ".svc." + clusterDomain + "), and no entry of the operator's "
+          + SinkConfig.ALLOWED_URIS + " allows it" + why + "; point the Addressable at this namespace, or ask the "
+          + "operator's administrators to allow that URL (an entry may hold {namespace})", false);
+    }
+    return new Resolution.Resolved(url, Optional.empty(), entry.get().namesLoopback(), false);
   }
 
-  private Resolution absolute(String uri) {
+  /** The Service's name when {@code url}'s host is {@code <name>.<namespace>.svc.<cluster domain>}. */
+  private Optional<String> serviceOfNamespace(URI url, String namespace) {
+    String host = Optional.ofNullable(url.getHost()).orElse("").toLowerCase(java.util.Locale.ROOT);
+    if (host.endsWith(".")) {
+      host = host.substring(0, host.length() - 1);
+    }
+    String suffix = "." + namespace + ".svc." + clusterDomain.toLowerCase(java.util.Locale.ROOT);
+    if (!host.endsWith(suffix)) {
+      return Optional.empty();
+    }
+    String name = host.substring(0, host.length() - suffix.length());
+    return SERVICE_NAME.matcher(name).matches() ? Optional.of(name) : Optional.empty();
+  }
+
+  private Resolution absolute(String namespace, String uri) {
     URI url;
     try {
       url = new URI(uri);
@@ -187,10 +237,10 @@ public final class Destinations {
       return new Resolution.Unresolvable("sink.uri '" + uri + "' is not an absolute http:// or https:// URL", false);
     }
     // The validator refused it already; checked again, as the allowlist may have changed since.
-    Optional<AllowedUris.Entry> entry = allowlist.entryAllowing(uri);
+    Optional<AllowedUris.Entry> entry = allowlist.entryAllowing(uri, namespace);
     if (entry.isEmpty()) {
       return new Resolution.Unresolvable("sink.uri '" + uri + "' is not allowed by any entry of the operator's "
-          + SinkConfig.ALLOWED_URIS, false);
+          + SinkConfig.ALLOWED_URIS + allowlist.whyRefused(uri, namespace).map(why -> ": " + why).orElse(""), false);
     }
     return new Resolution.Resolved(url, Optional.empty(), entry.get().namesLoopback(), false);
   }

@@ -28,6 +28,11 @@ public final class LeanItemStore<V extends HasMetadata> extends BasicItemStore<V
     });
   }
 
+  /** Any kind, without managedFields and with what {@code trim} drops. */
+  public static <V extends HasMetadata> LeanItemStore<V> trimming(Consumer<V> trim) {
+    return new LeanItemStore<>(trim);
+  }
+
   /** Tasks, large ones without their payload, data and jobTemplate. */
   public static LeanItemStore<DelayedTask> forTasks() {
     return new LeanItemStore<>(CachedObjects::trimTask);

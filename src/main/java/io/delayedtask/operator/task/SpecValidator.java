@@ -73,6 +73,7 @@ public final class SpecValidator {
   private static final Set<String> ZONE_IDS = Set.copyOf(ZoneId.getAvailableZoneIds());
 
   private final SinkConfig sinkConfig;
+  private final RefKinds refKinds;
 
   /**
    * What the spec of each task (by uid) says, for the generation it was computed at: the reconcile,
@@ -89,9 +90,15 @@ public final class SpecValidator {
     this(SinkConfig.defaults());
   }
 
-  /** {@code sinkConfig}: which absolute sink URIs are allowed. */
+  /** {@code sinkConfig}: which absolute sink URIs are allowed; every Addressable kind passes. */
   public SpecValidator(SinkConfig sinkConfig) {
+    this(sinkConfig, RefKinds.ANY);
+  }
+
+  /** {@code refKinds}: which kinds a sink.ref may name besides a v1 Service. */
+  public SpecValidator(SinkConfig sinkConfig, RefKinds refKinds) {
     this.sinkConfig = sinkConfig;
+    this.refKinds = refKinds;
   }
 
   /**
@@ -132,7 +139,11 @@ public final class SpecValidator {
       return known.validation();
     }
     Validation validation = validateSpec(task);
-    verdicts.put(metadata.getUid(), new SpecVerdict(generation, validation));
+    if (!CachedObjects.isTrimmed(task) && !refKindUndecided(task)) {
+      // A copy cached without its large fields is checked again once read whole; a ref's kind not
+      // known yet is asked again.
+      verdicts.put(metadata.getUid(), new SpecVerdict(generation, validation));
+    }
     return validation;
   }
 
@@ -197,7 +208,7 @@ public final class SpecValidator {
     if (payload != null) {
       return payload;
     }
-    Validation delivery = checkDelivery(spec);
+    Validation delivery = checkDelivery(spec, task.getMetadata() == null ? null : task.getMetadata().getNamespace());
     if (delivery != null) {
       return delivery;
     }
@@ -310,7 +321,7 @@ public final class SpecValidator {
     return null;
   }
 
-  private Validation checkDelivery(DelayedTaskSpec spec) {
+  private Validation checkDelivery(DelayedTaskSpec spec, String namespace) {
     if (spec.getJobTemplate() != null && spec.getSink() != null) {
       return invalid("spec.jobTemplate and spec.sink are both set; keep at most one: a Job to run, or a service to "
           + "call");
@@ -319,7 +330,7 @@ public final class SpecValidator {
       return spec.getDelivery() == null ? null
           : invalid("spec.delivery applies only to spec.sink; add spec.sink or remove spec.delivery");
     }
-    Validation sink = checkDestination("spec.sink", spec.getSink());
+    Validation sink = checkDestination("spec.sink", spec.getSink(), namespace);
     if (sink != null) {
       return sink;
     }
@@ -350,12 +361,34 @@ public final class SpecValidator {
       if (delivery.getDeadLetterSink().getAudience() != null) {
         return invalid("spec.delivery.deadLetterSink takes no audience; remove it");
       }
-      return checkDestination("spec.delivery.deadLetterSink", delivery.getDeadLetterSink());
+      return checkDestination("spec.delivery.deadLetterSink", delivery.getDeadLetterSink(), namespace);
     }
     return null;
   }
 
-  private Validation checkDestination(String field, Destination destination) {
+  /** Whether a sink.ref of {@code task} names a kind whose verdict is not known yet. */
+  private boolean refKindUndecided(DelayedTask task) {
+    DelayedTaskSpec spec = task.getSpec();
+    if (spec == null || task.getMetadata() == null) {
+      return false;
+    }
+    Destination deadLetter = spec.getDelivery() == null ? null : spec.getDelivery().getDeadLetterSink();
+    for (Destination destination : new Destination[] {spec.getSink(), deadLetter}) {
+      ServiceReference ref = destination == null ? null : destination.getRef();
+      if (ref != null && ref.getApiVersion() != null && ref.getKind() != null && !isCoreService(ref)
+          && refKinds.verdict(task.getMetadata().getNamespace(), ref.getApiVersion(), ref.getKind())
+              instanceof RefKinds.Verdict.NotKnownYet) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isCoreService(ServiceReference ref) {
+    return "v1".equals(ref.getApiVersion()) && "Service".equals(ref.getKind());
+  }
+
+  private Validation checkDestination(String field, Destination destination, String namespace) {
     ServiceReference ref = destination.getRef();
     String uri = destination.getUri();
     if (ref == null && uri == null) {
@@ -397,6 +430,10 @@ public final class SpecValidator {
         return invalid(field + ".uri '" + uri + "' must be a path such as /orders/cancel when " + field
             + ".ref is set");
       }
+      if (!isCoreService(ref) && refKinds.verdict(namespace, ref.getApiVersion(), ref.getKind())
+          instanceof RefKinds.Verdict.Refused refused) {
+        return invalid(field + ".ref is " + ref.getApiVersion() + " " + ref.getKind() + ": " + refused.why());
+      }
       return null;
     }
     URI parsed;
@@ -415,7 +452,11 @@ public final class SpecValidator {
     if (never.isPresent()) {
       return invalid(field + ".uri '" + uri + "' is not allowed: " + never.get());
     }
-    if (!sinkConfig.allows(uri)) {
+    Optional<String> ambiguous = sinkConfig.allowlist().whyRefused(uri, namespace);
+    if (ambiguous.isPresent()) {
+      return invalid(field + ".uri '" + uri + "' is not allowed: " + ambiguous.get());
+    }
+    if (!sinkConfig.allows(uri, namespace)) {
       return invalid(field + ".uri '" + uri + "' is not allowed: no entry of the operator's " + SinkConfig.ALLOWED_URIS
           + " (" + (sinkConfig.allowedUris().isEmpty() ? "none set" : String.join(", ", sinkConfig.allowedUris()))
           + ") allows its scheme, host, port and path; name a Service in this namespace with " + field

@@ -140,4 +140,85 @@ class AllowedUrisTest {
     assertThat(AllowedUris.of(List.of(entries.split(","))).entryAllowing(url))
         .hasValueSatisfying(found -> assertThat(found.text()).isEqualTo(entry));
   }
+
+  @ParameterizedTest(name = "{0} allows {1}: {2}")
+  @CsvSource(delimiter = '|', value = {
+      // a segment holding ';': Tomcat and Spring read "..;" as ".."
+      "https://h/tenant-a/                  | https://h/tenant-a/..;/tenant-b/x                              | false",
+      "https://h/tenant-a/                  | https://h/tenant-a/x;jsessionid=1                              | false",
+      "https://h/tenant-a/                  | https://h/tenant-a/x%3Bjsessionid=1                            | false",
+      // an encoded '/', '\', '.' or '%': a proxy decoding first (nginx) sees other segments
+      "https://h/tenant-a/                  | https://h/tenant-a/..%2Ftenant-b                               | false",
+      "https://h/tenant-a/                  | https://h/tenant-a/..%2ftenant-b                               | false",
+      "https://h/tenant-a/                  | https://h/tenant-a/..%5Ctenant-b                               | false",
+      "https://h/tenant-a/                  | https://h/tenant-a/..%5ctenant-b                               | false",
+      "https://h/tenant-a/                  | https://h/tenant-a/%252e%252e/tenant-b                         | false",
+      "https://h/tenant-a/                  | https://h/tenant-a/x%2ey                                       | false",
+      // a plain backslash is a '/' as OkHttp sends it: dot segments then removed as usual
+      "https://h/tenant-a/                  | https://h/tenant-a\\..\\tenant-b/x                             | false",
+      // plain paths still pass, and an entry for the whole origin does not restrict the path
+      "https://h/tenant-a/                  | https://h/tenant-a/x%20y?a=%2F                                 | true",
+      "https://h/                           | https://h/tenant-a/..;/x                                       | true",
+      "https://h                            | https://h/a%2Fb                                                | true"})
+  void aPathAReceiverCouldReadAsAnotherIsRefusedWhereAnEntryRestrictsThePath(String entry, String url,
+      boolean allowed) {
+    assertThat(AllowedUris.of(List.of(entry)).entryAllowing(url).isPresent()).as(entry + " allows " + url)
+        .isEqualTo(allowed);
+  }
+
+  @ParameterizedTest(name = "{1}")
+  @CsvSource(delimiter = '|', value = {
+      "https://h/tenant-a/x;y          | ';'",
+      "https://h/tenant-a/..%2Ftenant-b | '/' (%2F)",
+      "https://h/tenant-a/%5C          | (%5C)",
+      "https://h/tenant-a/%252e        | '%' (%25)"})
+  void theRefusalOfAnAmbiguousPathSaysWhy(String url, String why) {
+    assertThat(AllowedUris.of(List.of("https://h/tenant-a/")).whyRefused(url, "ns"))
+        .hasValueSatisfying(message -> assertThat(message).contains(why).contains("another path"));
+    assertThat(AllowedUris.of(List.of("https://other/tenant-a/")).whyRefused(url, "ns")).as("no entry of its origin")
+        .isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0} for namespace {2} allows {1}: {3}")
+  @CsvSource(delimiter = '|', value = {
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/shop/default | shop | true",
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/bank/default | shop | false",
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/shop/../bank/default | shop | false",
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/shop/..;/bank/default | shop | false",
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/shop%2F..%2Fbank/x | shop | false",
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/shopx/default | shop | false",
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/shop | shop | false",
+      "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/ | http://broker-ingress.knative-eventing.svc.cluster.local/_namespace_/x | shop | false",
+      "https://{namespace}.hooks.example.com/                                | https://shop.hooks.example.com/x | shop | true",
+      "https://{namespace}.hooks.example.com/                                | https://SHOP.hooks.example.com/x | shop | true",
+      "https://{namespace}.hooks.example.com/                                | https://bank.hooks.example.com/x | shop | false",
+      "https://{namespace}.hooks.example.com/                                | https://shop.bank.hooks.example.com/x | shop | false",
+      "https://{namespace}.hooks.example.com/                                | https://hooks.example.com/x | shop | false",
+      "https://{namespace}.hooks.example.com/{namespace}                     | https://shop.hooks.example.com/shop/x | shop | true",
+      "https://{namespace}.hooks.example.com/{namespace}                     | https://shop.hooks.example.com/bank/x | shop | false"})
+  void aNamespaceEntryAllowsOnlyTheTasksOwnNamespaceThere(String entry, String url, String namespace,
+      boolean allowed) {
+    AllowedUris allowlist = AllowedUris.of(List.of(entry));
+    assertThat(allowlist.entryAllowing(url, namespace).isPresent()).as(entry + " allows " + url + " for " + namespace)
+        .isEqualTo(allowed);
+    assertThat(allowlist.entryAllowing(url)).as("without a namespace, never").isEmpty();
+    assertThat(allowlist.entries().get(0).perNamespace()).isTrue();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "https://x{namespace}.hooks.example.com/      | whole host label",
+      "https://{namespace}x.hooks.example.com/      | whole host label",
+      "https://hooks.example.com/pre-{namespace}/   | whole path segment",
+      "https://hooks.example.com/{namespace}x       | whole path segment",
+      "https://hooks.example.com:{namespace}/       | whole host label",
+      "https://hooks.example.com/?ns={namespace}    | whole path segment",
+      "https://hooks.example.com/{ns}/              | the only placeholder",
+      "https://hooks.example.com/{Namespace}/       | the only placeholder"})
+  void aNamespacePlaceholderThatIsNotAWholeLabelOrSegmentIsRefusedWithWhy(String entry, String why) {
+    assertThatThrownBy(() -> AllowedUris.of(List.of(entry)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'" + entry + "'")
+        .hasMessageContaining(why);
+  }
 }

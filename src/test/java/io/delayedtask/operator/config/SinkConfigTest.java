@@ -78,4 +78,18 @@ class SinkConfigTest {
         Arguments.of(SinkConfig.MAX_IN_FLIGHT_PER_HOST, "99999999999", "whole number from 1"),
         Arguments.of(SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, "0", "whole number from 1"));
   }
+
+  @Test
+  void aNamespacePlaceholderThatIsNotAWholeLabelOrSegmentStopsTheOperatorNamingTheVariable() {
+    assertThatThrownBy(() -> SinkConfig.fromEnvironment(Map.of(SinkConfig.ALLOWED_URIS,
+        "https://hooks.example.com/,https://x{namespace}.hooks.example.com/")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(SinkConfig.ALLOWED_URIS)
+        .hasMessageContaining("whole host label")
+        .hasMessageNotContaining("\n");
+    SinkConfig config = SinkConfig.fromEnvironment(Map.of(SinkConfig.ALLOWED_URIS,
+        "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/"));
+    assertThat(config.allows("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default", "shop")).isTrue();
+    assertThat(config.allows("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default", "bank")).isFalse();
+  }
 }

@@ -81,6 +81,7 @@ class AddressableSinkIT {
     ns = kube.createNamespace("addressable");
     kube.applyCrd(KnativeStandIns.crd(dir, "serving.knative.dev", "Service", "services", "ksvc"));
     kube.applyCrd(KnativeStandIns.crd(dir, "eventing.knative.dev", "Broker", "brokers", "bkr"));
+    kube.applyCrd(KnativeStandIns.crd(dir, "eventing.knative.dev", "Trigger", "triggers", "trg"));
     grantShippedRbac();
 
     redis = RedisProcess.start();
@@ -163,6 +164,29 @@ class AddressableSinkIT {
     CloudEvent event = receiver.requestsTo("/broker").get(0).event();
     assertThat(event.getExtension("team")).isEqualTo("orders");
     assertThat(get(admin, ns, "to-broker").getStatus().getSinkUri()).isEqualTo(receiver.base() + "/broker");
+  }
+
+  @Test
+  void aRefToAKindThatIsNoAddressableIsInvalidNamingWhy() {
+    Map<String, ServiceReference> refs = Map.of(
+        "to-trigger", new ServiceReference("eventing.knative.dev/v1", "Trigger", "t"),
+        "to-task", new ServiceReference("delayedtask.io/v1alpha1", "DelayedTask", "to-trigger"),
+        "to-job", new ServiceReference("batch/v1", "Job", "j"),
+        "to-nothing", new ServiceReference("nothing.example.com/v1", "Nothing", "n"));
+    refs.forEach((name, ref) -> create(admin, task(ns, name, s -> {
+      s.setRunAt(rfc3339(Instant.now()));
+      Destination sink = new Destination();
+      sink.setRef(ref);
+      s.setSink(sink);
+    })));
+    refs.forEach((name, ref) -> await(name).atMost(TIMEOUT).untilAsserted(() -> {
+      DelayedTask task = get(admin, ns, name);
+      assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Invalid);
+      assertThat(task.getStatus().getMessage()).startsWith("spec.sink.ref is " + ref.getApiVersion() + " "
+          + ref.getKind() + ": ");
+    }));
+    assertThat(get(admin, ns, "to-trigger").getStatus().getMessage()).contains("duck.knative.dev/addressable");
+    assertThat(get(admin, ns, "to-nothing").getStatus().getMessage()).contains("serves no kind Nothing");
   }
 
   @Test

@@ -177,11 +177,24 @@ class DestinationsTest {
   }
 
   @Test
-  void anyOtherKindIsResolvedAsAnAddressableAndAKindNotServedIsARetryNamingIt() {
-    Resolution resolution = destinations().resolve(NS, Optional.of(new ServiceRef("serving.knative.dev/v1", "Service",
-        "orders")), Optional.empty());
-    assertThat(resolution).isEqualTo(new Resolution.Unresolvable("the API server serves no kind Service in "
-        + "serving.knative.dev/v1: install the CRD (Knative) that defines it, or fix sink.ref", true));
+  void aKindNotServedIsFirstARetryThenNeverAndBuiltInKindsAreNeverAskedAbout() {
+    Destinations destinations = destinations();
+    ServiceRef ksvc = new ServiceRef("serving.knative.dev/v1", "Service", "orders");
+    assertThat(destinations.resolve(NS, Optional.of(ksvc), Optional.empty())).isEqualTo(new Resolution.Unresolvable(
+        "the operator is still checking whether Service (serving.knative.dev/v1) is a Knative Addressable", true));
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(destinations.resolve(NS, Optional.of(ksvc), Optional.empty())).isEqualTo(
+            new Resolution.Unresolvable("sink.ref serving.knative.dev/v1 Service: the API server serves no kind "
+                + "Service in serving.knative.dev/v1; install the CRD (Knative) that defines it, or fix the ref", false)));
+    for (ServiceRef builtIn : List.of(new ServiceRef("batch/v1", "Job", "j"),
+        new ServiceRef("discovery.k8s.io/v1", "EndpointSlice", "s"),
+        new ServiceRef("delayedtask.io/v1alpha1", "DelayedTask", "t"), new ServiceRef("apps/v1", "Deployment", "d"))) {
+      assertThat(destinations.resolve(NS, Optional.of(builtIn), Optional.empty())).as(builtIn.kind())
+          .isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
+            assertThat(u.retryable()).isFalse();
+            assertThat(u.message()).contains("is neither", "duck.knative.dev/addressable");
+          });
+    }
   }
 
   @Test
@@ -282,5 +295,84 @@ class DestinationsTest {
         .isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> assertThat(u.retryable()).isFalse());
     assertThat(destinations().resolve(NS, Optional.empty(), Optional.empty()))
         .isEqualTo(new Resolution.Unresolvable("sink needs a ref or a uri", false));
+  }
+
+  /** Addressables by hand: kind/name to status.address.url, with the task's path appended as Addressables does. */
+  private final Map<String, String> addresses = new HashMap<>();
+
+  private Destinations withAddresses(String... allowed) {
+    AddressableDirectory fake = (namespace, apiVersion, kind, name, pathAndQuery) -> {
+      String base = addresses.get(kind + "/" + name);
+      return base == null ? new Resolution.Unresolvable(kind + " " + name + " not found", true)
+          : new Resolution.Resolved(URI.create(base + pathAndQuery), Optional.empty(), false, false);
+    };
+    return new Destinations(directory, fake, new SinkConfig(List.of(allowed), "corp.example", "delayedtask-sender",
+        1, 1));
+  }
+
+  private Resolution broker(Destinations destinations, String name, String uri) {
+    return destinations.resolve(NS, Optional.of(new ServiceRef("eventing.knative.dev/v1", "Broker", name)),
+        Optional.ofNullable(uri));
+  }
+
+  @Test
+  void anAddressableUrlNamingNoServiceOfTheNamespaceAndNoEntryIsRefusedNamingTheRuleAndTheVariable() {
+    addresses.put("Broker/payments", "http://payments.bank.svc.corp.example");
+    addresses.put("Broker/apiserver", "https://kubernetes.default.svc.corp.example:443");
+    addresses.put("Broker/node", "http://10.0.0.7:10250");
+    addresses.put("Broker/lookalike", "http://orders.shop.svc.corp.example.evil.io");
+    for (String name : List.of("payments", "apiserver", "node", "lookalike")) {
+      assertThat(broker(withAddresses(), name, "/x")).as(name).isInstanceOfSatisfying(Resolution.Unresolvable.class,
+          u -> {
+            assertThat(u.retryable()).isFalse();
+            assertThat(u.message()).contains("an Addressable's address is held to the walls of an absolute URL",
+                "Broker " + name, "no Service of namespace shop", SinkConfig.ALLOWED_URIS);
+          });
+    }
+  }
+
+  @Test
+  void anAddressableUrlNamingAServiceOfTheNamespaceIsResolvedByTheServiceRules() {
+    standardServices();
+    directory.slice("orders", "10.0.0.5", pod(NS, "orders-1"));
+    addresses.put("Broker/orders", "http://orders.shop.svc.corp.example/base");
+    addresses.put("Broker/gone", "http://gone.shop.svc.corp.example");
+    addresses.put("Broker/secure", "https://orders.shop.svc.corp.example:8443");
+    assertThat(broker(withAddresses(), "orders", "/cancel?x=1"))
+        .isEqualTo(inCluster("http://orders.shop.svc.corp.example/base/cancel?x=1", "10.96.0.20"));
+    assertThat(broker(withAddresses(), "gone", null)).isEqualTo(new Resolution.Unresolvable(
+        "Service gone not found in namespace shop", true));
+    assertThat(broker(withAddresses(), "secure", "/x")).as("the address's scheme and port are kept")
+        .isEqualTo(inCluster("https://orders.shop.svc.corp.example:8443/x", "10.96.0.20"));
+    directory.service("external", "ExternalName", null, "payments.bank.svc.corp.example");
+    addresses.put("Broker/external", "http://external.shop.svc.corp.example");
+    assertThat(broker(withAddresses(), "external", "/x")).as("an ExternalName still leads nowhere unless allowed")
+        .isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> assertThat(u.message())
+            .contains("a sink.ref reaches only the task's namespace", "ExternalName"));
+  }
+
+  @Test
+  void aNamespaceEntryLetsAnAddressableReachTheSharedIngressForItsOwnNamespaceOnly() {
+    String entry = "http://broker-ingress.knative-eventing.svc.corp.example/{namespace}/";
+    addresses.put("Broker/default", "http://broker-ingress.knative-eventing.svc.corp.example/shop/default");
+    addresses.put("Broker/theirs", "http://broker-ingress.knative-eventing.svc.corp.example/bank/default");
+    addresses.put("Broker/sneaky", "http://broker-ingress.knative-eventing.svc.corp.example/shop/..;/bank/default");
+    assertThat(broker(withAddresses(entry), "default", null)).isEqualTo(new Resolution.Resolved(
+        URI.create("http://broker-ingress.knative-eventing.svc.corp.example/shop/default"), Optional.empty(), false,
+        false));
+    assertThat(broker(withAddresses(entry), "theirs", null)).isInstanceOf(Resolution.Unresolvable.class);
+    assertThat(broker(withAddresses(entry), "sneaky", null)).isInstanceOfSatisfying(Resolution.Unresolvable.class,
+        u -> assertThat(u.message()).contains("holds ';'", "another path"));
+  }
+
+  @Test
+  void anAbsoluteUriThroughANamespaceEntryReachesOnlyTheTasksNamespaceAndAnAmbiguousPathIsNamed() {
+    Destinations destinations = withAddresses("https://{namespace}.hooks.example.com/", "https://hooks.example.com/shop/");
+    assertThat(destinations.resolve(NS, Optional.empty(), Optional.of("https://shop.hooks.example.com/x")))
+        .isInstanceOf(Resolution.Resolved.class);
+    assertThat(destinations.resolve(NS, Optional.empty(), Optional.of("https://bank.hooks.example.com/x")))
+        .isInstanceOf(Resolution.Unresolvable.class);
+    assertThat(destinations.resolve(NS, Optional.empty(), Optional.of("https://hooks.example.com/shop/..%2Fbank/x")))
+        .isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> assertThat(u.message()).contains("%2F"));
   }
 }

@@ -64,6 +64,50 @@ class LeanItemStoreTest {
   }
 
   @Test
+  void largeAnnotationsCaCertsAndCeOverridesCountAndAreNotKeptButSmallAnnotationsAndArgoCdsMarkAre() {
+    LeanItemStore<DelayedTask> store = LeanItemStore.forTasks();
+    String big = "x".repeat(CachedObjects.KEEP_UP_TO_CHARS + 1);
+    DelayedTask annotated = Tasks.statusOnly("ns", "annotated", DUE);
+    annotated.getMetadata().setAnnotations(new HashMap<>(Map.of(
+        "kubectl.kubernetes.io/last-applied-configuration", big,
+        "argocd.argoproj.io/tracking-id", "app:delayedtask.io/DelayedTask:ns/annotated",
+        "team", "orders")));
+    DelayedTask certs = Tasks.statusOnly("ns", "certs", DUE);
+    io.delayedtask.operator.api.v1alpha1.Destination sink = new io.delayedtask.operator.api.v1alpha1.Destination();
+    sink.setUri("https://hooks.example.com/x");
+    sink.setCaCerts(big);
+    certs.getSpec().setSink(sink);
+    DelayedTask overrides = Tasks.statusOnly("ns", "overrides", DUE);
+    overrides.getSpec().setCeOverrides(new io.delayedtask.operator.api.v1alpha1.CeOverrides(Map.of("big", big)));
+    DelayedTask manySmall = Tasks.statusOnly("ns", "many", DUE);
+    Map<String, String> small = new HashMap<>();
+    for (int i = 0; i < 100; i++) {
+      small.put("a" + i, "v".repeat(400));
+    }
+    manySmall.getMetadata().setAnnotations(small);
+
+    for (DelayedTask task : List.of(annotated, certs, overrides, manySmall)) {
+      store.put(store.getKey(task), task);
+    }
+
+    DelayedTask kept = store.get("ns/annotated");
+    assertThat(CachedObjects.isTrimmed(kept)).isTrue();
+    assertThat(kept.getMetadata().getAnnotations()).doesNotContainKey("kubectl.kubernetes.io/last-applied-configuration")
+        .containsEntry("argocd.argoproj.io/tracking-id", "app:delayedtask.io/DelayedTask:ns/annotated")
+        .containsEntry("team", "orders");
+    assertThat(CachedObjects.isTrimmed(store.get("ns/certs"))).isTrue();
+    assertThat(store.get("ns/certs").getSpec().getSink().getCaCerts()).isNull();
+    assertThat(store.get("ns/certs").getSpec().getSink().getUri()).isEqualTo("https://hooks.example.com/x");
+    assertThat(CachedObjects.isTrimmed(store.get("ns/overrides"))).isTrue();
+    assertThat(store.get("ns/overrides").getSpec().getCeOverrides()).isNull();
+    DelayedTask many = store.get("ns/many");
+    assertThat(CachedObjects.isTrimmed(many)).isTrue();
+    long annotationChars = many.getMetadata().getAnnotations().entrySet().stream()
+        .mapToLong(e -> e.getKey().length() + e.getValue().length()).sum();
+    assertThat(annotationChars).isLessThanOrEqualTo(CachedObjects.KEEP_ANNOTATION_CHARS + 100);
+  }
+
+  @Test
   void aJobIsKeptWithoutItsPodTemplateAndPayloadAnnotationsButWithItsFiringAnnotations() {
     LeanItemStore<Job> store = LeanItemStore.forJobs();
     Map<String, String> annotations = new HashMap<>(Map.of(

@@ -505,6 +505,72 @@ class SpecValidatorTest {
   }
 
   @Test
+  void aNamespaceEntryAllowsAnAbsoluteUriOnlyForTheTasksOwnNamespaceAndAnAmbiguousPathIsNamed() {
+    SpecValidator allowing = new SpecValidator(new SinkConfig(List.of("https://{namespace}.hooks.example.com/",
+        "https://hooks.example.com/tenant-a/"), "cluster.local", "delayedtask-sender", 256, 32));
+    DelayedTask own = spec(s -> {
+      s.setDelay("1m");
+      s.setSink(uri("https://tasks.hooks.example.com/due"));
+    });
+    DelayedTask other = spec(s -> {
+      s.setDelay("1m");
+      s.setSink(uri("https://bank.hooks.example.com/due"));
+    });
+    DelayedTask ambiguous = spec(s -> {
+      s.setDelay("1m");
+      s.setSink(uri("https://hooks.example.com/tenant-a/..;/tenant-b/x"));
+    });
+    assertThat(allowing.validate(own)).isInstanceOf(Validation.Valid.class);
+    assertThat(allowing.validate(other)).isInstanceOfSatisfying(Validation.Invalid.class,
+        invalid -> assertThat(invalid.message()).contains(SinkConfig.ALLOWED_URIS));
+    assertThat(allowing.validate(ambiguous)).isInstanceOfSatisfying(Validation.Invalid.class,
+        invalid -> assertThat(invalid.message()).contains("spec.sink.uri", "'..;' holds ';'", "another path"));
+  }
+
+  @Test
+  void aRefToAKindThatIsNoAddressableIsInvalidAndAKindNotKnownYetIsAskedAgain() {
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<RefKinds.Verdict> answer =
+        new java.util.concurrent.atomic.AtomicReference<>(new RefKinds.Verdict.NotKnownYet());
+    RefKinds kinds = (namespace, apiVersion, kind) -> {
+      asked.incrementAndGet();
+      return "Broker".equals(kind) ? answer.get() : new RefKinds.Verdict.Refused("not addressable, the fix");
+    };
+    SpecValidator validator = new SpecValidator(SinkConfig.defaults(), kinds);
+    DelayedTask job = spec(s -> {
+      s.setDelay("1m");
+      Destination sink = new Destination();
+      sink.setRef(new ServiceReference("batch/v1", "Job", "orders"));
+      s.setSink(sink);
+    });
+    job.getMetadata().setGeneration(1L);
+    assertThat(validator.validate(job)).isInstanceOfSatisfying(Validation.Invalid.class,
+        invalid -> assertThat(invalid.message()).isEqualTo("spec.sink.ref is batch/v1 Job: not addressable, the fix"));
+
+    DelayedTask broker = spec(s -> {
+      s.setDelay("1m");
+      Destination sink = new Destination();
+      sink.setRef(new ServiceReference("eventing.knative.dev/v1", "Broker", "default"));
+      s.setSink(sink);
+    });
+    broker.getMetadata().setUid("u-2");
+    broker.getMetadata().setGeneration(1L);
+    assertThat(validator.validate(broker)).as("not known yet: let through for now").isInstanceOf(Validation.Valid.class);
+    answer.set(new RefKinds.Verdict.Refused("no longer addressable"));
+    assertThat(validator.validate(broker)).as("asked again, not remembered").isInstanceOf(Validation.Invalid.class);
+    DelayedTask service = spec(s -> {
+      s.setDelay("1m");
+      Destination sink = new Destination();
+      sink.setRef(new ServiceReference("v1", "Service", "orders"));
+      s.setSink(sink);
+    });
+    service.getMetadata().setUid("u-3");
+    int before = asked.get();
+    assertThat(validator.validate(service)).isInstanceOf(Validation.Valid.class);
+    assertThat(asked.get()).as("a v1 Service is not asked about").isEqualTo(before);
+  }
+
+  @Test
   void theRecordedDueTimeStandsWhileTheGenerationIsUnchanged() {
     DelayedTask task = spec(s -> s.setRunAt("2026-12-03T07:00:00Z"));
     task.getMetadata().setGeneration(2L);
