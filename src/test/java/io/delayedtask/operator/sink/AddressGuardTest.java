@@ -85,7 +85,7 @@ class AddressGuardTest {
   @CsvSource({"fd00:ec2::23", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::", "64:ff9b::", "2002:a9fe:1::"})
   void aNameResolvingToAnEmbeddedMetadataOrLinkLocalAddressIsRefused(String literal) {
     NameResolver resolver = host -> List.of(InetAddress.getByName(literal));
-    GuardedDns dns = new GuardedDns(resolver, Optional.empty(), true);
+    GuardedDns dns = new GuardedDns(resolver, new Reach.ByName(Optional.empty(), true, true), "cluster.local");
     assertThatThrownBy(() -> dns.lookup("embedded.test")).isInstanceOf(ForbiddenAddressException.class);
   }
 

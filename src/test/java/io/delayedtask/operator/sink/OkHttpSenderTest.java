@@ -94,7 +94,7 @@ class OkHttpSenderTest {
   }
 
   private static DeliveryRequest request(URI url, boolean loopbackAllowed) {
-    return new DeliveryRequest(url, Optional.empty(), loopbackAllowed, event(1, Map.of(), Map.of()), Optional.empty(),
+    return new DeliveryRequest(url, new Reach.ByName(Optional.empty(), loopbackAllowed, true), event(1, Map.of(), Map.of()), Optional.empty(),
         Optional.empty(), TIMEOUT);
   }
 
@@ -105,8 +105,7 @@ class OkHttpSenderTest {
   @Test
   void sendsTheCloudEventInBinaryMode() throws Exception {
     receiver.enqueue(new MockResponse.Builder().code(202).body("secret answer").build());
-    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/orders/cancel?reason=late"), Optional.empty(),
-        true, event(3, Map.of("orderId", "42", "customer", "c-7"),
+    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/orders/cancel?reason=late"), new Reach.ByName(Optional.empty(), true, true), event(3, Map.of("orderId", "42", "customer", "c-7"),
             Map.of("delayedtaskerrorcode", "503", "delayedtaskerrordest", "http://orders.shop.svc.cluster.local/")),
         Optional.of("t0ken"), Optional.empty(), TIMEOUT);
 
@@ -141,7 +140,7 @@ class OkHttpSenderTest {
     DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("0b5e7c3a-uid." + DUE.toEpochMilli(),
         "/apis/delayedtask.io/v1alpha1/namespaces/shop/delayedtasks/cancel-42", DUE, 1, Map.of("ignored", "x"),
         Optional.of(new DeliveryRequest.Data("application/xml", xml)), Map.of("team", "orders", "region", "eu1"));
-    result(sender.send(new DeliveryRequest(url("receiver.test", "/"), Optional.empty(), true, event,
+    result(sender.send(new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.empty(), true, true), event,
         Optional.empty(), Optional.empty(), TIMEOUT)));
 
     RecordedRequest recorded = receiver.takeRequest(1, TimeUnit.SECONDS);
@@ -222,7 +221,7 @@ class OkHttpSenderTest {
   void aReceiverThatNeverAnswersIsCutByTheTimeout() throws Exception {
     receiver.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
     Duration timeout = Duration.ofMillis(700);
-    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/"), Optional.empty(), true,
+    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.empty(), true, true),
         event(1, Map.of(), Map.of()), Optional.empty(), Optional.empty(), timeout);
 
     long started = System.nanoTime();
@@ -286,7 +285,7 @@ class OkHttpSenderTest {
   private static DeliveryRequest requestOf(String namespace, URI url, Duration timeout) {
     DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("uid." + DUE.toEpochMilli(),
         "/apis/delayedtask.io/v1alpha1/namespaces/" + namespace + "/delayedtasks/t", DUE, 1, Map.of(), Map.of());
-    return new DeliveryRequest(url, Optional.empty(), true, event, Optional.empty(), Optional.empty(), timeout);
+    return new DeliveryRequest(url, new Reach.ByName(Optional.empty(), true, true), event, Optional.empty(), Optional.empty(), timeout);
   }
 
   /**
@@ -390,7 +389,7 @@ class OkHttpSenderTest {
 
   @Test
   void aConnectHostIsCheckedNotTheUrlsHost() throws Exception {
-    DeliveryRequest viaService = new DeliveryRequest(url("receiver.test", "/"), Optional.of("link-local.test"), true,
+    DeliveryRequest viaService = new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.of("link-local.test"), true, true),
         event(1, Map.of(), Map.of()), Optional.empty(), Optional.empty(), TIMEOUT);
     assertThat(result(sender.send(viaService))).isInstanceOfSatisfying(DeliveryResult.Forbidden.class,
         forbidden -> assertThat(forbidden.rule()).isEqualTo("fe80::1 is link-local"));
