@@ -228,11 +228,28 @@ public final class OkHttpSender implements Sender {
         // OkHttp sets Content-Type from the body's media type; a second header would duplicate it.
         contentType = header.getValue();
       } else {
-        builder.header(header.getKey(), header.getValue());
+        header(builder, header.getKey(), header.getValue());
       }
     }
     request.bearerToken().ifPresent(token -> builder.header("Authorization", "Bearer " + token));
     return builder.post(RequestBody.create(message.body(), MediaType.get(contentType))).build();
+  }
+
+  /**
+   * Adds a header, or says which one HTTP does not allow without repeating its value: OkHttp's own
+   * message quotes the value, and a value with a line break would then write lines of the author's
+   * choosing into the task's status, its Event and the operator's log.
+   */
+  private static void header(Request.Builder builder, String name, String value) {
+    try {
+      builder.header(name, value);
+    } catch (IllegalArgumentException refused) {
+      boolean nameShown = name.matches("[A-Za-z0-9-]{1,64}");
+      throw new IllegalArgumentException(nameShown
+          ? "the header " + name + " has a value HTTP does not allow (a line break, another control character or a "
+              + "character outside ASCII); the value is not shown"
+          : "a header name holds a character HTTP does not allow; the name is not shown");
+    }
   }
 
   /** Retry-After as delay-seconds or as an HTTP-date; empty when absent or unreadable. */

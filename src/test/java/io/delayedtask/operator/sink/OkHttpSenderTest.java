@@ -381,6 +381,19 @@ class OkHttpSenderTest {
   }
 
   @Test
+  void aHeaderValueWithALineBreakIsNamedNeverRepeated() throws Exception {
+    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.empty(), true, true),
+        event(1, Map.of(), Map.of("team", "orders\r\nFORGED log line")), Optional.empty(), Optional.empty(), TIMEOUT);
+    DeliveryResult result = result(sender.send(request));
+    assertThat(result).isInstanceOfSatisfying(DeliveryResult.Forbidden.class, forbidden -> {
+      assertThat(forbidden.rule()).isEqualTo("the header ce-team has a value HTTP does not allow (a line break, another "
+          + "control character or a character outside ASCII); the value is not shown");
+      assertThat(forbidden.rule()).doesNotContain("FORGED", "orders");
+    });
+    assertThat(receiver.getRequestCount()).isZero();
+  }
+
+  @Test
   void aNameForAMetadataAddressIsForbidden() throws Exception {
     DeliveryResult result = result(sender.send(request(URI.create("http://metadata.test/latest/meta-data/"), true)));
     assertThat(result).isInstanceOfSatisfying(DeliveryResult.Forbidden.class,
@@ -421,7 +434,8 @@ class OkHttpSenderTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"http://169.254.169.254/latest/", "http://[::ffff:169.254.169.254]/", "http://[fe80::1]:8080/",
-      "http://0.0.0.0:8080/", "https://100.100.100.200/"})
+      "http://0.0.0.0:8080/", "https://100.100.100.200/", "http://168.63.129.16/", "http://[64:ff9b:1::a9fe:a9fe]/",
+      "http://[::ffff:0:a9fe:a9fe]/", "http://[2001:0:4136:e378:8000:63bf:5601:5601]/"})
   void ipLiteralHostsAreCheckedOnConnect(String url) throws Exception {
     DeliveryResult result = result(sender.send(request(URI.create(url), true)));
     assertThat(result).isInstanceOf(DeliveryResult.Forbidden.class);
