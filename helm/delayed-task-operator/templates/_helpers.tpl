@@ -106,7 +106,9 @@ app.kubernetes.io/part-of: delayed-task-operator
        and watch); never get, and no other Secret.
      - services and discovery.k8s.io endpointslices: list and watch (informers), to resolve a sink.ref
        Service's port and check that its endpoints are Pods of the task's namespace without a request
-       per delivery; never get, create or change them. */}}
+       per delivery; never get, create or change them.
+     - pods: list and watch (an informer keeping name, phase and addresses only), to verify each
+       endpoint by the Pod it names, which an EndpointSlice's writer cannot forge; never get them. */}}
 {{- define "dto.operatorRules" -}}
 - apiGroups: ["delayedtask.io"]
   resources: ["delayedtasks"]
@@ -136,6 +138,9 @@ app.kubernetes.io/part-of: delayed-task-operator
   verbs: ["list", "watch"]
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
+  verbs: ["list", "watch"]
+- apiGroups: [""]
+  resources: ["pods"]
   verbs: ["list", "watch"]
 {{- end }}
 

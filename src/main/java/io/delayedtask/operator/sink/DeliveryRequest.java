@@ -13,11 +13,9 @@ import java.util.Optional;
  * everything already resolved: the sender neither reads Kubernetes nor decides about retries.
  *
  * @param url         the URL to POST to ({@code http} or {@code https}), as the task names it
- * @param connectHost the name or IP literal to resolve instead of the URL's host (a Service ref:
- *                    its clusterIP, or its ExternalName's name); empty: resolve the URL's host. The
- *                    Host header and TLS name stay the URL's.
- * @param loopbackAllowed whether the destination may be a loopback address (the allowlist entry that
- *                    allowed this URL names that loopback host)
+ * @param reach       what the sender may connect to for it, judged when it connects: a name to
+ *                    resolve (the URL's host, or an ExternalName's), or a Service's verified
+ *                    endpoints. The Host header and TLS name stay the URL's.
  * @param event       the CloudEvent's attributes and body
  * @param bearerToken sent as {@code Authorization: Bearer <token>} when present
  * @param caCertsPem  PEM certificates trusted for https besides the JVM's
@@ -25,7 +23,7 @@ import java.util.Optional;
  * @param signing     when present, the secrets that sign the attempt (Standard Webhooks headers); a request
  *                    that carries them is never sent without its signature
  */
-public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
+public record DeliveryRequest(URI url, Reach reach, TaskEvent event,
     Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout, Optional<SigningKeys> signing) {
 
   /** The ce-source's form: the task's namespace is its fourth segment. */
@@ -44,7 +42,7 @@ public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loo
 
   public DeliveryRequest {
     Objects.requireNonNull(url, "url");
-    Objects.requireNonNull(connectHost, "connectHost");
+    Objects.requireNonNull(reach, "reach");
     Objects.requireNonNull(event, "event");
     Objects.requireNonNull(bearerToken, "bearerToken");
     Objects.requireNonNull(caCertsPem, "caCertsPem");
@@ -53,9 +51,9 @@ public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loo
   }
 
   /** An unsigned request. */
-  public DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
+  public DeliveryRequest(URI url, Reach reach, TaskEvent event,
       Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
-    this(url, connectHost, loopbackAllowed, event, bearerToken, caCertsPem, timeout, Optional.empty());
+    this(url, reach, event, bearerToken, caCertsPem, timeout, Optional.empty());
   }
 
   /**

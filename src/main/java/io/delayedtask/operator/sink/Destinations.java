@@ -2,47 +2,41 @@ package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.config.AllowedUris;
 import io.delayedtask.operator.config.SinkConfig;
-import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Where a sink points (docs/reference.md; Knative's Destination shape): a {@code v1} Service in the
  * task's namespace, with {@code uri} as path and query, or an absolute {@code uri}. A Service is
- * read from the {@link ServiceDirectory} (informers, no request per attempt), so the sender can
- * connect to its clusterIP (or ExternalName) while the Host header and TLS name stay the Service's
- * DNS name.
+ * read from the {@link ServiceDirectory} (informers, no request per attempt). What the sender may
+ * connect to is a {@link Reach}, judged again when it connects: a Service's verified endpoints
+ * (never its name or clusterIP, which lead to whatever endpoints exist when the packet arrives), or
+ * a name to resolve (an ExternalName, an allowed URL); the Host header and TLS name stay the URL's.
  *
  * <p>What a destination may reach is decided here, before the sender's address guard:
  * <ul>
  *   <li>an absolute uri only when an entry of DELAYEDTASK_SINK_ALLOWED_URIS allows it;
  *   <li>a {@code ref} reaches only the task's namespace: an ExternalName Service only when the URL it
  *       yields ({@code http://<externalName>:<port><uri>}) is allowed as an absolute uri would be, and
- *       a Service only when every address of its EndpointSlices is a Pod of the task's namespace
- *       (targetRef kind Pod in that namespace) and those slices are Kubernetes' own (a selector, and
- *       the EndpointSlice controller managing them): a hand-made slice's targetRef proves nothing;
+ *       a Service only when every address of its EndpointSlices is verified as a Pod of the task's
+ *       namespace by what a slice's writer cannot forge ({@link EndpointCheck}: the Pod its targetRef
+ *       names exists there with that address), here and again at the moment of connecting;
  *   <li>loopback only when the entry that allowed the URL names that loopback host
  *       ({@link Resolution.Resolved#loopbackAllowed}).
  * </ul>
  */
 public final class Destinations {
   private static final int DEFAULT_HTTP_PORT = 80;
-  private static final String REF_RULE = "a sink.ref reaches only the task's namespace";
+  private static final String REF_RULE = EndpointCheck.REF_RULE;
   private static final String ADDRESSABLE_RULE = "an Addressable's address is held to the walls of an absolute URL";
   /** A Service's name: an RFC 1123 DNS label. */
-  private static final java.util.regex.Pattern SERVICE_NAME =
-      java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-  /** The label naming who manages an EndpointSlice, and the value of Kubernetes' own controller. */
-  private static final String MANAGED_BY = "endpointslice.kubernetes.io/managed-by";
-  private static final String CONTROLLER = "endpointslice-controller.k8s.io";
+  private static final Pattern SERVICE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   private final ServiceDirectory services;
   private final String clusterDomain;
@@ -66,16 +60,30 @@ public final class Destinations {
   /** The outcome of resolving a sink. */
   public sealed interface Resolution {
     /**
-     * @param url             where to POST
-     * @param connectHost     what to resolve and connect to instead of the URL's host (a clusterIP or
-     *                        an ExternalName's name); empty for a headless Service or an absolute uri
-     * @param loopbackAllowed the entry of DELAYEDTASK_SINK_ALLOWED_URIS that allowed this URL names a
-     *                        loopback host, so the guard may let a loopback address through
-     * @param inCluster       a Service of the task's namespace that is not an ExternalName: the only
-     *                        place a token may go over plain http
+     * @param url       where to POST (the status's sinkUri; a Service's name, not an address)
+     * @param reach     what the sender may connect to, judged when it connects
+     * @param inCluster a Service of the task's namespace that is not an ExternalName: the only
+     *                  place a token may go over plain http
      */
-    record Resolved(URI url, Optional<String> connectHost, boolean loopbackAllowed, boolean inCluster)
-        implements Resolution {}
+    record Resolved(URI url, Reach reach, boolean inCluster) implements Resolution {
+      public Resolved {
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(reach, "reach");
+      }
+
+      /**
+       * A URL whose host is resolved when connecting, which no entry of DELAYEDTASK_SINK_ALLOWED_URIS
+       * allowed (so never a name of the cluster's Services).
+       */
+      public Resolved(URI url, Optional<String> connectHost, boolean loopbackAllowed, boolean inCluster) {
+        this(url, new Reach.ByName(connectHost, loopbackAllowed, false), inCluster);
+      }
+
+      /** The reach lets a loopback address through (an entry naming that loopback host allowed the URL). */
+      public boolean loopbackAllowed() {
+        return reach instanceof Reach.ByName byName && byName.loopbackAllowed();
+      }
+    }
 
     /**
      * @param message   why, for the task's status
@@ -109,6 +117,7 @@ public final class Destinations {
     if (found.isEmpty()) {
       return new Resolution.Unresolvable("Service " + service.name() + " not found in namespace " + namespace, true);
     }
+    Optional<ServicePort> servicePort = servicePort(found.get());
     Optional<Integer> port = port(found.get());
     if (port.isEmpty()) {
       return new Resolution.Unresolvable("Service " + service.name() + " in namespace " + namespace
@@ -124,21 +133,14 @@ public final class Destinations {
     if ("ExternalName".equals(found.get().getSpec().getType())) {
       return externalName(namespace, service.name(), found.get(), port.get(), pathAndQuery, url);
     }
-    Optional<String> foreign = foreignEndpoint(namespace, service.name());
-    if (foreign.isPresent()) {
-      return new Resolution.Unresolvable(REF_RULE + ": Service " + service.name() + " lists " + foreign.get()
-          + " in its EndpointSlices, which is not a Pod of namespace " + namespace + " (a Service without a selector "
-          + "and hand-made endpoints); point the Service at this namespace's Pods, or use an absolute sink.uri that "
-          + "the operator's " + SinkConfig.ALLOWED_URIS + " allows", false);
+    // Judged here for a clear message early, and again by the sender when it connects (Reach.ServiceEndpoints).
+    Reach.ServiceEndpoints endpoints = new Reach.ServiceEndpoints(services, namespace, service.name(),
+        servicePort.map(ServicePort::getName).orElse(""));
+    Optional<String> unverified = endpoints.judge().unverified();
+    if (unverified.isPresent()) {
+      return new Resolution.Unresolvable(unverified.get(), false);
     }
-    Optional<String> handMade = handMadeEndpoints(found.get(), namespace, service.name());
-    if (handMade.isPresent()) {
-      return new Resolution.Unresolvable(REF_RULE + ": Service " + service.name() + " " + handMade.get()
-          + ", so its endpoints are not known to be Pods of namespace " + namespace + "; give the Service a selector "
-          + "of this namespace's Pods, or use an absolute sink.uri that the operator's " + SinkConfig.ALLOWED_URIS
-          + " allows", false);
-    }
-    return new Resolution.Resolved(url, clusterIp(found.get()), false, true);
+    return new Resolution.Resolved(url, endpoints, true);
   }
 
   /**
@@ -161,7 +163,8 @@ public final class Destinations {
           + "; point sink.ref at a Service of this namespace, or ask the operator's administrators to allow that URL",
           false);
     }
-    return new Resolution.Resolved(url, Optional.of(externalName), entry.get().namesLoopback(), false);
+    return new Resolution.Resolved(url, new Reach.ByName(Optional.of(externalName), entry.get().namesLoopback(), true),
+        false);
   }
 
   /**
@@ -189,8 +192,7 @@ public final class Destinations {
         try {
           URI kept = new URI(url.getScheme(), null, viaService.url().getHost(), url.getPort(),
               viaService.url().getPath(), viaService.url().getQuery(), null);
-          return new Resolution.Resolved(kept, viaService.connectHost(), viaService.loopbackAllowed(),
-              viaService.inCluster());
+          return new Resolution.Resolved(kept, viaService.reach(), viaService.inCluster());
         } catch (URISyntaxException e) {
           return new Resolution.Unresolvable(ref.kind() + " " + ref.name() + " has the address '" + url
               + "', which is not a URL: " + e.getReason(), false);
@@ -208,7 +210,8 @@ public final class Destinations {
           + SinkConfig.ALLOWED_URIS + " allows it" + why + "; point the Addressable at this namespace, or ask the "
           + "operator's administrators to allow that URL (an entry may hold {namespace})", false);
     }
-    return new Resolution.Resolved(url, Optional.empty(), entry.get().namesLoopback(), false);
+    return new Resolution.Resolved(url, new Reach.ByName(Optional.empty(), entry.get().namesLoopback(), true),
+        false);
   }
 
   /** The Service's name when {@code url}'s host is {@code <name>.<namespace>.svc.<cluster domain>}. */
@@ -242,54 +245,18 @@ public final class Destinations {
       return new Resolution.Unresolvable("sink.uri '" + uri + "' is not allowed by any entry of the operator's "
           + SinkConfig.ALLOWED_URIS + allowlist.whyRefused(uri, namespace).map(why -> ": " + why).orElse(""), false);
     }
-    return new Resolution.Resolved(url, Optional.empty(), entry.get().namesLoopback(), false);
-  }
-
-  /**
-   * The first address of the Service's EndpointSlices that is not a Pod of {@code namespace}
-   * (targetRef kind Pod in that namespace), as "10.1.2.3"; empty when every address is one.
-   */
-  private Optional<String> foreignEndpoint(String namespace, String service) {
-    for (EndpointSlice slice : services.endpointSlices(namespace, service)) {
-      for (Endpoint endpoint : Optional.ofNullable(slice.getEndpoints()).orElse(List.of())) {
-        ObjectReference target = endpoint.getTargetRef();
-        boolean podHere = target != null && "Pod".equals(target.getKind()) && namespace.equals(target.getNamespace())
-            && (target.getApiVersion() == null || target.getApiVersion().isEmpty() || "v1".equals(target.getApiVersion()));
-        if (!podHere) {
-          List<String> addresses = Optional.ofNullable(endpoint.getAddresses()).orElse(List.of());
-          return Optional.of(addresses.isEmpty() ? "an endpoint" : String.join(", ", addresses));
-        }
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * Why the Service's endpoints may be hand-made, whatever their targetRefs say (anyone who may
-   * write an EndpointSlice may write any targetRef): a Service without a selector that has
-   * endpoints, or an EndpointSlice that Kubernetes' EndpointSlice controller does not manage (which
-   * rewrites or deletes the slices it manages from the Pods its selector picks). Empty when every
-   * endpoint comes from that controller.
-   */
-  private Optional<String> handMadeEndpoints(Service service, String namespace, String name) {
-    List<EndpointSlice> slices = services.endpointSlices(namespace, name);
-    boolean hasEndpoints = slices.stream().anyMatch(s -> s.getEndpoints() != null && !s.getEndpoints().isEmpty());
-    Map<String, String> selector = service.getSpec().getSelector();
-    if (hasEndpoints && (selector == null || selector.isEmpty())) {
-      return Optional.of("has no selector and has EndpointSlices made by hand");
-    }
-    for (EndpointSlice slice : slices) {
-      String manager = Optional.ofNullable(slice.getMetadata().getLabels()).map(l -> l.get(MANAGED_BY)).orElse(null);
-      if (!CONTROLLER.equals(manager) && slice.getEndpoints() != null && !slice.getEndpoints().isEmpty()) {
-        return Optional.of("has the EndpointSlice " + slice.getMetadata().getName() + ", managed by "
-            + (manager == null ? "nobody named" : manager) + ", not by Kubernetes' EndpointSlice controller");
-      }
-    }
-    return Optional.empty();
+    return new Resolution.Resolved(url, new Reach.ByName(Optional.empty(), entry.get().namesLoopback(), true), false);
   }
 
   private static String portSuffix(int port) {
     return port == DEFAULT_HTTP_PORT ? "" : ":" + port;
+  }
+
+  /** The port named http, else the only port; empty when it has none or several without one named http. */
+  private static Optional<ServicePort> servicePort(Service service) {
+    List<ServicePort> ports = Optional.ofNullable(service.getSpec().getPorts()).orElse(List.of());
+    Optional<ServicePort> named = ports.stream().filter(p -> "http".equals(p.getName())).findFirst();
+    return named.isPresent() || ports.size() != 1 ? named : Optional.of(ports.get(0));
   }
 
   /** The port named http, else the only port; 80 when the Service lists none (ExternalName, some headless ones). */
@@ -303,11 +270,5 @@ public final class Destinations {
       return Optional.of(named.get().getPort());
     }
     return ports.size() == 1 ? Optional.of(ports.get(0).getPort()) : Optional.empty();
-  }
-
-  /** The clusterIP to connect to; nothing for a headless Service (its DNS name resolves to the pods). */
-  private static Optional<String> clusterIp(Service service) {
-    return Optional.ofNullable(service.getSpec().getClusterIP())
-        .filter(ip -> !ip.isBlank() && !"None".equals(ip));
   }
 }

@@ -39,11 +39,17 @@ import okhttp3.Response;
 
 /**
  * The {@link Sender} on OkHttp: requests in flight bounded overall, per host and per namespace by
- * {@link DeliverySlots} (a wait for a slot counts against the attempt's timeout), one client, and, per request, a derived client (sharing pool and dispatcher) with the
- * request's timeout, its guarded {@code Dns}, a {@link ConnectCheck} and, for {@code caCerts}, its
- * TLS trust. Redirects are never followed and no proxy is used: the address checked is the address
- * connected to. The answer's body is never read: the response is closed as soon as its status and
- * Retry-After are known.
+ * {@link DeliverySlots} (a wait for a slot counts against the attempt's timeout), one client, and,
+ * per request, a derived client (sharing pool and dispatcher) with the request's timeout, the
+ * {@code Dns} its {@link Reach} asks for ({@link GuardedDns} for a name, {@link EndpointDns} for a
+ * Service's verified endpoints), a {@link ConnectCheck} and, for {@code caCerts}, its TLS trust.
+ *
+ * <p>The check and the act are the same step: what a request may reach is judged only once it has
+ * its slot, when its connection is made, by the lookup, again on the address about to be connected
+ * and again on the connection (pooled or new) the request is about to be written on. Nothing judged
+ * before the wait for a slot is trusted after it. Redirects are never followed and no proxy is used:
+ * the address checked is the address connected to. The answer's body is never read: the response is
+ * closed as soon as its status and Retry-After are known.
  */
 public final class OkHttpSender implements Sender {
   /** Prometheus: delayedtask_delivery_duration_seconds, tagged by the attempt's verdict. */
@@ -55,6 +61,7 @@ public final class OkHttpSender implements Sender {
   private final Map<RetryPolicy.Verdict, Timer> durations = new EnumMap<>(RetryPolicy.Verdict.class);
   private final TrustedCerts trustedCerts = new TrustedCerts();
   private final DeliverySlots slots;
+  private final String clusterDomain;
 
   public OkHttpSender(SinkConfig config, MeterRegistry registry) {
     this(config, registry, NameResolver.SYSTEM, SocketFactory.getDefault(), Clock.systemUTC());
@@ -76,6 +83,7 @@ public final class OkHttpSender implements Sender {
     }
     this.resolver = Objects.requireNonNull(resolver, "resolver");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.clusterDomain = config.clusterDomain();
     // The caps are the slots' (DeliverySlots): OkHttp's own queue would hold a call with no time limit.
     this.slots = new DeliverySlots(config.maxInFlight(), config.maxInFlightPerHost(), config.maxInFlightPerNamespace());
     Dispatcher dispatcher = new Dispatcher();
@@ -114,13 +122,10 @@ public final class OkHttpSender implements Sender {
       attempt.forbidden(request.url() + " is not an http or https URL");
       return result;
     }
-    ConnectCheck connectCheck = new ConnectCheck(request.loopbackAllowed());
     OkHttpClient.Builder perRequest;
     Request httpRequest;
     try {
-      perRequest = client.newBuilder()
-          .dns(new GuardedDns(resolver, request.connectHost(), request.loopbackAllowed()))
-          .eventListener(connectCheck);
+      perRequest = client.newBuilder();
       if (request.caCertsPem().isPresent()) {
         TrustedCerts.Tls tls = trustedCerts.forPem(request.caCertsPem().get());
         perRequest.sslSocketFactory(tls.socketFactory(), tls.trustManager());
@@ -133,14 +138,14 @@ public final class OkHttpSender implements Sender {
     }
     // The wait for a slot counts against the attempt's timeout: what is left of it is the call's.
     slots.acquire(url.host(), request.namespace(), request.timeout(),
-        slot -> start(slot, perRequest, httpRequest, connectCheck, request, attempt),
+        slot -> start(slot, perRequest, httpRequest, request, attempt),
         () -> attempt.noAnswer("no answer within " + human(request.timeout()) + " (it waited that long for one of "
             + "the operator's delivery slots: too many requests open)"));
     return result;
   }
 
   private void start(DeliverySlots.Slot slot, OkHttpClient.Builder perRequest, Request httpRequest,
-      ConnectCheck connectCheck, DeliveryRequest request, Attempt attempt) {
+      DeliveryRequest request, Attempt attempt) {
     Duration left = request.timeout().minus(slot.waited());
     if (left.isNegative() || left.isZero()) {
       slot.release();
@@ -148,9 +153,40 @@ public final class OkHttpSender implements Sender {
           + "operator's delivery slots: too many requests open)");
       return;
     }
+    // Only now, with the slot held, is the destination judged: whatever it resolved to before the wait counts for nothing.
+    Request dialled = httpRequest;
+    EndpointDns endpoints = null;
+    if (request.reach() instanceof Reach.ByName byName) {
+      perRequest.dns(new GuardedDns(resolver, byName, clusterDomain));
+    } else {
+      Reach.ServiceEndpoints service = (Reach.ServiceEndpoints) request.reach();
+      EndpointCheck.Judgement now = service.judge();
+      if (now.unverified().isPresent()) {
+        slot.release();
+        attempt.forbidden(now.unverified().get());
+        return;
+      }
+      if (now.dialable().isEmpty()) {
+        slot.release();
+        attempt.noAnswer("Service " + service.service() + " has no ready endpoint");
+        return;
+      }
+      // The Pods' port (the Service's targetPort) in the URL OkHttp connects with; the Host header stays the Service's.
+      int port = now.dialable().get(java.util.concurrent.ThreadLocalRandom.current().nextInt(now.dialable().size()))
+          .getPort();
+      HttpUrl serviceUrl = httpRequest.url();
+      dialled = httpRequest.newBuilder().url(serviceUrl.newBuilder().port(port).build())
+          .header("Host", serviceUrl.host() + (serviceUrl.port() == HttpUrl.defaultPort(serviceUrl.scheme()) ? ""
+              : ":" + serviceUrl.port()))
+          .build();
+      endpoints = new EndpointDns(service, port);
+      perRequest.dns(endpoints);
+    }
+    ConnectCheck connectCheck = new ConnectCheck(ConnectCheck.of(request.reach(), endpoints));
+    perRequest.eventListener(connectCheck).addNetworkInterceptor(connectCheck);
     Call call;
     try {
-      call = perRequest.callTimeout(left).build().newCall(httpRequest);
+      call = perRequest.callTimeout(left).build().newCall(dialled);
     } catch (RuntimeException e) {
       slot.release();
       attempt.forbidden(e.getMessage());
@@ -170,9 +206,12 @@ public final class OkHttpSender implements Sender {
       @Override
       public void onFailure(Call call, IOException e) {
         slot.release();
-        Optional<String> rule = connectCheck.brokenRule().or(() -> forbiddenRule(e));
-        if (rule.isPresent()) {
-          attempt.forbidden(rule.get());
+        Optional<ConnectCheck.Refusal> refusal = connectCheck.refusal()
+            .or(() -> forbiddenRule(e).map(ConnectCheck.Refusal::forbidden));
+        if (refusal.isPresent() && refusal.get().forbidden()) {
+          attempt.forbidden(refusal.get().why());
+        } else if (refusal.isPresent()) {
+          attempt.noAnswer(refusal.get().why());
         } else {
           attempt.noAnswer(whyNoAnswer(e, call.isCanceled(), request.timeout()));
         }
@@ -189,7 +228,7 @@ public final class OkHttpSender implements Sender {
         // OkHttp sets Content-Type from the body's media type; a second header would duplicate it.
         contentType = header.getValue();
       } else {
-        builder.header(header.getKey(), header.getValue());
+        header(builder, header.getKey(), header.getValue());
       }
     }
     request.bearerToken().ifPresent(token -> builder.header("Authorization", "Bearer " + token));
@@ -197,6 +236,23 @@ public final class OkHttpSender implements Sender {
     request.signing().ifPresent(keys -> keys.headers(request.event().id(), sentAt, message.body())
         .forEach(builder::header));
     return builder.post(RequestBody.create(message.body(), MediaType.get(contentType))).build();
+  }
+
+  /**
+   * Adds a header, or says which one HTTP does not allow without repeating its value: OkHttp's own
+   * message quotes the value, and a value with a line break would then write lines of the author's
+   * choosing into the task's status, its Event and the operator's log.
+   */
+  private static void header(Request.Builder builder, String name, String value) {
+    try {
+      builder.header(name, value);
+    } catch (IllegalArgumentException refused) {
+      boolean nameShown = name.matches("[A-Za-z0-9-]{1,64}");
+      throw new IllegalArgumentException(nameShown
+          ? "the header " + name + " has a value HTTP does not allow (a line break, another control character or a "
+              + "character outside ASCII); the value is not shown"
+          : "a header name holds a character HTTP does not allow; the name is not shown");
+    }
   }
 
   /** Retry-After as delay-seconds or as an HTTP-date; empty when absent or unreadable. */

@@ -127,8 +127,8 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         Optional.ofNullable(task.getSpec().getData())
             .map(data -> new DeliveryRequest.Data(EventBodies.contentType(task.getSpec().getContentType()), data)),
         extensions);
-    DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.connectHost(), resolved.loopbackAllowed(),
-        event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout(), signing);
+    DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.reach(), event, token,
+        Optional.ofNullable(destination.getCaCerts()), attempt.timeout(), signing);
     outcomes.sending(id);
     sender.send(request).whenComplete((result, error) -> outcomes.completed(id, new DeliveryOutcome(uid, due,
         attempt.target(), attempt.attempt(), url, claim.redisClockNow(),

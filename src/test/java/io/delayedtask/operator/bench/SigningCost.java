@@ -6,6 +6,7 @@ import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.sink.DeliveryRequest;
 import io.delayedtask.operator.sink.DeliveryResult;
 import io.delayedtask.operator.sink.OkHttpSender;
+import io.delayedtask.operator.sink.Reach;
 import io.delayedtask.operator.sink.signing.SigningKeys;
 import io.delayedtask.operator.testing.BuildIdentity;
 import io.delayedtask.operator.testing.LoopbackOnlySockets;
@@ -121,7 +122,8 @@ public final class SigningCost {
     for (int i = 0; i < SENDS_PER_ROUND; i++) {
       DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("0b5e7c3a-uid." + i,
           "/apis/delayedtask.io/v1alpha1/namespaces/bench/delayedtasks/t", Instant.now(), 1, payload, Map.of());
-      DeliveryRequest request = new DeliveryRequest(url, Optional.empty(), true, event, Optional.empty(),
+      DeliveryRequest request = new DeliveryRequest(url, new Reach.ByName(Optional.empty(), true, true), event,
+          Optional.empty(),
           Optional.empty(), Duration.ofSeconds(5), signing);
       long start = System.nanoTime();
       DeliveryResult result = sender.send(request).toCompletableFuture().get(10, TimeUnit.SECONDS);

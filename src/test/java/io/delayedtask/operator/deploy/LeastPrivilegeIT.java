@@ -231,7 +231,7 @@ class LeastPrivilegeIT {
   }
 
   @Test
-  void theServiceAccountListsAndWatchesServicesAndEndpointSlicesButCannotReadOneByNameOrChangeThem() {
+  void theServiceAccountListsAndWatchesServicesEndpointSlicesAndPodsButCannotReadOneByNameOrChangeThem() {
     for (String ns : List.of(teamA, outsider)) {
       admin.services().inNamespace(ns).resource(new ServiceBuilder()
           .withNewMetadata().withName("orders").endMetadata()
@@ -243,7 +243,8 @@ class LeastPrivilegeIT {
         assertThat(operator.services().inNamespace(teamA).list().getItems())
             .extracting(service -> service.getMetadata().getName()).containsExactly("orders");
         assertThat(operator.discovery().v1().endpointSlices().inNamespace(teamA).list().getItems()).isNotNull();
-        for (String[] resource : new String[][] {{"", "services"}, {"discovery.k8s.io", "endpointslices"}}) {
+        for (String[] resource : new String[][] {{"", "services"}, {"discovery.k8s.io", "endpointslices"},
+            {"", "pods"}}) {
           assertThat(can(operator, "watch", resource[0], resource[1], teamA, null)).as("watch %s", resource[1]).isTrue();
           for (String verb : List.of("get", "update", "patch", "delete", "create")) {
             assertThat(can(operator, verb, resource[0], resource[1], teamA, null)).as("%s %s", verb, resource[1])
@@ -255,6 +256,7 @@ class LeastPrivilegeIT {
     try (KubernetesClient operator = clientOf(scoped)) {
       assertForbidden(() -> operator.services().inNamespace(outsider).list());
       assertForbidden(() -> operator.discovery().v1().endpointSlices().inNamespace(outsider).list());
+      assertForbidden(() -> operator.pods().inNamespace(outsider).list());
     }
   }
 

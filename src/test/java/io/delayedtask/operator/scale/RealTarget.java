@@ -71,6 +71,7 @@ final class RealTarget extends ScaleTarget {
             rule("coordination.k8s.io", "leases"),
             rule("", "services"),
             rule("discovery.k8s.io", "endpointslices"),
+            rule("", "pods"),
             // What the chart's -addressables ClusterRole aggregates for Knative's Broker (RequestBudgetIT's stand-in).
             rule("eventing.knative.dev", "brokers", "brokers/status"),
             // The signing Secret's informer, as the chart grants it (sink.signing).

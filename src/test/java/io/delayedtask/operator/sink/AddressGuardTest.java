@@ -3,6 +3,7 @@ package io.delayedtask.operator.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.delayedtask.operator.testing.TestResolver;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Optional;
@@ -24,6 +25,7 @@ class AddressGuardTest {
       "100.100.100.200              | true  | 100.100.100.200 is a cloud metadata endpoint",
       "fd00:ec2::23                 | true  | fd00:ec2::23 is a cloud metadata endpoint",
       "fd00:ec2:0:0:0:0:0:23        | true  | fd00:ec2::23 is a cloud metadata endpoint",
+      "168.63.129.16                | true  | 168.63.129.16 is a cloud metadata endpoint",
       // unspecified
       "0.0.0.0                      | true  | 0.0.0.0 is unspecified",
       "0.1.2.3                      | true  | 0.1.2.3 is unspecified",
@@ -45,6 +47,21 @@ class AddressGuardTest {
       "2002:6464:64c8::             | true  | 2002:6464:64c8:: is a cloud metadata endpoint",
       "2002::                       | true  | 2002:: is unspecified",
       "2002::1                      | true  | 2002::1 is unspecified",
+      // NAT64's local-use prefix (64:ff9b:1::/48, RFC 8215): the IPv4 address wherever a prefix length puts it
+      "64:ff9b:1::a9fe:a9fe         | true  | 64:ff9b:1::a9fe:a9fe is link-local (cloud metadata)",
+      "64:ff9b:1:a9fe:a9:fe00::     | true  | 64:ff9b:1:a9fe:a9:fe00:: is link-local (cloud metadata)",
+      "64:ff9b:1:0:a9:fea9:fe00:0   | true  | 64:ff9b:1:0:a9:fea9:fe00:0 is link-local (cloud metadata)",
+      "64:ff9b:1::a83f:8110         | true  | 64:ff9b:1::a83f:8110 is a cloud metadata endpoint",
+      "64:ff9b:1::7f00:1            | false | 64:ff9b:1::7f00:1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      "64:ff9b:1::                  | true  | 64:ff9b:1:: is unspecified",
+      // SIIT's IPv4-translated form (::ffff:0:a.b.c.d, RFC 2765)
+      "::ffff:0:a9fe:a9fe           | true  | ::ffff:0:a9fe:a9fe is link-local (cloud metadata)",
+      "::ffff:0:7f00:1              | false | ::ffff:0:7f00:1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      // Teredo (2001::/32, RFC 4380): the server's IPv4 address in bits 32-63, the client's inverted in the last 32
+      "2001:0:4136:e378:8000:63bf:5601:5601 | true | 2001:0:4136:e378:8000:63bf:5601:5601 is link-local (cloud metadata)",
+      "2001:0:a9fe:a9fe:8000:63bf:3fff:fdd2 | true | 2001:0:a9fe:a9fe:8000:63bf:3fff:fdd2 is link-local (cloud metadata)",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe | false | 2001:0:4136:e378:8000:63bf:80ff:fffe is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2 | false | ALLOWED",
       "::7f00:1                     | false | ::7f00:1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
       // loopback only when allowed
       "127.0.0.1                    | false | 127.0.0.1 is loopback, and no entry of DELAYEDTASK_SINK_ALLOWED_URIS naming a loopback host allowed this URL",
@@ -63,7 +80,8 @@ class AddressGuardTest {
       "fd00:ec2::24                 | false | ALLOWED",
       "64:ff9b::a00:1               | false | ALLOWED",
       "64:ff9c::a9fe:a9fe           | false | ALLOWED",
-      "64:ff9b:1::a9fe:a9fe         | false | ALLOWED",
+      "64:ff9b:1::a00:1             | false | ALLOWED",
+      "64:ff9b:2::a9fe:a9fe         | false | ALLOWED",
       "2002:c000:201::              | false | ALLOWED",
       "2003:a9fe:a9fe::             | false | ALLOWED",
       "2001:db8::1                  | false | ALLOWED",
@@ -85,8 +103,21 @@ class AddressGuardTest {
   @CsvSource({"fd00:ec2::23", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::", "64:ff9b::", "2002:a9fe:1::"})
   void aNameResolvingToAnEmbeddedMetadataOrLinkLocalAddressIsRefused(String literal) {
     NameResolver resolver = host -> List.of(InetAddress.getByName(literal));
-    GuardedDns dns = new GuardedDns(resolver, Optional.empty(), true);
+    GuardedDns dns = new GuardedDns(resolver, new Reach.ByName(Optional.empty(), true, true), "cluster.local");
     assertThatThrownBy(() -> dns.lookup("embedded.test")).isInstanceOf(ForbiddenAddressException.class);
+  }
+
+  /** Through the in-process operators' resolver (names ending in .test, no lookup): each lookup is refused. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      TestResolver.WIRESERVER + " | 168.63.129.16 is a cloud metadata endpoint",
+      TestResolver.NAT64_LOCAL + " | 64:ff9b:1::a9fe:a9fe is link-local (cloud metadata)",
+      TestResolver.SIIT + " | ::ffff:0:a9fe:a9fe is link-local (cloud metadata)",
+      TestResolver.TEREDO + " | 2001:0:4136:e378:8000:63bf:5601:5601 is link-local (cloud metadata)"})
+  void metadataBehindLessCommonFormsIsRefusedAtLookup(String name, String rule) {
+    GuardedDns dns = new GuardedDns(new TestResolver(), new Reach.ByName(Optional.empty(), true, true), "cluster.local");
+    assertThatThrownBy(() -> dns.lookup(name)).isInstanceOfSatisfying(ForbiddenAddressException.class,
+        refused -> assertThat(refused.rule()).isEqualTo(rule));
   }
 
   @ParameterizedTest(name = "{0} -> {1}")

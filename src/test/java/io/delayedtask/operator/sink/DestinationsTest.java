@@ -7,6 +7,8 @@ import io.delayedtask.operator.sink.Destinations.Resolution;
 import io.delayedtask.operator.sink.Destinations.ServiceRef;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -46,6 +48,7 @@ class DestinationsTest {
   static final class Directory implements ServiceDirectory {
     final Map<String, Service> services = new HashMap<>();
     final List<EndpointSlice> slices = new ArrayList<>();
+    final Map<String, Pod> pods = new HashMap<>();
     boolean listed = true;
 
     @Override
@@ -71,6 +74,22 @@ class DestinationsTest {
           .withNewSpec().withType(type).withClusterIP(clusterIp).withExternalName(externalName).withPorts(ports)
           .withSelector("ExternalName".equals(type) ? null : Map.of("app", name))
           .endSpec().build());
+    }
+
+    /** A Pod of the namespace as the kubelet reports it: running, on the Pod network, with {@code ip}. */
+    void runningPod(String name, String ip) {
+      runningPod(name, ip, "Running", false);
+    }
+
+    void runningPod(String name, String ip, String phase, boolean hostNetwork) {
+      pods.put(NS + "/" + name, new PodBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+          .withNewSpec().withHostNetwork(hostNetwork).endSpec()
+          .withNewStatus().withPhase(phase).addNewPodIP().withIp(ip).endPodIP().endStatus().build());
+    }
+
+    @Override
+    public Optional<Pod> pod(String namespace, String name) {
+      return Optional.ofNullable(pods.get(namespace + "/" + name));
     }
 
     void withoutSelector(String name) {
@@ -112,8 +131,9 @@ class DestinationsTest {
     return resolve(destinations(), service, uri);
   }
 
-  private static Resolution inCluster(String url, String connectHost) {
-    return new Resolution.Resolved(URI.create(url), Optional.ofNullable(connectHost), false, true);
+  /** A Service of the namespace: reached at its verified endpoints, for the Service port named {@code portName}. */
+  private Resolution inCluster(String url, String service, String portName) {
+    return new Resolution.Resolved(URI.create(url), new Reach.ServiceEndpoints(directory, NS, service, portName), true);
   }
 
   private void standardServices() {
@@ -128,22 +148,25 @@ class DestinationsTest {
   void theHttpPortOnItsDefaultIsLeftOut() {
     standardServices();
     directory.slice("orders", "10.0.0.5", pod(NS, "orders-1"));
+    directory.runningPod("orders-1", "10.0.0.5");
     assertThat(resolve("orders", "/orders/cancel?reason=late"))
-        .isEqualTo(inCluster("http://orders.shop.svc.corp.example/orders/cancel?reason=late", "10.96.0.20"));
-    assertThat(resolve("orders", null)).isEqualTo(inCluster("http://orders.shop.svc.corp.example", "10.96.0.20"));
+        .isEqualTo(inCluster("http://orders.shop.svc.corp.example/orders/cancel?reason=late", "orders", "http"));
+    assertThat(resolve("orders", null)).isEqualTo(inCluster("http://orders.shop.svc.corp.example", "orders", "http"));
   }
 
   @Test
   void theOnlyPortOrThePortNamedHttp() {
     standardServices();
-    assertThat(resolve("billing", "/x")).isEqualTo(inCluster("http://billing.shop.svc.corp.example:8443/x", "10.96.0.21"));
-    assertThat(resolve("node", "/x")).isEqualTo(inCluster("http://node.shop.svc.corp.example:8081/x", "10.96.0.22"));
+    assertThat(resolve("billing", "/x")).isEqualTo(inCluster("http://billing.shop.svc.corp.example:8443/x", "billing",
+        "grpc"));
+    assertThat(resolve("node", "/x")).isEqualTo(inCluster("http://node.shop.svc.corp.example:8081/x", "node", "http"));
   }
 
   @Test
-  void aHeadlessServiceResolvesByItsDnsName() {
+  void aHeadlessServiceIsReachedAtItsEndpointsAsAnyOther() {
     standardServices();
-    assertThat(resolve("headless", "/")).isEqualTo(inCluster("http://headless.shop.svc.corp.example:8080/", null));
+    assertThat(resolve("headless", "/")).isEqualTo(inCluster("http://headless.shop.svc.corp.example:8080/", "headless",
+        ""));
   }
 
   @Test
@@ -208,7 +231,8 @@ class DestinationsTest {
     });
     Destinations allowing = destinations("http://hooks.example.com/hook");
     assertThat(resolve(allowing, "external", "/hook")).isEqualTo(new Resolution.Resolved(
-        URI.create("http://external.shop.svc.corp.example/hook"), Optional.of("hooks.example.com"), false, false));
+        URI.create("http://external.shop.svc.corp.example/hook"),
+        new Reach.ByName(Optional.of("hooks.example.com"), false, true), false));
     assertThat(resolve(allowing, "external", "/other")).isInstanceOf(Resolution.Unresolvable.class);
     assertThat(resolve(allowing, "external-port", "/hook")).as("the port is part of the URL it yields")
         .isInstanceOf(Resolution.Unresolvable.class);
@@ -236,6 +260,7 @@ class DestinationsTest {
     directory.service("bare", "ClusterIP", "10.96.0.32", null, port("http", 80));
     directory.service("node", "ClusterIP", "10.96.0.33", null, port("http", 80));
     directory.slice("mine", "10.0.0.5", pod(NS, "mine-1"));
+    directory.runningPod("mine-1", "10.0.0.5");
     directory.slice("borrowed", "10.0.0.5", pod(NS, "mine-1"));
     directory.slice("borrowed", "10.0.9.9", pod("payments", "refunds-1"));
     directory.slice("bare", "10.1.2.3", null);
@@ -252,37 +277,47 @@ class DestinationsTest {
   }
 
   @Test
-  void aHandMadeEndpointSliceProvesNothingByItsTargetRef() {
-    directory.service("selected", "ClusterIP", "10.96.0.40", null, port("http", 80));
-    directory.service("forged", "ClusterIP", "10.96.0.41", null, port("http", 80));
-    directory.service("other-manager", "ClusterIP", "10.96.0.42", null, port("http", 80));
-    directory.service("empty", "ClusterIP", "10.96.0.43", null, port("http", 80));
-    directory.withoutSelector("forged");
+  void anEndpointIsVerifiedByThePodItNamesNeverByTheSlicesLabelsOrTargetRefAlone() {
+    for (String name : List.of("selected", "forged", "labelled", "host", "finished", "selectorless", "empty")) {
+      directory.service(name, "ClusterIP", "10.96.0.40", null, port("http", 80));
+    }
+    directory.withoutSelector("selectorless");
     directory.withoutSelector("empty");
+    directory.runningPod("selected-1", "10.0.0.5");
+    directory.runningPod("host-1", "192.168.1.10", "Running", true);
+    directory.runningPod("finished-1", "10.0.0.8", "Succeeded", false);
     directory.slice("selected", "10.0.0.5", pod(NS, "selected-1"));
-    // Anyone who may write an EndpointSlice may claim any Pod: a foreign address behind this namespace's Pod name.
+    // Anyone who may write an EndpointSlice may claim any Pod, and write the controller's own label.
     directory.slice("forged", "10.0.9.9", pod(NS, "made-up"), "someone");
-    directory.slice("other-manager", "10.0.9.9", pod(NS, "other-manager-1"), "mesh.example.com");
+    directory.slice("labelled", "10.0.9.9", pod(NS, "selected-1"), "endpointslice-controller.k8s.io");
+    directory.slice("host", "192.168.1.10", pod(NS, "host-1"));
+    directory.slice("finished", "10.0.0.8", pod(NS, "finished-1"));
+    // A slice made by hand for a Service without a selector, listing a Pod of the namespace at its address.
+    directory.slice("selectorless", "10.0.0.5", pod(NS, "selected-1"), null);
 
     assertThat(resolve("selected", "/")).isInstanceOf(Resolution.Resolved.class);
+    assertThat(resolve("selectorless", "/")).as("verified by its Pod, whoever wrote the slice")
+        .isInstanceOf(Resolution.Resolved.class);
     assertThat(resolve("empty", "/")).as("no endpoints yet: nothing reached").isInstanceOf(Resolution.Resolved.class);
-    assertThat(resolve("forged", "/")).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
-      assertThat(u.retryable()).isFalse();
-      assertThat(u.message()).contains("a sink.ref reaches only the task's namespace", "has no selector",
-          "not known to be Pods of namespace shop", SinkConfig.ALLOWED_URIS);
-    });
-    assertThat(resolve("other-manager", "/")).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
-      assertThat(u.retryable()).isFalse();
-      assertThat(u.message()).contains("a sink.ref reaches only the task's namespace", "managed by mesh.example.com",
-          "not by Kubernetes' EndpointSlice controller");
-    });
+    for (String[] refused : new String[][] {
+        {"forged", "10.0.9.9", "the operator knows no Pod made-up there"},
+        {"labelled", "10.0.9.9", "Pod selected-1 does not have that address"},
+        {"host", "192.168.1.10", "Pod host-1 is on its node's network"},
+        {"finished", "10.0.0.8", "Pod finished-1 has finished"}}) {
+      assertThat(resolve(refused[0], "/")).as(refused[0]).isInstanceOfSatisfying(Resolution.Unresolvable.class, u -> {
+        assertThat(u.retryable()).isFalse();
+        assertThat(u.message()).contains("a sink.ref reaches only the task's namespace: Service " + refused[0]
+            + " lists " + refused[1], "not a Pod of namespace shop (" + refused[2], SinkConfig.ALLOWED_URIS);
+      });
+    }
   }
 
   @Test
   void withoutARefTheUriMustBeAllowedAndLoopbackFollowsItsEntry() {
     assertThat(destinations("https://hooks.example.com/a").resolve(NS, Optional.empty(),
         Optional.of("https://hooks.example.com/a?b=c")))
-        .isEqualTo(new Resolution.Resolved(URI.create("https://hooks.example.com/a?b=c"), Optional.empty(), false, false));
+        .isEqualTo(new Resolution.Resolved(URI.create("https://hooks.example.com/a?b=c"),
+            new Reach.ByName(Optional.empty(), false, true), false));
     assertThat(destinations("https://hooks.example.com/a").resolve(NS, Optional.empty(),
         Optional.of("https://hooks.example.com/b"))).isInstanceOf(Resolution.Unresolvable.class);
     assertThat(destinations("http://127.0.0.1:8099", "https://hooks.example.com/").resolve(NS, Optional.empty(),
@@ -339,11 +374,11 @@ class DestinationsTest {
     addresses.put("Broker/gone", "http://gone.shop.svc.corp.example");
     addresses.put("Broker/secure", "https://orders.shop.svc.corp.example:8443");
     assertThat(broker(withAddresses(), "orders", "/cancel?x=1"))
-        .isEqualTo(inCluster("http://orders.shop.svc.corp.example/base/cancel?x=1", "10.96.0.20"));
+        .isEqualTo(inCluster("http://orders.shop.svc.corp.example/base/cancel?x=1", "orders", "http"));
     assertThat(broker(withAddresses(), "gone", null)).isEqualTo(new Resolution.Unresolvable(
         "Service gone not found in namespace shop", true));
     assertThat(broker(withAddresses(), "secure", "/x")).as("the address's scheme and port are kept")
-        .isEqualTo(inCluster("https://orders.shop.svc.corp.example:8443/x", "10.96.0.20"));
+        .isEqualTo(inCluster("https://orders.shop.svc.corp.example:8443/x", "orders", "http"));
     directory.service("external", "ExternalName", null, "payments.bank.svc.corp.example");
     addresses.put("Broker/external", "http://external.shop.svc.corp.example");
     assertThat(broker(withAddresses(), "external", "/x")).as("an ExternalName still leads nowhere unless allowed")

@@ -94,7 +94,7 @@ class OkHttpSenderTest {
   }
 
   private static DeliveryRequest request(URI url, boolean loopbackAllowed) {
-    return new DeliveryRequest(url, Optional.empty(), loopbackAllowed, event(1, Map.of(), Map.of()), Optional.empty(),
+    return new DeliveryRequest(url, new Reach.ByName(Optional.empty(), loopbackAllowed, true), event(1, Map.of(), Map.of()), Optional.empty(),
         Optional.empty(), TIMEOUT);
   }
 
@@ -105,8 +105,7 @@ class OkHttpSenderTest {
   @Test
   void sendsTheCloudEventInBinaryMode() throws Exception {
     receiver.enqueue(new MockResponse.Builder().code(202).body("secret answer").build());
-    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/orders/cancel?reason=late"), Optional.empty(),
-        true, event(3, Map.of("orderId", "42", "customer", "c-7"),
+    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/orders/cancel?reason=late"), new Reach.ByName(Optional.empty(), true, true), event(3, Map.of("orderId", "42", "customer", "c-7"),
             Map.of("delayedtaskerrorcode", "503", "delayedtaskerrordest", "http://orders.shop.svc.cluster.local/")),
         Optional.of("t0ken"), Optional.empty(), TIMEOUT);
 
@@ -141,7 +140,7 @@ class OkHttpSenderTest {
     DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("0b5e7c3a-uid." + DUE.toEpochMilli(),
         "/apis/delayedtask.io/v1alpha1/namespaces/shop/delayedtasks/cancel-42", DUE, 1, Map.of("ignored", "x"),
         Optional.of(new DeliveryRequest.Data("application/xml", xml)), Map.of("team", "orders", "region", "eu1"));
-    result(sender.send(new DeliveryRequest(url("receiver.test", "/"), Optional.empty(), true, event,
+    result(sender.send(new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.empty(), true, true), event,
         Optional.empty(), Optional.empty(), TIMEOUT)));
 
     RecordedRequest recorded = receiver.takeRequest(1, TimeUnit.SECONDS);
@@ -222,7 +221,7 @@ class OkHttpSenderTest {
   void aReceiverThatNeverAnswersIsCutByTheTimeout() throws Exception {
     receiver.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
     Duration timeout = Duration.ofMillis(700);
-    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/"), Optional.empty(), true,
+    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.empty(), true, true),
         event(1, Map.of(), Map.of()), Optional.empty(), Optional.empty(), timeout);
 
     long started = System.nanoTime();
@@ -287,7 +286,7 @@ class OkHttpSenderTest {
   private static DeliveryRequest requestOf(String namespace, URI url, Duration timeout) {
     DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("uid." + DUE.toEpochMilli(),
         "/apis/delayedtask.io/v1alpha1/namespaces/" + namespace + "/delayedtasks/t", DUE, 1, Map.of(), Map.of());
-    return new DeliveryRequest(url, Optional.empty(), true, event, Optional.empty(), Optional.empty(), timeout);
+    return new DeliveryRequest(url, new Reach.ByName(Optional.empty(), true, true), event, Optional.empty(), Optional.empty(), timeout);
   }
 
   /**
@@ -383,6 +382,19 @@ class OkHttpSenderTest {
   }
 
   @Test
+  void aHeaderValueWithALineBreakIsNamedNeverRepeated() throws Exception {
+    DeliveryRequest request = new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.empty(), true, true),
+        event(1, Map.of(), Map.of("team", "orders\r\nFORGED log line")), Optional.empty(), Optional.empty(), TIMEOUT);
+    DeliveryResult result = result(sender.send(request));
+    assertThat(result).isInstanceOfSatisfying(DeliveryResult.Forbidden.class, forbidden -> {
+      assertThat(forbidden.rule()).isEqualTo("the header ce-team has a value HTTP does not allow (a line break, another "
+          + "control character or a character outside ASCII); the value is not shown");
+      assertThat(forbidden.rule()).doesNotContain("FORGED", "orders");
+    });
+    assertThat(receiver.getRequestCount()).isZero();
+  }
+
+  @Test
   void aNameForAMetadataAddressIsForbidden() throws Exception {
     DeliveryResult result = result(sender.send(request(URI.create("http://metadata.test/latest/meta-data/"), true)));
     assertThat(result).isInstanceOfSatisfying(DeliveryResult.Forbidden.class,
@@ -391,7 +403,7 @@ class OkHttpSenderTest {
 
   @Test
   void aConnectHostIsCheckedNotTheUrlsHost() throws Exception {
-    DeliveryRequest viaService = new DeliveryRequest(url("receiver.test", "/"), Optional.of("link-local.test"), true,
+    DeliveryRequest viaService = new DeliveryRequest(url("receiver.test", "/"), new Reach.ByName(Optional.of("link-local.test"), true, true),
         event(1, Map.of(), Map.of()), Optional.empty(), Optional.empty(), TIMEOUT);
     assertThat(result(sender.send(viaService))).isInstanceOfSatisfying(DeliveryResult.Forbidden.class,
         forbidden -> assertThat(forbidden.rule()).isEqualTo("fe80::1 is link-local"));
@@ -423,7 +435,8 @@ class OkHttpSenderTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"http://169.254.169.254/latest/", "http://[::ffff:169.254.169.254]/", "http://[fe80::1]:8080/",
-      "http://0.0.0.0:8080/", "https://100.100.100.200/"})
+      "http://0.0.0.0:8080/", "https://100.100.100.200/", "http://168.63.129.16/", "http://[64:ff9b:1::a9fe:a9fe]/",
+      "http://[::ffff:0:a9fe:a9fe]/", "http://[2001:0:4136:e378:8000:63bf:5601:5601]/"})
   void ipLiteralHostsAreCheckedOnConnect(String url) throws Exception {
     DeliveryResult result = result(sender.send(request(URI.create(url), true)));
     assertThat(result).isInstanceOf(DeliveryResult.Forbidden.class);

@@ -98,7 +98,7 @@ class OkHttpSenderTlsTest {
   }
 
   private DeliveryRequest request(Optional<String> caCerts) {
-    return new DeliveryRequest(URI.create("https://receiver.test:" + receiver.getPort() + "/"), Optional.empty(), true,
+    return new DeliveryRequest(URI.create("https://receiver.test:" + receiver.getPort() + "/"), new Reach.ByName(Optional.empty(), true, true),
         new DeliveryRequest.TaskEvent("id", "/s", java.time.Instant.EPOCH, 1, Map.of(), Map.of()), Optional.empty(),
         caCerts, Duration.ofSeconds(5));
   }

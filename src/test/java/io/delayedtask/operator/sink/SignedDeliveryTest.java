@@ -103,8 +103,9 @@ class SignedDeliveryTest {
     DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("0b5e7c3a-uid.1796281200000",
         "/apis/delayedtask.io/v1alpha1/namespaces/shop/delayedtasks/cancel-42", Instant.parse("2026-12-03T07:00:00Z"),
         attempt, payload, data, Map.of());
-    return new DeliveryRequest(URI.create("http://receiver.test:" + receiver.getPort() + "/hook"), Optional.empty(),
-        true, event, Optional.empty(), Optional.empty(), Duration.ofSeconds(5),
+    return new DeliveryRequest(URI.create("http://receiver.test:" + receiver.getPort() + "/hook"),
+        new Reach.ByName(Optional.empty(), true, true),
+        event, Optional.empty(), Optional.empty(), Duration.ofSeconds(5),
         Optional.of(SigningKeys.parse(secrets, "the test's secret", "fix the test")));
   }
 
