@@ -21,9 +21,21 @@ import java.util.Optional;
  * @param bearerToken sent as {@code Authorization: Bearer <token>} when present
  * @param caCertsPem  PEM certificates trusted for https besides the JVM's
  * @param timeout     the whole attempt (connect, write, answer), cut after this long
+ * @param traceHeaders the attempt's W3C trace context ({@code traceparent}, {@code tracestate}), sent as headers
  */
 public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
-    Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
+    Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout, Map<String, String> traceHeaders) {
+
+  /** Without trace context. */
+  public DeliveryRequest(URI url, Optional<String> connectHost, boolean loopbackAllowed, TaskEvent event,
+      Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
+    this(url, connectHost, loopbackAllowed, event, bearerToken, caCertsPem, timeout, Map.of());
+  }
+
+  /** This request with the attempt's trace context headers. */
+  public DeliveryRequest withTraceHeaders(Map<String, String> headers) {
+    return new DeliveryRequest(url, connectHost, loopbackAllowed, event, bearerToken, caCertsPem, timeout, headers);
+  }
 
   /** The ce-source's form: the task's namespace is its fourth segment. */
   private static final java.util.regex.Pattern SOURCE =
@@ -46,6 +58,7 @@ public record DeliveryRequest(URI url, Optional<String> connectHost, boolean loo
     Objects.requireNonNull(bearerToken, "bearerToken");
     Objects.requireNonNull(caCertsPem, "caCertsPem");
     Objects.requireNonNull(timeout, "timeout");
+    traceHeaders = Map.copyOf(traceHeaders);
   }
 
   /**

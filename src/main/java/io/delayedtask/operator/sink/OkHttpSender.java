@@ -193,6 +193,7 @@ public final class OkHttpSender implements Sender {
       }
     }
     request.bearerToken().ifPresent(token -> builder.header("Authorization", "Bearer " + token));
+    request.traceHeaders().forEach(builder::header);
     return builder.post(RequestBody.create(message.body(), MediaType.get(contentType))).build();
   }
 

@@ -7,6 +7,8 @@ import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.sink.DeliveryOutcome.Target;
 import io.delayedtask.operator.task.ApiErrors;
 import io.delayedtask.operator.task.EventBodies;
+import io.delayedtask.operator.task.TaskTrace;
+import io.delayedtask.operator.trace.Tracing;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
@@ -15,6 +17,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 
 /**
@@ -36,9 +39,17 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   private final DeliveryOutcomes outcomes;
   private final Consumer<Duration> firstAttemptLag;
   private final Clock clock;
+  private final Tracing tracing;
 
   public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
       DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock) {
+    this(sender, destinations, tokens, config, outcomes, firstAttemptLag, clock, Tracing.off());
+  }
+
+  /** With {@code tracing}: each attempt a {@code delayedtask.deliver} span, its context in {@code traceparent}. */
+  public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
+      DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock, Tracing tracing) {
+    this.tracing = tracing;
     this.sender = sender;
     this.destinations = destinations;
     this.tokens = tokens;
@@ -104,11 +115,30 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         extensions);
     DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.connectHost(), resolved.loopbackAllowed(),
         event, token, Optional.ofNullable(destination.getCaCerts()), attempt.timeout());
+    // Each attempt a span of its own, its parent the firing's (the task's trace): docs/reference.md, "Trace context".
+    Tracing.Delivery span = tracing.deliver(TaskTrace.of(task, due), namespace, task.getMetadata().getName(), uid,
+        attempt.attempt(), attempt.target() == Target.DEAD_LETTER_SINK, resolved.url());
+    request = request.withTraceHeaders(span.headers());
     outcomes.sending(id);
-    sender.send(request).whenComplete((result, error) -> outcomes.completed(id, new DeliveryOutcome(uid, due,
-        attempt.target(), attempt.attempt(), url, claim.redisClockNow(),
-        error == null ? new DeliveryOutcome.Result.Sent(result)
-            : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true))));
+    sender.send(request).whenComplete((result, error) -> {
+      endSpan(span, result);
+      outcomes.completed(id, new DeliveryOutcome(uid, due,
+          attempt.target(), attempt.attempt(), url, claim.redisClockNow(),
+          error == null ? new DeliveryOutcome.Result.Sent(result)
+              : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true)));
+    });
+  }
+
+  private static void endSpan(Tracing.Delivery span, DeliveryResult result) {
+    if (result instanceof DeliveryResult.Answered answered) {
+      span.end(OptionalInt.of(answered.status()), null);
+    } else if (result instanceof DeliveryResult.NoAnswer noAnswer) {
+      span.end(OptionalInt.empty(), noAnswer.why().startsWith("no answer within") ? "timeout" : noAnswer.why());
+    } else if (result instanceof DeliveryResult.Forbidden) {
+      span.end(OptionalInt.empty(), "forbidden_address");
+    } else {
+      span.end(OptionalInt.empty(), "_OTHER");
+    }
   }
 
   private Destinations.Resolution resolve(String namespace, Destination destination) {

@@ -43,12 +43,14 @@ public final class OperatorFixture {
 
   /**
    * Redis probed often; never System.exit; sink names resolved by {@link TestResolver} and
-   * connected through {@link #SINK_SOCKETS}. The short lease comes from {@link #env}.
+   * connected through {@link #SINK_SOCKETS}; no OTEL_* variables (tracing off) whatever this JVM's
+   * environment says. The short lease comes from {@link #env}.
    */
   public static DelayedTaskOperator.Options testOptions() {
     return DelayedTaskOperator.Options.inProcess()
         .withRedisProbeInterval(Duration.ofMillis(250))
-        .withSinkNetwork(new TestResolver(), SINK_SOCKETS);
+        .withSinkNetwork(new TestResolver(), SINK_SOCKETS)
+        .withTracingEnv(Map.of());
   }
 
   /** How many entries the operator's resync has repaired so far (its {@value #RESYNC_REPAIRS}). */
