@@ -81,9 +81,11 @@ public final class Tracing implements AutoCloseable {
     AtomicReference<Sampler> sampler = new AtomicReference<>();
     try {
       OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
-          // Defaults the variables override: traces only, under the operator's name.
+          // Defaults the variables override: traces only, under the operator's name, over OTLP/HTTP
+          // (the specification's default; the JDK's HttpClient sends it, no gRPC sender is shipped).
           .addPropertiesSupplier(() -> Map.of(
               "otel.service.name", "delayed-task-operator",
+              "otel.exporter.otlp.protocol", "http/protobuf",
               "otel.metrics.exporter", "none",
               "otel.logs.exporter", "none"))
           .addPropertiesCustomizer(config -> properties)
@@ -104,7 +106,7 @@ public final class Tracing implements AutoCloseable {
       return new Tracing(sdk, sdk.getTracer(SCOPE));
     } catch (ConfigurationException e) {
       throw new ConfigException("OpenTelemetry's configuration (the OTEL_* variables) was refused: " + e.getMessage()
-          + "; fix or remove that variable");
+          + (e.getCause() == null ? "" : " (" + e.getCause() + ")") + "; fix or remove that variable", e);
     }
   }
 
