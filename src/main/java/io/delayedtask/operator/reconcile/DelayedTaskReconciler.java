@@ -245,6 +245,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         facts = facts.withJobCreation(createJob(task, plan.jobToCreate().get(), context));
         plan = decider.decide(facts);
       }
+      DelayedTaskStatus before = task.getStatus(); // the write sets the task's status to the one written
       StatusWriter.Result written = writeStatus(task, plan.status(), context);
       if (written == StatusWriter.Result.GONE) {
         claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
@@ -270,7 +271,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       for (TaskEvent event : plan.events()) {
         record(task, event);
       }
-      firingRecorded(task, plan.status());
+      firingRecorded(task, before, plan.status());
       if (plan.delivery().isPresent()) {
         // After the status write: a conflict above decides again, and must not have sent already.
         deliveryStarter.start(task, Times.parseOrNull(plan.status().getDueTime()), claim.orElseThrow(),
@@ -387,9 +388,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
    * When this status write recorded a firing (its firedTime, or Missed, new for its due time): the
    * firing's span, and the one Warning Event for a {@code delayedtask.io/traceparent} that is not valid.
    */
-  private void firingRecorded(DelayedTask task, DelayedTaskStatus written) {
+  private void firingRecorded(DelayedTask task, DelayedTaskStatus before, DelayedTaskStatus written) {
     Instant due = Times.parseOrNull(written.getDueTime());
-    if (due == null || !firing(task.getStatus(), written)) {
+    if (due == null || !firing(before, written)) {
       return;
     }
     TaskTrace trace = TaskTrace.of(task, due);

@@ -63,7 +63,14 @@ public final class OperatorFixture {
    * {@link #withoutAdmissionPolicy}).
    */
   public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {
-    return DelayedTaskOperator.start(OperatorConfig.fromEnv(withoutAdmissionPolicy(env)), client, testOptions());
+    Map<String, String> otel = new HashMap<>();
+    env.forEach((name, value) -> {
+      if (name.startsWith("OTEL_")) {
+        otel.put(name, value); // OpenTelemetry's own variables, for its SDK (trace/Tracing)
+      }
+    });
+    return DelayedTaskOperator.start(OperatorConfig.fromEnv(withoutAdmissionPolicy(env)), client,
+        testOptions().withTracingEnv(otel));
   }
 
   /**
