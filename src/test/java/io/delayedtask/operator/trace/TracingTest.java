@@ -162,6 +162,16 @@ class TracingTest {
   }
 
   @Test
+  void theLoggingExporterNeedsNoEndpoint() {
+    Tracing tracing = Tracing.fromEnvironment(Map.of("OTEL_TRACES_EXPORTER", "logging"));
+    try {
+      assertThat(tracing.exporting()).isTrue();
+    } finally {
+      tracing.close();
+    }
+  }
+
+  @Test
   void aValueTheSdkRefusesStopsTheStartNamingIt() {
     assertThatThrownBy(() -> Tracing.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1",
         "OTEL_TRACES_SAMPLER", "sometimes")))
