@@ -179,6 +179,14 @@ refkind	unit	SpecValidatorTest	a ref to a kind that is no Addressable is valid	s
 builtinkind	unit	DestinationsTest	a built-in kind (Job, EndpointSlice, DelayedTask) asked about like any other	sed -i 's/    if (group.isEmpty() || !group.contains(".") || group.endsWith(".k8s.io") || group.equals("delayedtask.io")) {/    if (false) {/' $D/sink/Addressables.java
 hostshare	unit	DeliverySlotsTest	one namespace may hold every slot of a shared host	sed -i 's/    this.perHostAndNamespace = Math.max(1, perHost \/ 2);/    this.perHostAndNamespace = perHost;/' $D/sink/DeliverySlots.java
 leanannotations	unit	LeanItemStoreTest	annotations not counted towards a task's large fields	sed -i 's/        || largeFieldChars(spec) + annotationChars(task.getMetadata().getAnnotations()) <= KEEP_UP_TO_CHARS) {/        || largeFieldChars(spec) <= KEEP_UP_TO_CHARS) {/' $D/task/CachedObjects.java
+tracederive	unit	TaskTraceTest	a task without the annotation gets a random trace per attempt, not one derived from uid and due time	sed -i 's/    String traceId = HEX.formatHex(digest("delayedtask.trace " + key), 0, 16);/    String traceId = io.opentelemetry.sdk.trace.IdGenerator.random().generateTraceId();/' $D/task/TaskTrace.java
+traceannotation	unit	TaskTraceTest	the delayedtask.io/traceparent annotation ignored	sed -i 's/    if (value != null) {/    if (false \&\& value != null) {/' $D/task/TaskTrace.java
+attemptspan	unit	TaskTraceTest,TracingTest	every attempt sent with the firing's span id, not one of its own	sed -i 's/    return SpanContext.create(firing.getTraceId(), HEX.formatHex(id),/    return SpanContext.create(firing.getTraceId(), firing.getSpanId(),/' $D/task/TaskTrace.java
+jobinitenv	unit	TaskTraceTest#everyContainerOfTheJobCarriesTheFiringsContext	a Job's init containers without TRACEPARENT	sed -i 's/List.of(orEmpty(pod.getContainers()), orEmpty(pod.getInitContainers()))/List.of(orEmpty(pod.getContainers()))/' $D/task/JobFactory.java
+traceoff	unit	TracingTest	the SDK and its exporter thread started without an exporter asked for	sed -i 's/    if (!wanted(env)) {/    if (false) {/' $D/trace/Tracing.java
+firespanid	unit	TracingTest	the firing's span exported with a random id, not the one its attempts and Job name as parent	sed -i 's/    Span span = ChosenIds.with(firing.getTraceId(), firing.getSpanId(), builder::startSpan);/    Span span = builder.startSpan();/' $D/trace/Tracing.java
+traceheader	it	TracingIT#eachAttemptIsASpanOfTheAnnotationsTraceAndTheReceiverSeesItsId	no traceparent header on a delivery attempt	sed -i '/    request.traceHeaders().forEach(builder::header);/d' $D/sink/OkHttpSender.java
+traceinvalid	it	TracingIT#anInvalidAnnotationGetsOneWarningAndTheJobANewTraceInItsEnvironment	no Warning Event for an invalid delayedtask.io/traceparent	sed -i 's/    trace.invalidAnnotation().ifPresent(/    java.util.Optional.<String>empty().ifPresent(/' $D/reconcile/DelayedTaskReconciler.java
 LIST
 }
 

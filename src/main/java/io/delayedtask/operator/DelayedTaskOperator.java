@@ -19,6 +19,7 @@ import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.reconcile.TaskUpdates;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import io.delayedtask.operator.trace.Tracing;
 import io.delayedtask.operator.sink.Addressables;
 import io.delayedtask.operator.sink.DeliveryOutcomes;
 import io.delayedtask.operator.sink.DeliveryStarter;
@@ -46,6 +47,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Map;
 import java.util.OptionalInt;
 import javax.net.SocketFactory;
 import org.slf4j.Logger;
@@ -95,7 +97,20 @@ public final class DelayedTaskOperator implements AutoCloseable {
    *                     fails instead of reaching another address)
    */
   public record Options(boolean exitOnStopLeading, Duration redisProbeInterval, Clock clock,
-      NameResolver sinkResolver, SocketFactory sinkSockets) {
+      NameResolver sinkResolver, SocketFactory sinkSockets, Map<String, String> tracingEnv) {
+
+    public Options(boolean exitOnStopLeading, Duration redisProbeInterval, Clock clock, NameResolver sinkResolver,
+        SocketFactory sinkSockets) {
+      this(exitOnStopLeading, redisProbeInterval, clock, sinkResolver, sinkSockets, System.getenv());
+    }
+
+    /**
+     * The variables OpenTelemetry's SDK is configured from ({@code OTEL_*}, see trace/Tracing); the
+     * process's environment unless a test gives its own.
+     */
+    public Options withTracingEnv(Map<String, String> env) {
+      return new Options(exitOnStopLeading, redisProbeInterval, clock, sinkResolver, sinkSockets, Map.copyOf(env));
+    }
 
     /** java -jar: losing the lease ends the process so Kubernetes restarts it as a standby. */
     public static Options production() {
@@ -109,20 +124,20 @@ public final class DelayedTaskOperator implements AutoCloseable {
     }
 
     public Options withExitOnStopLeading(boolean exit) {
-      return new Options(exit, redisProbeInterval, clock, sinkResolver, sinkSockets);
+      return new Options(exit, redisProbeInterval, clock, sinkResolver, sinkSockets, tracingEnv);
     }
 
     public Options withRedisProbeInterval(Duration interval) {
-      return new Options(exitOnStopLeading, interval, clock, sinkResolver, sinkSockets);
+      return new Options(exitOnStopLeading, interval, clock, sinkResolver, sinkSockets, tracingEnv);
     }
 
     /** The clock for due checks, firedTime and conditions (a test can set it off true time). */
     public Options withClock(Clock other) {
-      return new Options(exitOnStopLeading, redisProbeInterval, other, sinkResolver, sinkSockets);
+      return new Options(exitOnStopLeading, redisProbeInterval, other, sinkResolver, sinkSockets, tracingEnv);
     }
 
     public Options withSinkNetwork(NameResolver resolver, SocketFactory sockets) {
-      return new Options(exitOnStopLeading, redisProbeInterval, clock, resolver, sockets);
+      return new Options(exitOnStopLeading, redisProbeInterval, clock, resolver, sockets, tracingEnv);
     }
   }
 
@@ -148,7 +163,16 @@ public final class DelayedTaskOperator implements AutoCloseable {
     // 2. Kubernetes client: in-cluster service account, else KUBECONFIG, else ~/.kube/config.
     KubernetesClient client = new KubernetesClientBuilder().build();
     // 3. Everything else; stopped in reverse on SIGTERM.
-    DelayedTaskOperator operator = start(config, client, Options.production());
+    DelayedTaskOperator operator;
+    try {
+      operator = start(config, client, Options.production());
+    } catch (ConfigException e) {
+      // An OTEL_* value OpenTelemetry's SDK refused (trace/Tracing).
+      System.err.println(e.getMessage());
+      client.close();
+      System.exit(BAD_CONFIGURATION);
+      return;
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       operator.close();
       client.close();
@@ -253,6 +277,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
       TaskDecider decider = new TaskDecider(validator, new FinishedTtl(config.finishedTtl().map(Duration::toSeconds)),
           new StartingDeadline(config.defaultStartingDeadline().map(Duration::toSeconds)));
       TaskEvents events = new TaskEvents(client, clock);
+      // Spans exported only when OpenTelemetry's own variables ask for it; trace context always propagated.
+      Tracing tracing = Tracing.fromEnvironment(options.tracingEnv());
+      stopInReverse.push(tracing);
+      if (tracing.exporting()) {
+        LOG.info("Tracing: spans exported by the OpenTelemetry SDK, configured by the OTEL_* variables");
+      }
       FireMetrics fireMetrics = new FireMetrics(registry);
       // Sink deliveries: sent without a reconcile thread waiting, answers back as events.
       OkHttpSender sender = new OkHttpSender(config.sink(), registry, options.sinkResolver(), options.sinkSockets(),
@@ -268,10 +298,10 @@ public final class DelayedTaskOperator implements AutoCloseable {
       DeliveryStarter deliveryStarter = new SinkDeliveryStarter(sender,
           new Destinations(services, addressables, config.sink()),
           new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics::lag, clock,
-          signingSecrets);
+          signingSecrets, tracing);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
           fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
-          keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies), c -> {
+          keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies, tracing), c -> {
         // Only spec changes (a new generation) and the fire-now annotation reconcile a task, besides
         // its Jobs, its claims and deletion: its status has one writer, this reconciler, which sees
         // its own writes.

@@ -31,16 +31,18 @@ class LayoutTest {
         .layer("task").definedBy(ROOT + ".task..")
         .layer("schedule").definedBy(ROOT + ".schedule..")
         .layer("sink").definedBy(ROOT + ".sink..")
+        .layer("trace").definedBy(ROOT + ".trace..")
         .layer("config").definedBy(ROOT + ".config..")
         .layer("api").definedBy(ROOT + ".api..")
         .whereLayer("process").mayNotBeAccessedByAnyLayer()
         .whereLayer("http").mayOnlyBeAccessedByLayers("process")
         .whereLayer("reconcile").mayOnlyBeAccessedByLayers("process")
         .whereLayer("leader").mayOnlyBeAccessedByLayers("process", "reconcile")
-        .whereLayer("task").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
+        .whereLayer("task").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink", "trace")
         .whereLayer("schedule").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
         .whereLayer("sink").mayOnlyBeAccessedByLayers("process", "reconcile")
-        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule", "task", "sink", "reconcile")
+        .whereLayer("trace").mayOnlyBeAccessedByLayers("process", "reconcile", "sink")
+        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule", "task", "sink", "reconcile", "trace")
         .check(operator);
   }
 }

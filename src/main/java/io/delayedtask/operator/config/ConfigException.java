@@ -5,4 +5,8 @@ public final class ConfigException extends RuntimeException {
   public ConfigException(String message) {
     super(message);
   }
+
+  public ConfigException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

@@ -23,7 +23,9 @@ import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.TaskTrace;
 import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.trace.Tracing;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -37,6 +39,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -92,6 +95,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private final DeliveryStarter deliveryStarter;
   private final AdmissionPolicies admissionPolicies;
   private final StatusWriter statusWriter = new StatusWriter();
+  private final Tracing tracing;
   private final TaskJobs taskJobs = new TaskJobs();
   private final Semaphore largeTasks = new Semaphore(LARGE_TASKS_AT_ONCE);
   private volatile InformerEventSource<Job, DelayedTask> jobs;
@@ -109,6 +113,16 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       InformerTaskCache taskCache, TaskEvents events, FireMetrics metrics, Clock clock, BooleanSupplier leading,
       Runnable scheduleBehind, DeliveryOutcomes deliveries, DeliveryStarter deliveryStarter,
       AdmissionPolicies admissionPolicies) {
+    this(decider, schedule, claims, taskCache, events, metrics, clock, leading, scheduleBehind, deliveries,
+        deliveryStarter, admissionPolicies, Tracing.off());
+  }
+
+  /** With {@code tracing}: a {@code delayedtask.fire} span per firing, after its status write. */
+  public DelayedTaskReconciler(TaskDecider decider, TaskSchedule schedule, DueClaims claims,
+      InformerTaskCache taskCache, TaskEvents events, FireMetrics metrics, Clock clock, BooleanSupplier leading,
+      Runnable scheduleBehind, DeliveryOutcomes deliveries, DeliveryStarter deliveryStarter,
+      AdmissionPolicies admissionPolicies, Tracing tracing) {
+    this.tracing = tracing;
     this.admissionPolicies = admissionPolicies;
     this.deliveries = deliveries;
     this.deliveryStarter = deliveryStarter;
@@ -231,6 +245,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         facts = facts.withJobCreation(createJob(task, plan.jobToCreate().get(), context));
         plan = decider.decide(facts);
       }
+      DelayedTaskStatus before = task.getStatus(); // the write sets the task's status to the one written
       StatusWriter.Result written = writeStatus(task, plan.status(), context);
       if (written == StatusWriter.Result.GONE) {
         claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
@@ -256,6 +271,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       for (TaskEvent event : plan.events()) {
         record(task, event);
       }
+      firingRecorded(task, before, plan.status());
       if (plan.delivery().isPresent()) {
         // After the status write: a conflict above decides again, and must not have sent already.
         deliveryStarter.start(task, Times.parseOrNull(plan.status().getDueTime()), claim.orElseThrow(),
@@ -372,6 +388,46 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       }
       throw e;
     }
+  }
+
+  /**
+   * When this status write recorded a firing (its firedTime, or Missed, new for its due time): the
+   * firing's span, and the one Warning Event for a {@code delayedtask.io/traceparent} that is not valid.
+   */
+  private void firingRecorded(DelayedTask task, DelayedTaskStatus before, DelayedTaskStatus written) {
+    Instant due = Times.parseOrNull(written.getDueTime());
+    if (due == null || !firing(before, written)) {
+      return;
+    }
+    TaskTrace trace = TaskTrace.of(task, due);
+    trace.invalidAnnotation().ifPresent(value -> events.warning(task, INVALID_TRACEPARENT, "annotation "
+        + TaskTrace.TRACEPARENT_ANNOTATION + " is not a W3C traceparent (" + shown(value) + "; expected "
+        + "00-<32 hex digits trace id>-<16 hex digits parent id>-<2 hex digits flags>): ignored, this firing has "
+        + "a trace of its own, " + trace.firing().getTraceId() + "; fix or remove the annotation"));
+    Instant now = clock.instant();
+    Instant firedAt = Optional.ofNullable(Times.parseOrNull(written.getFiredTime())).orElse(now);
+    String kind = task.getSpec().getJobTemplate() != null ? "job" : task.getSpec().getSink() != null ? "sink" : "status";
+    tracing.fired(trace, task.getMetadata().getNamespace(), task.getMetadata().getName(), task.getMetadata().getUid(),
+        due, Duration.between(due, firedAt), kind, written.getPhase().name().toLowerCase(java.util.Locale.ROOT), now);
+  }
+
+  static final String INVALID_TRACEPARENT = "InvalidTraceparent";
+
+  /** True when {@code written} records the firing of its due time and {@code before} did not. */
+  static boolean firing(DelayedTaskStatus before, DelayedTaskStatus written) {
+    if (written.getPhase() == null) {
+      return false;
+    }
+    boolean sameDue = before != null && Objects.equals(before.getDueTime(), written.getDueTime());
+    if (written.getPhase() == Phase.Missed) {
+      return !(sameDue && before.getPhase() == Phase.Missed);
+    }
+    return written.getFiredTime() != null && !(sameDue && Objects.equals(before.getFiredTime(), written.getFiredTime()));
+  }
+
+  /** An annotation's value in a message: quoted, at most 80 characters. */
+  private static String shown(String value) {
+    return "\"" + (value.length() > 80 ? value.substring(0, 80) + "..." : value) + "\"";
   }
 
   private void record(DelayedTask task, TaskEvent event) {

@@ -22,9 +22,27 @@ import java.util.Optional;
  * @param timeout     the whole attempt (connect, write, answer), cut after this long
  * @param signing     when present, the secrets that sign the attempt (Standard Webhooks headers); a request
  *                    that carries them is never sent without its signature
+ * @param traceHeaders the attempt's W3C trace context ({@code traceparent}, {@code tracestate}), sent as headers
  */
-public record DeliveryRequest(URI url, Reach reach, TaskEvent event,
-    Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout, Optional<SigningKeys> signing) {
+public record DeliveryRequest(URI url, Reach reach, TaskEvent event, Optional<String> bearerToken,
+    Optional<String> caCertsPem, Duration timeout, Optional<SigningKeys> signing, Map<String, String> traceHeaders) {
+
+  /** An unsigned request without trace context. */
+  public DeliveryRequest(URI url, Reach reach, TaskEvent event,
+      Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
+    this(url, reach, event, bearerToken, caCertsPem, timeout, Optional.empty());
+  }
+
+  /** Without trace context. */
+  public DeliveryRequest(URI url, Reach reach, TaskEvent event, Optional<String> bearerToken,
+      Optional<String> caCertsPem, Duration timeout, Optional<SigningKeys> signing) {
+    this(url, reach, event, bearerToken, caCertsPem, timeout, signing, Map.of());
+  }
+
+  /** This request with the attempt's trace context headers. */
+  public DeliveryRequest withTraceHeaders(Map<String, String> headers) {
+    return new DeliveryRequest(url, reach, event, bearerToken, caCertsPem, timeout, signing, headers);
+  }
 
   /** The ce-source's form: the task's namespace is its fourth segment. */
   private static final java.util.regex.Pattern SOURCE =
@@ -48,12 +66,7 @@ public record DeliveryRequest(URI url, Reach reach, TaskEvent event,
     Objects.requireNonNull(caCertsPem, "caCertsPem");
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(signing, "signing");
-  }
-
-  /** An unsigned request. */
-  public DeliveryRequest(URI url, Reach reach, TaskEvent event,
-      Optional<String> bearerToken, Optional<String> caCertsPem, Duration timeout) {
-    this(url, reach, event, bearerToken, caCertsPem, timeout, Optional.empty());
+    traceHeaders = Map.copyOf(traceHeaders);
   }
 
   /**

@@ -232,6 +232,7 @@ public final class OkHttpSender implements Sender {
       }
     }
     request.bearerToken().ifPresent(token -> builder.header("Authorization", "Bearer " + token));
+    request.traceHeaders().forEach(builder::header);
     // Standard Webhooks signature over the body exactly as sent; signed here or not sent at all.
     request.signing().ifPresent(keys -> keys.headers(request.event().id(), sentAt, message.body())
         .forEach(builder::header));

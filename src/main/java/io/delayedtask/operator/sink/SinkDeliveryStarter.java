@@ -10,6 +10,8 @@ import io.delayedtask.operator.sink.signing.SigningSecretException;
 import io.delayedtask.operator.sink.signing.SigningSecrets;
 import io.delayedtask.operator.task.ApiErrors;
 import io.delayedtask.operator.task.EventBodies;
+import io.delayedtask.operator.task.TaskTrace;
+import io.delayedtask.operator.trace.Tracing;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
@@ -18,6 +20,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 
 /**
@@ -40,6 +43,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   private final Consumer<Duration> firstAttemptLag;
   private final Clock clock;
   private final SigningSecrets signingSecrets;
+  private final Tracing tracing;
 
   /** Without signing secrets: a task with {@code signing} fails its attempts, saying so (tests). */
   public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
@@ -51,7 +55,15 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
 
   public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
       DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock, SigningSecrets signingSecrets) {
+    this(sender, destinations, tokens, config, outcomes, firstAttemptLag, clock, signingSecrets, Tracing.off());
+  }
+
+  /** With {@code tracing}: each attempt a {@code delayedtask.deliver} span, its context in {@code traceparent}. */
+  public SinkDeliveryStarter(Sender sender, Destinations destinations, ServiceAccountTokens tokens, SinkConfig config,
+      DeliveryOutcomes outcomes, Consumer<Duration> firstAttemptLag, Clock clock, SigningSecrets signingSecrets,
+      Tracing tracing) {
     this.signingSecrets = signingSecrets;
+    this.tracing = tracing;
     this.sender = sender;
     this.destinations = destinations;
     this.tokens = tokens;
@@ -129,11 +141,30 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         extensions);
     DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.reach(), event, token,
         Optional.ofNullable(destination.getCaCerts()), attempt.timeout(), signing);
+    // Each attempt a span of its own, its parent the firing's (the task's trace): docs/reference.md, "Trace context".
+    Tracing.Delivery span = tracing.deliver(TaskTrace.of(task, due), namespace, task.getMetadata().getName(), uid,
+        attempt.attempt(), attempt.target() == Target.DEAD_LETTER_SINK, resolved.url());
+    request = request.withTraceHeaders(span.headers());
     outcomes.sending(id);
-    sender.send(request).whenComplete((result, error) -> outcomes.completed(id, new DeliveryOutcome(uid, due,
-        attempt.target(), attempt.attempt(), url, claim.redisClockNow(),
-        error == null ? new DeliveryOutcome.Result.Sent(result)
-            : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true))));
+    sender.send(request).whenComplete((result, error) -> {
+      endSpan(span, result);
+      outcomes.completed(id, new DeliveryOutcome(uid, due,
+          attempt.target(), attempt.attempt(), url, claim.redisClockNow(),
+          error == null ? new DeliveryOutcome.Result.Sent(result)
+              : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true)));
+    });
+  }
+
+  private static void endSpan(Tracing.Delivery span, DeliveryResult result) {
+    if (result instanceof DeliveryResult.Answered answered) {
+      span.end(OptionalInt.of(answered.status()), null);
+    } else if (result instanceof DeliveryResult.NoAnswer noAnswer) {
+      span.end(OptionalInt.empty(), noAnswer.why().startsWith("no answer within") ? "timeout" : noAnswer.why());
+    } else if (result instanceof DeliveryResult.Forbidden) {
+      span.end(OptionalInt.empty(), "forbidden_address");
+    } else {
+      span.end(OptionalInt.empty(), "_OTHER");
+    }
   }
 
   private Destinations.Resolution resolve(String namespace, Destination destination) {

@@ -7,6 +7,13 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpecBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import java.util.ArrayList;
+import java.util.List;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -48,8 +55,35 @@ public final class JobFactory {
           .withAnnotations(annotations)
           .withOwnerReferences(controllerReference(task))
         .endMetadata()
-        .withSpec(template.getSpec())
+        .withSpec(withTraceContext(template.getSpec(), TaskTrace.of(task, due)))
         .build();
+  }
+
+  /**
+   * A copy of the template's spec whose every container and init container has the firing's trace
+   * context as {@code TRACEPARENT} (and {@code TRACESTATE}), OpenTelemetry's environment-variable
+   * carrier; the template's own variables of those names are replaced. The task's own template is not changed.
+   */
+  static JobSpec withTraceContext(JobSpec spec, TaskTrace trace) {
+    if (spec == null || spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
+      return spec;
+    }
+    JobSpec copy = new JobSpecBuilder(spec).build();
+    Map<String, String> env = trace.environment();
+    PodSpec pod = copy.getTemplate().getSpec();
+    for (List<Container> containers : List.of(orEmpty(pod.getContainers()), orEmpty(pod.getInitContainers()))) {
+      for (Container container : containers) {
+        List<EnvVar> vars = new ArrayList<>(orEmpty(container.getEnv()));
+        vars.removeIf(v -> TaskTrace.TRACEPARENT_ENV.equals(v.getName()) || TaskTrace.TRACESTATE_ENV.equals(v.getName()));
+        env.forEach((name, value) -> vars.add(new EnvVar(name, value, null)));
+        container.setEnv(vars);
+      }
+    }
+    return copy;
+  }
+
+  private static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
   }
 
   static OwnerReference controllerReference(DelayedTask task) {

@@ -247,6 +247,27 @@ class HelmChartTest {
   }
 
   @Test
+  void tracingIsOffByDefaultAndOtelValuesBecomeOpenTelemetrysOwnVariables() {
+    assertThat(defaults.operatorEnv().keySet()).noneMatch(name -> name.startsWith("OTEL_"));
+
+    Map<String, EnvVar> env = RenderedChart.render("""
+        otel:
+          endpoint: http://otel-collector.observability:4318
+          headersSecret: {name: otel-auth, key: headers}
+          sampler: parentbased_traceidratio
+          samplerArg: "0.25"
+        """).operatorEnv();
+
+    assertThat(env.get("OTEL_EXPORTER_OTLP_ENDPOINT").getValue()).isEqualTo("http://otel-collector.observability:4318");
+    assertThat(env.get("OTEL_SERVICE_NAME").getValue()).isEqualTo("delayed-task-operator");
+    assertThat(env.get("OTEL_TRACES_SAMPLER").getValue()).isEqualTo("parentbased_traceidratio");
+    assertThat(env.get("OTEL_TRACES_SAMPLER_ARG").getValue()).isEqualTo("0.25");
+    assertThat(env.get("OTEL_EXPORTER_OTLP_HEADERS").getValue()).as("from the Secret, never in values").isNull();
+    assertThat(env.get("OTEL_EXPORTER_OTLP_HEADERS").getValueFrom().getSecretKeyRef().getName()).isEqualTo("otel-auth");
+    assertThat(env.get("OTEL_EXPORTER_OTLP_HEADERS").getValueFrom().getSecretKeyRef().getKey()).isEqualTo("headers");
+  }
+
+  @Test
   void leaseTimingReachesTheOperatorFromValues() {
     RenderedChart chart = RenderedChart.render("""
         leaderElection:

@@ -43,12 +43,14 @@ public final class OperatorFixture {
 
   /**
    * Redis probed often; never System.exit; sink names resolved by {@link TestResolver} and
-   * connected through {@link #SINK_SOCKETS}. The short lease comes from {@link #env}.
+   * connected through {@link #SINK_SOCKETS}; no OTEL_* variables (tracing off) whatever this JVM's
+   * environment says. The short lease comes from {@link #env}.
    */
   public static DelayedTaskOperator.Options testOptions() {
     return DelayedTaskOperator.Options.inProcess()
         .withRedisProbeInterval(Duration.ofMillis(250))
-        .withSinkNetwork(new TestResolver(), SINK_SOCKETS);
+        .withSinkNetwork(new TestResolver(), SINK_SOCKETS)
+        .withTracingEnv(Map.of());
   }
 
   /** How many entries the operator's resync has repaired so far (its {@value #RESYNC_REPAIRS}). */
@@ -61,7 +63,14 @@ public final class OperatorFixture {
    * {@link #withoutAdmissionPolicy}).
    */
   public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {
-    return DelayedTaskOperator.start(OperatorConfig.fromEnv(withoutAdmissionPolicy(env)), client, testOptions());
+    Map<String, String> otel = new HashMap<>();
+    env.forEach((name, value) -> {
+      if (name.startsWith("OTEL_")) {
+        otel.put(name, value); // OpenTelemetry's own variables, for its SDK (trace/Tracing)
+      }
+    });
+    return DelayedTaskOperator.start(OperatorConfig.fromEnv(withoutAdmissionPolicy(env)), client,
+        testOptions().withTracingEnv(otel));
   }
 
   /**
