@@ -81,7 +81,7 @@ class AdmissionPoliciesTest {
     bindings.remove(STATUS);
     assertThat(state().left()).hasValueSatisfying(why -> assertThat(why)
         .startsWith("the ValidatingAdmissionPolicyBinding " + STATUS + " is missing")
-        .contains("no Job is created and no token sent", "helm upgrade", "kubectl apply -f k8s/15-admission-policy.yaml",
+        .contains("no Job is created, no token sent and nothing signed", "helm upgrade", "kubectl apply -f k8s/15-admission-policy.yaml",
             "DELAYEDTASK_ADMISSION_POLICY"));
   }
 

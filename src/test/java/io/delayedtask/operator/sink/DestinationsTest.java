@@ -370,6 +370,7 @@ class DestinationsTest {
   void anAddressableUrlNamingAServiceOfTheNamespaceIsResolvedByTheServiceRules() {
     standardServices();
     directory.slice("orders", "10.0.0.5", pod(NS, "orders-1"));
+    directory.runningPod("orders-1", "10.0.0.5");
     addresses.put("Broker/orders", "http://orders.shop.svc.corp.example/base");
     addresses.put("Broker/gone", "http://gone.shop.svc.corp.example");
     addresses.put("Broker/secure", "https://orders.shop.svc.corp.example:8443");
@@ -393,8 +394,8 @@ class DestinationsTest {
     addresses.put("Broker/theirs", "http://broker-ingress.knative-eventing.svc.corp.example/bank/default");
     addresses.put("Broker/sneaky", "http://broker-ingress.knative-eventing.svc.corp.example/shop/..;/bank/default");
     assertThat(broker(withAddresses(entry), "default", null)).isEqualTo(new Resolution.Resolved(
-        URI.create("http://broker-ingress.knative-eventing.svc.corp.example/shop/default"), Optional.empty(), false,
-        false));
+        URI.create("http://broker-ingress.knative-eventing.svc.corp.example/shop/default"),
+        new Reach.ByName(Optional.empty(), false, true), false));
     assertThat(broker(withAddresses(entry), "theirs", null)).isInstanceOf(Resolution.Unresolvable.class);
     assertThat(broker(withAddresses(entry), "sneaky", null)).isInstanceOfSatisfying(Resolution.Unresolvable.class,
         u -> assertThat(u.message()).contains("holds ';'", "another path"));
