@@ -9,6 +9,10 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -22,6 +26,14 @@ const (
 	fireNowKey   = "delayedtask.io/fire-now"
 	defaultChunk = 500
 )
+
+// statusCodecs decode the API server's error answers (metav1.Status) and nothing else: the plugin
+// reads objects as raw JSON.
+var statusCodecs = func() serializer.CodecFactory {
+	scheme := runtime.NewScheme()
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(scheme)
+}()
 
 // client talks to the API server with plain REST calls: lists come back as raw JSON, decoded into
 // only the fields the plugin shows (a 10,000-task list is decoded in a fraction of a second).
@@ -37,6 +49,9 @@ func (o *options) client() (*client, error) {
 		return nil, fmt.Errorf("%w (kubectl dt reads the kubeconfig as kubectl does: --kubeconfig, KUBECONFIG, ~/.kube/config)", err)
 	}
 	cfg = dynamic.ConfigFor(cfg)
+	// Errors come back as metav1.Status; a serializer that knows it turns them into the API server's
+	// own message ("... is forbidden: User ... cannot patch ...") instead of "unknown".
+	cfg.NegotiatedSerializer = statusCodecs.WithoutConversion()
 	// A person's command, a few requests: no client-side throttling of the pages of a large list.
 	cfg.QPS = 100
 	cfg.Burst = 200
@@ -76,7 +91,7 @@ func (c *client) listTasks(ctx context.Context, namespace string, chunk int64) (
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
-		body, err := req.Do(ctx).Raw()
+		body, err := raw(req.Do(ctx))
 		if err != nil {
 			return nil, explain(err, "list", tasks, namespace, "")
 		}
@@ -104,7 +119,10 @@ func (c *client) listTasks(ctx context.Context, namespace string, chunk int64) (
 }
 
 func (c *client) getTask(ctx context.Context, namespace, name string) (*task, error) {
-	body, err := c.rest.Get().AbsPath(path(namespace, tasks, name)).Do(ctx).Raw()
+	body, err := raw(c.rest.Get().AbsPath(path(namespace, tasks, name)).Do(ctx))
+	if c.objectMissing(ctx, err, namespace, tasks) {
+		return nil, missing(tasks, namespace, name)
+	}
 	if err != nil {
 		return nil, explain(err, "get", tasks, namespace, name)
 	}
@@ -113,8 +131,8 @@ func (c *client) getTask(ctx context.Context, namespace, name string) (*task, er
 
 // getQueue returns the queue, or nil when it does not exist (a task may name a queue not created yet).
 func (c *client) getQueue(ctx context.Context, namespace, name string) (*queue, error) {
-	body, err := c.rest.Get().AbsPath(path(namespace, queues, name)).Do(ctx).Raw()
-	if apierrors.IsNotFound(err) && objectMissing(err) {
+	body, err := raw(c.rest.Get().AbsPath(path(namespace, queues, name)).Do(ctx))
+	if c.objectMissing(ctx, err, namespace, queues) {
 		return nil, nil
 	}
 	if err != nil {
@@ -129,8 +147,8 @@ func (c *client) getQueue(ctx context.Context, namespace, name string) (*queue, 
 
 // events returns the core/v1 Events recorded on the object with this uid.
 func (c *client) events(ctx context.Context, namespace, uid string) ([]event, error) {
-	body, err := c.rest.Get().AbsPath("/api/v1/namespaces/"+url.PathEscape(namespace)+"/events").
-		Param("fieldSelector", "involvedObject.uid="+uid).Do(ctx).Raw()
+	body, err := raw(c.rest.Get().AbsPath("/api/v1/namespaces/"+url.PathEscape(namespace)+"/events").
+		Param("fieldSelector", "involvedObject.uid="+uid).Do(ctx))
 	if err != nil {
 		return nil, explain(err, "list", "events", namespace, "")
 	}
@@ -149,22 +167,33 @@ func (c *client) mergePatch(ctx context.Context, resource, namespace, name strin
 	if err != nil {
 		return nil, err
 	}
-	body, err := c.rest.Patch(types.MergePatchType).AbsPath(path(namespace, resource, name)).Body(data).Do(ctx).Raw()
+	body, err := raw(c.rest.Patch(types.MergePatchType).AbsPath(path(namespace, resource, name)).Body(data).Do(ctx))
+	if c.objectMissing(ctx, err, namespace, resource) {
+		return nil, missing(resource, namespace, name)
+	}
 	if err != nil {
 		return nil, explain(err, "patch", resource, namespace, name)
 	}
 	return body, nil
 }
 
-// objectMissing tells a missing object (details name it) from a missing resource type (the CRD is
-// not installed: the server knows no such path).
-func objectMissing(err error) bool {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		d := status.Status().Details
-		return d != nil && d.Name != ""
+// objectMissing tells a missing object from a missing resource type (the CRD is not installed):
+// both answer 404, and the answer's details are not always decoded, so a 404 for an object is
+// followed by one list of its collection, which a served resource answers.
+func (c *client) objectMissing(ctx context.Context, err error, namespace, resource string) bool {
+	if !apierrors.IsNotFound(err) {
+		return false
 	}
-	return false
+	_, listErr := raw(c.rest.Get().AbsPath(path(namespace, resource, "")).Param("limit", "1").Do(ctx))
+	return listErr == nil
+}
+
+// missing says which object is not there and how to find the ones that are.
+func missing(resource, namespace, name string) error {
+	if resource == queues {
+		return fmt.Errorf("DelayedTaskQueue %q not found in namespace %q (kubectl get delayedtaskqueues -n %s lists the queues there)", name, namespace, namespace)
+	}
+	return fmt.Errorf("DelayedTask %q not found in namespace %q (kubectl dt list -n %s lists the tasks there; kubectl dt list -A, every namespace)", name, namespace, namespace)
 }
 
 // explain turns an API error into one sentence that names what failed and the fix.
@@ -174,11 +203,6 @@ func explain(err error, verb, resource, namespace, name string) error {
 		where = "in any namespace"
 	}
 	switch {
-	case apierrors.IsNotFound(err) && name != "" && objectMissing(err):
-		if resource == queues {
-			return fmt.Errorf("DelayedTaskQueue %q not found %s (kubectl get delayedtaskqueues -n %s lists the queues there)", name, where, namespace)
-		}
-		return fmt.Errorf("DelayedTask %q not found %s (kubectl dt list -n %s lists the tasks there; kubectl dt list -A, every namespace)", name, where, namespace)
 	case apierrors.IsNotFound(err):
 		crd := resource + "." + group
 		return fmt.Errorf("the API server does not serve %s/%s %s: the CustomResourceDefinition %s is not installed (install the operator's CRDs: kubectl apply -f crds/, or its Helm chart), or --context names another cluster",
@@ -209,3 +233,13 @@ func explain(err error, verb, resource, namespace, name string) error {
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
+
+// raw is the answer's body, or the API server's own error: Result.Raw alone reports a refusal as
+// "unknown", Result.Error reads the metav1.Status the server sent ("... is forbidden: User ...").
+func raw(result rest.Result) ([]byte, error) {
+	body, err := result.Raw()
+	if err != nil {
+		return nil, result.Error()
+	}
+	return body, nil
+}

@@ -218,7 +218,11 @@ func printList(out io.Writer, list []*task, format string) error {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.Write(t.raw)
+		item, err := withoutManagedFields(t.raw)
+		if err != nil {
+			return err
+		}
+		buf.Write(item)
 	}
 	buf.WriteString("]}")
 	if format == "yaml" {
@@ -236,4 +240,17 @@ func printList(out io.Writer, list []*task, format string) error {
 	pretty.WriteByte('\n')
 	_, err := out.Write(pretty.Bytes())
 	return err
+}
+
+// withoutManagedFields drops metadata.managedFields, as kubectl get -o json|yaml does unless asked
+// for them (--show-managed-fields).
+func withoutManagedFields(raw []byte) ([]byte, error) {
+	var object map[string]any
+	if err := json.Unmarshal(raw, &object); err != nil {
+		return nil, err
+	}
+	if metadata, ok := object["metadata"].(map[string]any); ok {
+		delete(metadata, "managedFields")
+	}
+	return json.Marshal(object)
 }

@@ -186,8 +186,10 @@ class KubectlDtIT {
     Result wide = dt.run("list", "-n", ns, "-o", "wide");
     assertThat(wide.ok()).as(wide.output()).isTrue();
     Map<String, List<String>> wideRows = rows(wide.lines());
-    assertThat(wideRows.get("paused-mail").subList(6, 8))
-        .containsExactly(dueTime(base.minusSeconds(3)), "queue emails is paused");
+    // After NAME: DUE, PHASE, KIND, QUEUE, WAITING, then -o wide's DUE-TIME, TARGET, MESSAGE.
+    assertThat(wideRows.get("paused-mail").get(5)).isEqualTo(dueTime(base.minusSeconds(3)));
+    assertThat(wideRows.get("paused-mail").subList(6, wideRows.get("paused-mail").size()))
+        .contains("queue emails is paused");
     assertThat(wideRows.get("retrying").get(6)).isEqualTo("http://orders." + ns + ".svc.cluster.local/cancel");
   }
 

@@ -124,7 +124,9 @@ class RbacFromAuditLogIT {
       Map<String, String> names = Map.of(
           "{lease}", env.get(OperatorConfig.LEASE_NAME),
           "{sender}", env.get(SinkConfig.SERVICE_ACCOUNT),
-          "{signing}", env.get(SinkConfig.SIGNING_SECRET));
+          "{signing}", env.get(SinkConfig.SIGNING_SECRET),
+          // The one CRD the operator reads (its uid keys the admission records), granted by name.
+          "delayedtasks.delayedtask.io", "delayedtasks.delayedtask.io");
 
       try (OperatorProcess operator = OperatorProcess.start(pod, env)) {
         try {
