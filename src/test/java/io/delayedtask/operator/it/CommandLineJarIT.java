@@ -34,7 +34,7 @@ class CommandLineJarIT {
         "DELAYEDTASK_SINK_ALLOWED_URIS  (default: none)",
         "DELAYEDTASK_LOG_LEVEL  (default: INFO)",
         "DELAYEDTASK_ADMISSION_POLICY  (default: delayed-task-operator-author-rights,delayed-task-operator-status-writer)");
-    assertThat(help.stdout().lines().filter(line -> line.startsWith("  DELAYEDTASK_"))).hasSize(25);
+    assertThat(help.stdout().lines().filter(line -> line.startsWith("  DELAYEDTASK_"))).hasSize(26);
     assertThat(help.stdout()).as("no log line: nothing started").doesNotContain("Starting");
   }
 
