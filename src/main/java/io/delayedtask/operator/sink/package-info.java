@@ -70,12 +70,9 @@
  *
  * <h2>Why one package, and why {@code sink/}</h2>
  *
- * <p>Until issue 24 the decisions, outcomes, settings and starters sat in {@code reconcile/} and
- * the rest here, and following one delivery visited {@code SinkDeliveryStarter} and
- * {@code DeliveryOutcomes} four times each, across the two folders. All of it is here now
- * rather than in a new package because this is where the sender, destinations, guard, tokens and
- * slots (most of the path, and most of its tests) already were, and the folder is named as the
- * task's {@code spec.sink} is. The seam with the reconciler is a value:
+ * <p>Everything a delivery does is in this one folder, so that following one delivery stays in it:
+ * the sender, destinations, guard, tokens and slots, and the decisions, outcomes, settings and
+ * starters. The folder is named as the task's {@code spec.sink} is. The seam with the reconciler is a value:
  * {@code DeliveryDecisions} reads a {@link io.delayedtask.operator.sink.DeliveryDecisions.SinkTask}
  * and answers a {@code DeliveryStep} in its own words (entry, claim, attempt, metric, Event kind),
  * so the reconciler's {@code Plan}, {@code FireMetrics} and Event reasons stay its own and the
