@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubeapitest.KubeAPITestException;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
@@ -56,7 +57,45 @@ public final class RealKubernetes implements AutoCloseable {
 
   private RealKubernetes(ControlPlaneBinaries binaries, List<String> extraApiServerFlags) {
     this.binaries = binaries;
-    this.server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+    long started = System.nanoTime();
+    this.server = startServer(binaries, extraApiServerFlags);
+    this.kubeconfigYaml = server.getKubeConfigYaml();
+    try {
+      this.kubeconfigFile = Files.createTempFile("real-kubernetes-", ".kubeconfig");
+      Files.writeString(kubeconfigFile, kubeconfigYaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.client = newClient();
+    applyCrd(generatedCrd());
+    applyCrd(generatedQueueCrd());
+    System.err.printf("Real kube-apiserver %s up in %d ms (%s)%n", binaries.version(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), client.getMasterUrl());
+  }
+
+  /**
+   * Starts an API server, and once more if the first does not come up: kube-api-test picks its
+   * ports by binding and releasing a random port, so another process can take one before etcd or
+   * the API server binds it, and the server then never becomes ready. A second start picks other
+   * ports; a second failure is a real one.
+   */
+  private static KubeAPIServer startServer(ControlPlaneBinaries binaries, List<String> extraApiServerFlags) {
+    KubeAPIServer server = newServer(binaries, extraApiServerFlags);
+    try {
+      server.start();
+      return server;
+    } catch (KubeAPITestException notReady) {
+      System.err.println("RealKubernetes: the API server did not come up (" + notReady.getMessage()
+          + "); starting it once more on other ports");
+      server.stop();
+    }
+    KubeAPIServer second = newServer(binaries, extraApiServerFlags);
+    second.start();
+    return second;
+  }
+
+  private static KubeAPIServer newServer(ControlPlaneBinaries binaries, List<String> extraApiServerFlags) {
+    return new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
         .withTestDir(binaries.testDir().toString())
         .withApiServerVersion(binaries.version())
         // Configured in code: 7.5.2 casts the KUBE_API_TEST_* variables to Boolean/Integer and throws.
@@ -71,20 +110,6 @@ public final class RealKubernetes implements AutoCloseable {
         .withApiServerFlag("--endpoint-reconciler-type", "none")
         .withApiServerFlags(extraApiServerFlags)
         .build());
-    long started = System.nanoTime();
-    server.start();
-    this.kubeconfigYaml = server.getKubeConfigYaml();
-    try {
-      this.kubeconfigFile = Files.createTempFile("real-kubernetes-", ".kubeconfig");
-      Files.writeString(kubeconfigFile, kubeconfigYaml);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    this.client = newClient();
-    applyCrd(generatedCrd());
-    applyCrd(generatedQueueCrd());
-    System.err.printf("Real kube-apiserver %s up in %d ms (%s)%n", binaries.version(),
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), client.getMasterUrl());
   }
 
   /** The JVM's server, started on first use and stopped when the JVM exits. */
