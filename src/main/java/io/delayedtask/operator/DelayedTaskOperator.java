@@ -30,8 +30,7 @@ import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.delayedtask.operator.sink.SinkDeliveryStarter;
 import io.delayedtask.operator.sink.signing.InformedSigningSecrets;
-import io.delayedtask.operator.task.FinishedTtl;
-import io.delayedtask.operator.task.StartingDeadline;
+import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.SpecValidator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -274,8 +273,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
         LOG.warn("{}=none: Jobs are created and tokens sent without checking for the admission policy, so any "
             + "author of a DelayedTask gets them whatever their RBAC", OperatorConfig.ADMISSION_POLICY);
       }
-      TaskDecider decider = new TaskDecider(validator, new FinishedTtl(config.finishedTtl().map(Duration::toSeconds)),
-          new StartingDeadline(config.defaultStartingDeadline().map(Duration::toSeconds)));
+      TaskDecider decider = new TaskDecider(validator, SecondsSetting.finishedTtl(config.finishedTtl().map(Duration::toSeconds)),
+          SecondsSetting.startingDeadline(config.defaultStartingDeadline().map(Duration::toSeconds)));
       TaskEvents events = new TaskEvents(client, clock);
       // Spans exported only when OpenTelemetry's own variables ask for it; trace context always propagated.
       Tracing tracing = Tracing.fromEnvironment(options.tracingEnv());
