@@ -13,10 +13,10 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.task.Conditions;
-import io.delayedtask.operator.testing.FinishedTtl;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.delayedtask.operator.testing.TtlExpiry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Map;
@@ -103,7 +103,7 @@ class GitOpsIT {
   void anUnmarkedTaskWithoutItsOwnTtlIsDeletedAfterTheOperatorDefault() {
     create(client, task(NS, "plain", s -> s.setDelay("0s")));
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "plain").orElse(null) == Phase.Fired);
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, NS, "plain", "Fired", DEFAULT_TTL);
+    TtlExpiry.assertDeletedWhenTtlRunsOut(client, NS, "plain", "Fired", DEFAULT_TTL);
   }
 
   @Test

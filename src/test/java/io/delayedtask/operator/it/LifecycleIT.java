@@ -19,14 +19,14 @@ import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Events;
-import io.delayedtask.operator.testing.FinishedTtl;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.OperatorHttp;
-import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.delayedtask.operator.testing.TtlExpiry;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -59,7 +59,7 @@ class LifecycleIT {
   /** Only waits: room for a machine ten times slower than an idle one. */
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   /**
-   * The TTL of the tests that watch one run out: longer than the lateness FinishedTtl allows (6 s),
+   * The TTL of the tests that watch one run out: longer than the lateness TtlExpiry allows (6 s),
    * so a TTL counted twice is seen late, not within the window.
    */
   private static final Duration TTL = Duration.ofSeconds(8);
@@ -217,7 +217,7 @@ class LifecycleIT {
             .isEqualTo("Failed=True/JobGone"));
     await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, ns, "job-gone")).contains("Failed"));
     // A finished phase: the TTL runs from it, and the task goes.
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", TTL);
+    TtlExpiry.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", TTL);
   }
 
   @Test
@@ -413,7 +413,7 @@ class LifecycleIT {
       s.setTtlSecondsAfterFinished(TTL.toSeconds());
     }));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "short-lived").orElse(null) == Phase.Fired);
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "short-lived", "Fired", TTL);
+    TtlExpiry.assertDeletedWhenTtlRunsOut(client, ns, "short-lived", "Fired", TTL);
   }
 
   @Test
