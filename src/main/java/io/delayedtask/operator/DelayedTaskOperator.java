@@ -4,7 +4,6 @@ import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.leader.DueClaims;
-import io.delayedtask.operator.leader.ClaimsFirstExecutor;
 import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.leader.LeaseHandover;
 import io.delayedtask.operator.leader.Leadership;
@@ -13,6 +12,7 @@ import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.AdmissionPolicies;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
+import io.delayedtask.operator.reconcile.ReconcileExecutor;
 import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
@@ -65,7 +65,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
   /** JOSDK's default number of reconcile threads. */
   private static final int RECONCILE_THREADS = ConfigurationService.DEFAULT_RECONCILIATION_THREADS_NUMBER;
   /**
-   * How long a new leader's reconciles other than firings wait for its first resync (ClaimsFirstExecutor):
+   * How long a new leader's reconciles other than firings wait for its first resync (ReconcileExecutor):
    * until it has written the missing entries, about 2 s for 50,000 tasks; the bound matters when it cannot run.
    */
   private static final Duration SCHEDULE_FIRST_AT_MOST = Duration.ofSeconds(5);
@@ -238,7 +238,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       //    threads take the reconciles of claimed tasks first, then by turns the reconciles that
       //    record a sink delivery's answer (a few at once: they come in bursts) and the rest.
       DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
-      ClaimsFirstExecutor reconcileThreads = new ClaimsFirstExecutor(RECONCILE_THREADS, dueClaims::holdsClaim,
+      ReconcileExecutor reconcileThreads = new ReconcileExecutor(RECONCILE_THREADS, dueClaims::holdsClaim,
           deliveryOutcomes::awaitsRecord);
       dueClaims.onClaim(reconcileThreads::promote);
       keeper.onActivate(firstResync -> reconcileThreads.holdOthersUntil(firstResync, SCHEDULE_FIRST_AT_MOST));
