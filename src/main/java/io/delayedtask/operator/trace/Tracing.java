@@ -133,9 +133,8 @@ public final class Tracing implements AutoCloseable {
 
   /**
    * Starts an attempt's span ({@code delayedtask.deliver}, an HTTP client span): its context is the
-   * one the request's {@code traceparent} carries; end it with the answer.
-   *
-   * @param task the task's coordinates: namespace, name, uid
+   * one the request's {@code traceparent} carries; end it with the answer. {@code namespace},
+   * {@code name} and {@code uid} are the task's coordinates.
    */
   public Delivery deliver(TaskTrace trace, String namespace, String name, String uid, int attempt, boolean deadLetter,
       URI url) {

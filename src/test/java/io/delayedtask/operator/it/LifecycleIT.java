@@ -30,10 +30,16 @@ import io.delayedtask.operator.testing.TtlExpiry;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -273,7 +279,7 @@ class LifecycleIT {
     // Overdue when resumed, so it fires at once: not before the resume, and well before the 5 min
     // resync could have written it back (30 s: room for a machine ten times slower).
     assertThat(Instant.parse(fired.getStatus().getFiredTime()))
-        .isAfterOrEqualTo(resumedFrom.truncatedTo(java.time.temporal.ChronoUnit.MILLIS))
+        .isAfterOrEqualTo(resumedFrom.truncatedTo(ChronoUnit.MILLIS))
         .isBeforeOrEqualTo(resumed.plusSeconds(30));
   }
 
@@ -463,7 +469,7 @@ class LifecycleIT {
       s.setJobTemplate(busyboxJob());
     });
     again.getMetadata().setLabels(Map.of("applied", "again"));
-    client.resource(again).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    client.resource(again).createOr(NonDeletingOperation::update);
     await().atMost(TIMEOUT).until(() -> get(client, ns, "gitops").getMetadata().getLabels() != null);
 
     await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
@@ -529,9 +535,9 @@ class LifecycleIT {
       assertThat(wait.stdout()).contains("delayedtask.delayedtask.io/watched condition met");
 
       // The watch saw the task go through Scheduled to Fired.
-      java.io.BufferedReader lines = new java.io.BufferedReader(
-          new java.io.InputStreamReader(watch.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
-      List<String> seen = new java.util.ArrayList<>();
+      BufferedReader lines = new BufferedReader(
+          new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8));
+      List<String> seen = new ArrayList<>();
       await().atMost(TIMEOUT).untilAsserted(() -> {
         while (lines.ready()) {
           seen.add(lines.readLine().trim());
