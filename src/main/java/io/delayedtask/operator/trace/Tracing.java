@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The operator's spans (docs/reference.md, "Trace context"): {@code delayedtask.fire} per firing and
@@ -256,7 +257,7 @@ public final class Tracing implements AutoCloseable {
   static final class ChosenIds implements IdGenerator {
     private static final ThreadLocal<String[]> CHOSEN = new ThreadLocal<>();
 
-    static <T> T with(String traceId, String spanId, java.util.function.Supplier<T> start) {
+    static <T> T with(String traceId, String spanId, Supplier<T> start) {
       CHOSEN.set(new String[] {traceId, spanId});
       try {
         return start.get();
