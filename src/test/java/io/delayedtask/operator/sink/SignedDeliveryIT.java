@@ -23,14 +23,15 @@ import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.LogCapture;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
-import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
+import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,8 +78,9 @@ class SignedDeliveryIT {
     env.put(OperatorConfig.NAMESPACES, ns + "," + bare);
     env.put(OperatorConfig.LEASE_NAMESPACE, ns);
     env.put(SinkConfig.ALLOWED_URIS, receiver.base());
-    DelayedTaskOperator operator = OperatorFixture.start(env, kube.newClient());
-    world = new OperatorFixture.OnRealKubernetes(kube, ns, redis, operator);
+    KubernetesClient operatorClient = kube.newClient();
+    DelayedTaskOperator operator = OperatorFixture.start(env, operatorClient);
+    world = new OperatorFixture.OnRealKubernetes(kube, ns, redis, operator, operatorClient);
     await("the operator leads").atMost(TIMEOUT).until(operator::isFiring);
   }
 
@@ -97,7 +99,7 @@ class SignedDeliveryIT {
 
   static String newSecret(int bytes) {
     byte[] random = new byte[bytes];
-    new java.security.SecureRandom().nextBytes(random);
+    new SecureRandom().nextBytes(random);
     String secret = "whsec_" + Base64.getEncoder().encodeToString(random);
     synchronized (secretsUsed) {
       secretsUsed.add(secret);
