@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.awaitility.Awaitility;
 
@@ -108,12 +109,21 @@ public final class OperatorFixture {
    */
   public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name, Map<String, String> extraEnv,
       UnaryOperator<DelayedTaskOperator.Options> adjust) {
+    return startOnRealKubernetes(kube, name, namespace -> extraEnv, adjust);
+  }
+
+  /**
+   * As {@link #startOnRealKubernetes(RealKubernetes, String, Map, UnaryOperator)}, with the extra
+   * environment made from the new namespace's name (to watch another namespace beside it, say).
+   */
+  public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name,
+      Function<String, Map<String, String>> extraEnvFor, UnaryOperator<DelayedTaskOperator.Options> adjust) {
     String namespace = kube.createNamespace(name);
     RedisProcess redis = RedisProcess.start();
     Map<String, String> env = env(redis, name, "op-" + name);
     env.put(OperatorConfig.NAMESPACES, namespace);
     env.put(OperatorConfig.LEASE_NAMESPACE, namespace);
-    env.putAll(extraEnv);
+    env.putAll(extraEnvFor.apply(namespace));
     KubernetesClient operatorClient = kube.newClient();
     DelayedTaskOperator operator = start(env, operatorClient, adjust);
     Awaitility.await("the operator leads").atMost(Duration.ofSeconds(60)).until(operator::isFiring);
