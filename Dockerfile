@@ -15,6 +15,8 @@ WORKDIR /src
 ARG GIT_COMMIT=unknown
 COPY pom.xml ./
 COPY src/main ./src/main
+# The build steps the build runs (src/build/java: compiled apart, not in the jar).
+COPY src/build ./src/build
 # maven.test.skip: test sources are neither compiled nor their (large) dependencies fetched;
 # mdep.skip: the third-party list is checked by the tests, not needed here. No system package is
 # installed and nothing runs as root but Maven in this throw-away stage.

@@ -4,7 +4,6 @@ import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.leader.DueClaims;
-import io.delayedtask.operator.leader.ClaimsFirstExecutor;
 import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.leader.LeaseHandover;
 import io.delayedtask.operator.leader.Leadership;
@@ -13,6 +12,7 @@ import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.AdmissionPolicies;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
+import io.delayedtask.operator.reconcile.ReconcileExecutor;
 import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
@@ -30,8 +30,7 @@ import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.delayedtask.operator.sink.SinkDeliveryStarter;
 import io.delayedtask.operator.sink.signing.InformedSigningSecrets;
-import io.delayedtask.operator.task.FinishedTtl;
-import io.delayedtask.operator.task.StartingDeadline;
+import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.SpecValidator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -66,7 +65,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
   /** JOSDK's default number of reconcile threads. */
   private static final int RECONCILE_THREADS = ConfigurationService.DEFAULT_RECONCILIATION_THREADS_NUMBER;
   /**
-   * How long a new leader's reconciles other than firings wait for its first resync (ClaimsFirstExecutor):
+   * How long a new leader's reconciles other than firings wait for its first resync (ReconcileExecutor):
    * until it has written the missing entries, about 2 s for 50,000 tasks; the bound matters when it cannot run.
    */
   private static final Duration SCHEDULE_FIRST_AT_MOST = Duration.ofSeconds(5);
@@ -239,7 +238,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       //    threads take the reconciles of claimed tasks first, then by turns the reconciles that
       //    record a sink delivery's answer (a few at once: they come in bursts) and the rest.
       DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
-      ClaimsFirstExecutor reconcileThreads = new ClaimsFirstExecutor(RECONCILE_THREADS, dueClaims::holdsClaim,
+      ReconcileExecutor reconcileThreads = new ReconcileExecutor(RECONCILE_THREADS, dueClaims::holdsClaim,
           deliveryOutcomes::awaitsRecord);
       dueClaims.onClaim(reconcileThreads::promote);
       keeper.onActivate(firstResync -> reconcileThreads.holdOthersUntil(firstResync, SCHEDULE_FIRST_AT_MOST));
@@ -274,8 +273,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
         LOG.warn("{}=none: Jobs are created and tokens sent without checking for the admission policy, so any "
             + "author of a DelayedTask gets them whatever their RBAC", OperatorConfig.ADMISSION_POLICY);
       }
-      TaskDecider decider = new TaskDecider(validator, new FinishedTtl(config.finishedTtl().map(Duration::toSeconds)),
-          new StartingDeadline(config.defaultStartingDeadline().map(Duration::toSeconds)));
+      TaskDecider decider = new TaskDecider(validator, SecondsSetting.finishedTtl(config.finishedTtl().map(Duration::toSeconds)),
+          SecondsSetting.startingDeadline(config.defaultStartingDeadline().map(Duration::toSeconds)));
       TaskEvents events = new TaskEvents(client, clock);
       // Spans exported only when OpenTelemetry's own variables ask for it; trace context always propagated.
       Tracing tracing = Tracing.fromEnvironment(options.tracingEnv());

@@ -8,11 +8,12 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * The folders of DESIGN.md depend one way only: the reconciler on the leader's duties and on the
- * sink's delivery, all of them on the shared task rules and the Redis schedule, everything on the
- * API types; nothing back. (Before issue 10, the firer and the reconciler imported each other;
- * before issue 24, half of a sink task's delivery sat in the reconciler: {@code sink/} now holds all
- * of it and answers the reconciler's decider with its own {@code DeliveryStep}, never importing it.)
+ * The folders of DESIGN.md depend one way only: the reconciler (with the threads that run it) on
+ * the leader's duties and on the sink's delivery, all of them on the shared task rules and the
+ * Redis schedule, everything on the API types; nothing back. {@code sink/} holds all of a sink
+ * task's delivery and answers the reconciler's decider with its own {@code DeliveryStep}, never
+ * importing it; {@code leader/} hands claims to the reconciler through callbacks, never importing
+ * it or its thread pool.
  */
 class LayoutTest {
   private static final String ROOT = "io.delayedtask.operator";

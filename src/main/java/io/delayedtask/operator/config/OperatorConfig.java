@@ -1,10 +1,13 @@
 package io.delayedtask.operator.config;
 
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -166,30 +169,15 @@ public record OperatorConfig(
     // A claim must outlast the slowest firing (API requests with the client's retries), or another
     // poller takes it back while it is still being fired; at most a day.
     int claimLeaseSeconds = integer(env, CLAIM_LEASE_SECONDS, 60, 1, 86_400);
-    Optional<Duration> finishedTtl = finishedTtl(env);
+    Optional<Duration> finishedTtl = optionalSeconds(env, FINISHED_TTL_SECONDS, Long.MAX_VALUE,
+        "the ttlSecondsAfterFinished of tasks that set none", "to keep finished tasks");
+    // As the CRD bounds the field it defaults.
+    Optional<Duration> defaultStartingDeadline = optionalSeconds(env, DEFAULT_STARTING_DEADLINE_SECONDS,
+        DelayedTaskSpec.MAX_SECONDS, "the startingDeadlineSeconds of tasks that set none", "for no deadline");
     return new OperatorConfig(redisUri, cluster, shards, password, keyPrefix, namespaces, leaderElection,
         leaseName, leaseNamespace, identity, Duration.ofSeconds(resyncSeconds), httpPort,
         Duration.ofSeconds(leaseSeconds), Duration.ofSeconds(claimLeaseSeconds), finishedTtl,
-        SinkConfig.fromEnvironment(env), defaultStartingDeadline(env), admissionPolicyBindings(env));
-  }
-
-  /** startingDeadlineSeconds of tasks that set none; unset means they have none. As the CRD bounds the field. */
-  private static Optional<Duration> defaultStartingDeadline(Map<String, String> env) {
-    String value = blankToNull(env.get(DEFAULT_STARTING_DEADLINE_SECONDS));
-    if (value == null) {
-      return Optional.empty();
-    }
-    try {
-      long seconds = Long.parseLong(value.trim());
-      if (seconds >= 0 && seconds <= 315_360_000L) {
-        return Optional.of(Duration.ofSeconds(seconds));
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below with what it accepts
-    }
-    throw new ConfigException(DEFAULT_STARTING_DEADLINE_SECONDS + "='" + value + "' is not valid; use a whole "
-        + "number of seconds from 0 to 315360000 (the startingDeadlineSeconds of tasks that set none), or leave "
-        + "it unset for no deadline");
+        SinkConfig.fromEnvironment(env), defaultStartingDeadline, admissionPolicyBindings(env));
   }
 
   /**
@@ -204,23 +192,16 @@ public record OperatorConfig(
     if (value.trim().equals(NO_ADMISSION_POLICY)) {
       return List.of();
     }
-    List<String> names = new java.util.ArrayList<>();
-    for (String name : value.split(",")) {
-      String trimmed = name.trim();
-      if (trimmed.isEmpty()) {
-        continue;
-      }
-      if (trimmed.equals(NO_ADMISSION_POLICY)) {
+    List<String> names = commaList(value);
+    for (String name : names) {
+      if (name.equals(NO_ADMISSION_POLICY)) {
         throw new ConfigException(ADMISSION_POLICY + "='" + value + "' mixes none with binding names; give either "
             + "none alone (no check) or comma-separated ValidatingAdmissionPolicyBinding names");
       }
-      if (!DNS_SUBDOMAIN.matcher(trimmed).matches()) {
-        throw new ConfigException(ADMISSION_POLICY + " has '" + trimmed + "', which is not a "
+      if (!DNS_SUBDOMAIN.matcher(name).matches()) {
+        throw new ConfigException(ADMISSION_POLICY + " has '" + name + "', which is not a "
             + "ValidatingAdmissionPolicyBinding name; give comma-separated binding names (lower-case letters, digits, "
             + "'-' and '.'), or none to create Jobs and send tokens without the admission policy");
-      }
-      if (!names.contains(trimmed)) {
-        names.add(trimmed);
       }
     }
     if (names.isEmpty()) {
@@ -230,22 +211,38 @@ public record OperatorConfig(
     return names;
   }
 
-  /** The TTL of finished tasks that set none; unset means they are kept. */
-  private static Optional<Duration> finishedTtl(Map<String, String> env) {
-    String value = blankToNull(env.get(FINISHED_TTL_SECONDS));
+  /**
+   * A whole number of seconds from 0 to {@code max}, or empty when unset; {@code meaning} and
+   * {@code whenUnset} complete the message that a bad value gets.
+   */
+  private static Optional<Duration> optionalSeconds(Map<String, String> env, String name, long max, String meaning,
+      String whenUnset) {
+    String value = blankToNull(env.get(name));
     if (value == null) {
       return Optional.empty();
     }
     try {
       long seconds = Long.parseLong(value.trim());
-      if (seconds >= 0) {
+      if (seconds >= 0 && seconds <= max) {
         return Optional.of(Duration.ofSeconds(seconds));
       }
     } catch (NumberFormatException ignored) {
       // reported below with what it accepts
     }
-    throw new ConfigException(FINISHED_TTL_SECONDS + "='" + value + "' is not valid; use a whole number of seconds "
-        + ">= 0 (the ttlSecondsAfterFinished of tasks that set none), or leave it unset to keep finished tasks");
+    String range = max == Long.MAX_VALUE ? "of seconds >= 0" : "of seconds from 0 to " + max;
+    throw new ConfigException(name + "='" + value + "' is not valid; use a whole number " + range + " (" + meaning
+        + "), or leave it unset " + whenUnset);
+  }
+
+  /**
+   * The comma-separated items of a variable, trimmed, without empty or repeated ones, in their
+   * order; empty when the variable is unset or blank.
+   */
+  private static List<String> commaList(String value) {
+    if (value == null) {
+      return List.of();
+    }
+    return Arrays.stream(value.split(",")).map(String::trim).filter(item -> !item.isEmpty()).distinct().toList();
   }
 
   private static String redisUri(Map<String, String> env, boolean cluster) {
@@ -276,23 +273,15 @@ public record OperatorConfig(
   }
 
   private static Set<String> namespaces(Map<String, String> env) {
-    String value = blankToNull(env.get(NAMESPACES));
-    if (value == null) {
-      return Set.of();
-    }
-    Set<String> namespaces = new java.util.LinkedHashSet<>();
-    for (String namespace : Arrays.stream(value.split(",")).map(String::trim).toList()) {
-      if (namespace.isEmpty()) {
-        continue;
-      }
+    List<String> namespaces = commaList(blankToNull(env.get(NAMESPACES)));
+    for (String namespace : namespaces) {
       if (!DNS_LABEL.matcher(namespace).matches()) {
         throw new ConfigException(NAMESPACES + " has '" + namespace + "', which is not a namespace name; "
             + "give comma-separated namespace names (lower-case letters, digits, '-'), or leave it unset "
             + "to watch all namespaces");
       }
-      namespaces.add(namespace);
     }
-    return namespaces;
+    return new LinkedHashSet<>(namespaces);
   }
 
   private static boolean bool(Map<String, String> env, String name, boolean fallback) {
@@ -300,7 +289,7 @@ public record OperatorConfig(
     if (value == null) {
       return fallback;
     }
-    return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
       case "true" -> true;
       case "false" -> false;
       default -> throw new ConfigException(name + "='" + value + "' is not a boolean; use true or false");
@@ -314,7 +303,7 @@ public record OperatorConfig(
       throw new ConfigException(LOG_FORMAT + "='" + format + "' is not valid; use text (the default) or json");
     }
     String level = blankToNull(env.get(LOG_LEVEL));
-    if (level != null && !LOG_LEVELS.contains(level.toUpperCase(java.util.Locale.ROOT))) {
+    if (level != null && !LOG_LEVELS.contains(level.toUpperCase(Locale.ROOT))) {
       throw new ConfigException(LOG_LEVEL + "='" + level + "' is not valid; use TRACE, DEBUG, INFO (the default), WARN, "
           + "ERROR or OFF");
     }

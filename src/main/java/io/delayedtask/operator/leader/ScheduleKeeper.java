@@ -163,7 +163,7 @@ public class ScheduleKeeper implements AutoCloseable {
       } catch (ScheduleResync.CacheNotSynced e) {
         LOG.debug("Resync waits for the task cache: {}", e.getMessage());
         if (!firstResync.isDone() && !executor.isShutdown()) {
-          // A new leader's other reconciles wait for this resync (ClaimsFirstExecutor): look again soon.
+          // A new leader's other reconciles wait for this resync (reconcile/ReconcileExecutor): look again soon.
           executor.schedule(this::beat, CACHE_SYNC_RECHECK.toMillis(), TimeUnit.MILLISECONDS);
         }
       } catch (RuntimeException e) {

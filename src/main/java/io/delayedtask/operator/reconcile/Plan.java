@@ -16,8 +16,9 @@ import java.util.Optional;
  * (once the status is written) the Events and the claim.
  *
  * @param schedule    the Redis entry: leave it, write it for a due time, or remove it
- * @param jobToCreate the Job to create now; the status and the claim then follow from how that went
- *                    ({@link TaskDecider#afterJobCreation})
+ * @param jobToCreate the Job to create now; the status and the claim then follow from how that went:
+ *                    the caller decides again with the API server's answer among the facts
+ *                    ({@link TaskFacts#withJobCreation})
  * @param status      the status the task should have; written only when it differs from the current one
  * @param events      recorded once the status is written, so a retried decision never doubles them
  * @param claim       what becomes of the schedule claim this reconcile was woken by, if any

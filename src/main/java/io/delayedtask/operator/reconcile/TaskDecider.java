@@ -15,13 +15,12 @@ import io.delayedtask.operator.sink.DeliveryDecisions;
 import io.delayedtask.operator.sink.DeliveryOutcome;
 import io.delayedtask.operator.sink.DeliveryStep;
 import io.delayedtask.operator.task.Conditions;
-import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.FireNow;
-import io.delayedtask.operator.task.StartingDeadline;
 import io.delayedtask.operator.task.GitOpsOwner;
 import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.Readiness;
+import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.TaskLabels;
 import io.delayedtask.operator.task.TaskState;
@@ -53,16 +52,16 @@ public final class TaskDecider {
   /** The longest wait for a TTL before the task is decided again (10 years: the largest TTL a spec may set). */
   static final Duration LONGEST_REQUEUE = Duration.ofSeconds(DelayedTaskSpec.MAX_SECONDS);
   private final SpecValidator validator;
-  private final FinishedTtl finishedTtl;
-  private final StartingDeadline startingDeadline;
+  private final SecondsSetting finishedTtl;
+  private final SecondsSetting startingDeadline;
 
   private final DeliveryDecisions deliveries = new DeliveryDecisions();
 
-  public TaskDecider(SpecValidator validator, FinishedTtl finishedTtl) {
-    this(validator, finishedTtl, StartingDeadline.none());
+  public TaskDecider(SpecValidator validator, SecondsSetting finishedTtl) {
+    this(validator, finishedTtl, SecondsSetting.startingDeadline(Optional.empty()));
   }
 
-  public TaskDecider(SpecValidator validator, FinishedTtl finishedTtl, StartingDeadline startingDeadline) {
+  public TaskDecider(SpecValidator validator, SecondsSetting finishedTtl, SecondsSetting startingDeadline) {
     this.validator = validator;
     this.finishedTtl = finishedTtl;
     this.startingDeadline = startingDeadline;
@@ -513,7 +512,7 @@ public final class TaskDecider {
 
   /** A finished task: wait out its TTL, then delete it, unless a GitOps tool manages it. */
   private static void applyTtl(Draft draft) {
-    FinishedTtl finishedTtl = draft.finishedTtl;
+    SecondsSetting finishedTtl = draft.finishedTtl;
     DelayedTask task = draft.facts.task();
     Optional<Long> ttl = finishedTtl.secondsFor(task);
     if (ttl.isEmpty()) {
@@ -591,7 +590,7 @@ public final class TaskDecider {
   /** A plan being put together: the current status, the desired one, and the rest. */
   static final class Draft {
     final TaskFacts facts;
-    final FinishedTtl finishedTtl;
+    final SecondsSetting finishedTtl;
     final DelayedTaskStatus current;
     final DelayedTaskStatus desired;
     final Long generation;
@@ -610,11 +609,11 @@ public final class TaskDecider {
     FireNow.Request.At fireNow;
     final List<TaskEvent> extraEvents = new ArrayList<>();
 
-    Draft(TaskFacts facts, FinishedTtl finishedTtl) {
+    Draft(TaskFacts facts, SecondsSetting finishedTtl) {
       this(facts, finishedTtl, Conditions.copy(facts.task().getStatus()));
     }
 
-    Draft(TaskFacts facts, FinishedTtl finishedTtl, DelayedTaskStatus desired) {
+    Draft(TaskFacts facts, SecondsSetting finishedTtl, DelayedTaskStatus desired) {
       this.facts = facts;
       this.finishedTtl = finishedTtl;
       this.current = facts.task().getStatus();

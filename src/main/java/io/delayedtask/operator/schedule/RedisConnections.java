@@ -33,6 +33,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -49,6 +51,7 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   /** How long a command (or a connection attempt) may take before Redis counts as unavailable. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
+  private final LettuceClient client;
   private final ClientResources resources;
   private final String description;
   private final Duration timeout;
@@ -58,7 +61,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   private volatile StatefulRedisPubSubConnection<String, String> pubSub;
   private volatile boolean closed;
 
-  private RedisConnections(ClientResources resources, String description, Duration timeout) {
+  private RedisConnections(LettuceClient client, ClientResources resources, String description, Duration timeout) {
+    this.client = client;
     this.resources = resources;
     this.description = description;
     this.timeout = timeout;
@@ -167,9 +171,9 @@ public abstract sealed class RedisConnections implements AutoCloseable {
           throw new ScheduleUnavailableException("the Redis connection to " + description + " is closed", null);
         }
         try {
-          StatefulConnection<String, String> opened = HandshakeRace.connect(this::connect);
+          StatefulConnection<String, String> opened = HandshakeRace.connect(client.connect());
           connection = opened;
-          commands = asyncCommands(opened);
+          commands = client.asyncCommands().apply(opened);
         } catch (RuntimeException e) {
           throw unavailable("connect", e);
         }
@@ -208,7 +212,7 @@ public abstract sealed class RedisConnections implements AutoCloseable {
       }
       StatefulRedisPubSubConnection<String, String> opened;
       try {
-        opened = HandshakeRace.connect(this::connectPubSub);
+        opened = HandshakeRace.connect(client.connectPubSub());
       } catch (RuntimeException e) {
         throw unavailable("connect for pub/sub", e);
       }
@@ -249,17 +253,19 @@ public abstract sealed class RedisConnections implements AutoCloseable {
         connection.close();
       }
     }
-    client().shutdown(0, 2, TimeUnit.SECONDS);
+    client.lettuce().shutdown(0, 2, TimeUnit.SECONDS);
     resources.shutdown(0, 2, TimeUnit.SECONDS);
   }
 
-  abstract AbstractRedisClient client();
-
-  abstract StatefulConnection<String, String> connect();
-
-  abstract RedisClusterAsyncCommands<String, String> asyncCommands(StatefulConnection<String, String> connection);
-
-  abstract StatefulRedisPubSubConnection<String, String> connectPubSub();
+  /**
+   * What a standalone and a cluster client do differently: how each opens its connections, and how
+   * its connection yields the async commands both share.
+   */
+  private record LettuceClient(
+      AbstractRedisClient lettuce,
+      Supplier<StatefulConnection<String, String>> connect,
+      Function<StatefulConnection<String, String>, RedisClusterAsyncCommands<String, String>> asyncCommands,
+      Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub) {}
 
   /** Best effort: a script missing later (flush, restart, failover) falls back to EVAL once. */
   private void loadScripts(RedisClusterAsyncCommands<String, String> async) {
@@ -307,32 +313,10 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   }
 
   private static final class Standalone extends RedisConnections {
-    private final RedisClient client;
-
     Standalone(RedisClient client, ClientResources resources, String description, Duration timeout) {
-      super(resources, description, timeout);
-      this.client = client;
-    }
-
-    @Override
-    AbstractRedisClient client() {
-      return client;
-    }
-
-    @Override
-    StatefulConnection<String, String> connect() {
-      return client.connect();
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    RedisClusterAsyncCommands<String, String> asyncCommands(StatefulConnection<String, String> connection) {
-      return ((StatefulRedisConnection<String, String>) connection).async();
-    }
-
-    @Override
-    StatefulRedisPubSubConnection<String, String> connectPubSub() {
-      return client.connectPubSub();
+      super(new LettuceClient(client, client::connect,
+          connection -> ((StatefulRedisConnection<String, String>) connection).async(), client::connectPubSub),
+          resources, description, timeout);
     }
 
     @Override
@@ -345,29 +329,10 @@ public abstract sealed class RedisConnections implements AutoCloseable {
     private final RedisClusterClient client;
 
     Cluster(RedisClusterClient client, ClientResources resources, String description, Duration timeout) {
-      super(resources, description, timeout);
+      super(new LettuceClient(client, client::connect,
+          connection -> ((StatefulRedisClusterConnection<String, String>) connection).async(), client::connectPubSub),
+          resources, description, timeout);
       this.client = client;
-    }
-
-    @Override
-    AbstractRedisClient client() {
-      return client;
-    }
-
-    @Override
-    StatefulConnection<String, String> connect() {
-      return client.connect();
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    RedisClusterAsyncCommands<String, String> asyncCommands(StatefulConnection<String, String> connection) {
-      return ((StatefulRedisClusterConnection<String, String>) connection).async();
-    }
-
-    @Override
-    StatefulRedisPubSubConnection<String, String> connectPubSub() {
-      return client.connectPubSub();
     }
 
     @Override

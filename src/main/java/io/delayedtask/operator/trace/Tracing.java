@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The operator's spans (docs/reference.md, "Trace context"): {@code delayedtask.fire} per firing and
@@ -133,9 +134,8 @@ public final class Tracing implements AutoCloseable {
 
   /**
    * Starts an attempt's span ({@code delayedtask.deliver}, an HTTP client span): its context is the
-   * one the request's {@code traceparent} carries; end it with the answer.
-   *
-   * @param task the task's coordinates: namespace, name, uid
+   * one the request's {@code traceparent} carries; end it with the answer. {@code namespace},
+   * {@code name} and {@code uid} are the task's coordinates.
    */
   public Delivery deliver(TaskTrace trace, String namespace, String name, String uid, int attempt, boolean deadLetter,
       URI url) {
@@ -257,7 +257,7 @@ public final class Tracing implements AutoCloseable {
   static final class ChosenIds implements IdGenerator {
     private static final ThreadLocal<String[]> CHOSEN = new ThreadLocal<>();
 
-    static <T> T with(String traceId, String spanId, java.util.function.Supplier<T> start) {
+    static <T> T with(String traceId, String spanId, Supplier<T> start) {
       CHOSEN.set(new String[] {traceId, spanId});
       try {
         return start.get();

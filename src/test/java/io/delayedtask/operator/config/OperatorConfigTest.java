@@ -3,7 +3,9 @@ package io.delayedtask.operator.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -63,13 +65,16 @@ class OperatorConfigTest {
   void defaultStartingDeadlineIsUnsetByDefaultAndTakesWholeSecondsUpToTenYears() {
     assertThat(OperatorConfig.fromEnv(Map.of()).defaultStartingDeadline()).isEmpty();
     assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS", " 3600 "))
-        .defaultStartingDeadline()).contains(java.time.Duration.ofHours(1));
+        .defaultStartingDeadline()).contains(Duration.ofHours(1));
     assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS", "0"))
-        .defaultStartingDeadline()).contains(java.time.Duration.ZERO);
-    for (String bad : java.util.List.of("-1", "1h", "315360001", "2.5")) {
+        .defaultStartingDeadline()).contains(Duration.ZERO);
+    assertThat(OperatorConfig.fromEnv(Map.of("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS", "315360000"))
+        .defaultStartingDeadline()).contains(Duration.ofSeconds(DelayedTaskSpec.MAX_SECONDS));
+    for (String bad : List.of("-1", "1h", "315360001", "2.5")) {
       assertThatThrownBy(() -> OperatorConfig.fromEnv(Map.of("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS", bad)))
-          .as(bad).hasMessageStartingWith("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS='" + bad + "' is not valid")
-          .hasMessageContaining("0 to 315360000");
+          .as(bad).hasMessage("DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS='" + bad + "' is not valid; use a whole number "
+              + "of seconds from 0 to 315360000 (the startingDeadlineSeconds of tasks that set none), or leave it "
+              + "unset for no deadline");
     }
   }
 

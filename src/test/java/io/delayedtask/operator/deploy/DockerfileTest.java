@@ -48,10 +48,10 @@ class DockerfileTest {
   @Test
   void theBuildStageBuildsTheJarFromTheSourcesWithoutTestsOrSystemPackages() {
     List<String> build = stage(0);
-    assertThat(instructions(build, "COPY")).containsExactly("pom.xml ./", "src/main ./src/main");
+    assertThat(instructions(build, "COPY")).containsExactly("pom.xml ./", "src/main ./src/main", "src/build ./src/build");
     assertThat(String.join("\n", build)).contains("mvn -B -q -Dmaven.test.skip=true -Dmdep.skip=true package")
         .doesNotContain("apt-get", "install-test-packages");
-    assertThat(read(Path.of(".dockerignore"))).contains("*", "!pom.xml", "!src/main/", "!LICENSE", "!NOTICE",
+    assertThat(read(Path.of(".dockerignore"))).contains("*", "!pom.xml", "!src/main/", "!src/build/", "!LICENSE", "!NOTICE",
         "!THIRD-PARTY-NOTICES.md");
     assertThat(POM).contains("<finalName>${project.artifactId}</finalName>", "<artifactId>delayed-task-operator</artifactId>");
   }

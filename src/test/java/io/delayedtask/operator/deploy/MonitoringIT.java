@@ -7,15 +7,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.reconcile.ShippedPolicies;
+import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.OperatorFixture.OnRealKubernetes;
+import io.delayedtask.operator.testing.PrometheusServer;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
-import io.delayedtask.operator.testing.OperatorFixture;
-import io.delayedtask.operator.testing.PrometheusServer;
-import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBindingBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -46,7 +53,7 @@ class MonitoringIT {
   private static final Set<String> ONLY_AFTER_FAILURES = Set.of("operator_sdk_reconciliations_failed_total");
   private static final Pattern METRIC = Pattern.compile("\\b((?:delayedtask|operator_sdk|jvm)_[a-z_]+)\\b");
 
-  private static RedisProcess redis;
+  private static OnRealKubernetes world;
   private static RealKubernetes kube;
   private static DelayedTaskOperator operator;
   private static PrometheusServer prometheus;
@@ -55,20 +62,17 @@ class MonitoringIT {
   @BeforeAll
   static void start() {
     chart = MonitoringChart.render();
-    redis = RedisProcess.start();
     kube = RealKubernetes.shared();
-    NS = kube.createNamespace("monitoring");
-    Map<String, String> env = OperatorFixture.env(redis, "monitoring", "op-1");
-    env.put(OperatorConfig.NAMESPACES, NS);
-    env.put(OperatorConfig.LEASE_NAMESPACE, NS);
     // Only the resync at leadership: a periodic one racing a firing may re-add a just-acknowledged
-    // entry, which the drift alert would then (rightly, but here by chance) count.
-    env.put(OperatorConfig.RESYNC_SECONDS, "300");
-    // The admission check on, with the shipped policies bound to this namespace only, so the policy
-    // metric and its alert are there to evaluate on a healthy operator.
-    env.put(OperatorConfig.ADMISSION_POLICY, harmlessDenyingBinding(kube.client()));
-    operator = OperatorFixture.start(env, kube.newClient());
-    await().atMost(TIMEOUT).until(operator::isFiring);
+    // entry, which the drift alert would then (rightly, but here by chance) count. The admission
+    // check on, with the shipped policies bound to this namespace only, so the policy metric and its
+    // alert are there to evaluate on a healthy operator.
+    world = OperatorFixture.startOnRealKubernetes(kube, "monitoring", namespace -> Map.of(
+        OperatorConfig.RESYNC_SECONDS, "300",
+        OperatorConfig.ADMISSION_POLICY, harmlessDenyingBinding(kube.client(), namespace)),
+        UnaryOperator.identity());
+    NS = world.namespace();
+    operator = world.operator();
     prometheus = PrometheusServer.start(MonitoringChart.JOB, "127.0.0.1:" + operator.httpPort(),
         "{namespace: " + RenderedChart.NAMESPACE + "}", MonitoringChart.rulesFile(chart));
 
@@ -90,11 +94,8 @@ class MonitoringIT {
     if (prometheus != null) {
       prometheus.close();
     }
-    if (operator != null) {
-      operator.close();
-    }
-    if (redis != null) {
-      redis.close();
+    if (world != null) {
+      world.close();
     }
   }
 
@@ -163,11 +164,11 @@ class MonitoringIT {
    * bound with Deny to this test's namespace only, so that other tests on the shared API server
    * are not touched; the tasks here are written by an admin, whom they admit.
    */
-  private static String harmlessDenyingBinding(KubernetesClient client) {
-    List<String> bindings = new java.util.ArrayList<>();
-    try (java.io.InputStream file = java.nio.file.Files.newInputStream(Manifests.PLAIN.resolve("15-admission-policy.yaml"))) {
-      for (io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy shipped
-          : io.delayedtask.operator.reconcile.ShippedPolicies.read(file)) {
+  private static String harmlessDenyingBinding(KubernetesClient client, String namespace) {
+    List<String> bindings = new ArrayList<>();
+    try (InputStream file = Files.newInputStream(Manifests.PLAIN.resolve("15-admission-policy.yaml"))) {
+      for (ValidatingAdmissionPolicy shipped
+          : ShippedPolicies.read(file)) {
         String name = shipped.getMetadata().getName().replace("delayed-task-operator-", "monitoring-it-");
         client.admissionRegistration().v1().validatingAdmissionPolicies().resource(
             new ValidatingAdmissionPolicyBuilder(shipped).editMetadata().withName(name).endMetadata().build())
@@ -176,13 +177,13 @@ class MonitoringIT {
             new ValidatingAdmissionPolicyBindingBuilder().withNewMetadata().withName(name).endMetadata()
                 .withNewSpec().withPolicyName(name).withValidationActions("Deny")
                   .withNewMatchResources().withNewNamespaceSelector().addNewMatchExpression()
-                    .withKey("kubernetes.io/metadata.name").withOperator("In").withValues(NS).endMatchExpression()
+                    .withKey("kubernetes.io/metadata.name").withOperator("In").withValues(namespace).endMatchExpression()
                   .endNamespaceSelector().endMatchResources()
                 .endSpec().build()).createOr(existing -> existing.update());
         bindings.add(name);
       }
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     return String.join(",", bindings);
   }

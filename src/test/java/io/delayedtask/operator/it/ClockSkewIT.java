@@ -7,20 +7,19 @@ import static io.delayedtask.operator.testing.Tasks.task;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.OperatorFixture.OnRealKubernetes;
 import io.delayedtask.operator.testing.OperatorHttp;
 import io.delayedtask.operator.testing.RealKubernetes;
-import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,31 +37,26 @@ class ClockSkewIT {
   @Test
   void aTaskFiresOnlyWhenBothRedisAndTheOperatorClockSayItIsDue() {
     RealKubernetes kube = RealKubernetes.shared();
-    String ns = kube.createNamespace("skew");
-    try (RedisProcess redis = RedisProcess.start(); KubernetesClient operatorClient = kube.newClient()) {
+    Clock behind = Clock.offset(Clock.systemUTC(), SKEW.negated());
+    try (OnRealKubernetes world = OperatorFixture.startOnRealKubernetes(kube, "skew", Map.of(),
+        options -> options.withClock(behind))) {
+      String ns = world.namespace();
       KubernetesClient client = kube.client();
-      var env = OperatorFixture.env(redis, "skew", "op");
-      env.put(OperatorConfig.NAMESPACES, ns);
-      env.put(OperatorConfig.LEASE_NAMESPACE, ns);
-      Clock behind = Clock.offset(Clock.systemUTC(), SKEW.negated());
-      try (DelayedTaskOperator operator = DelayedTaskOperator.start(OperatorConfig.fromEnv(OperatorFixture.withoutAdmissionPolicy(env)), operatorClient,
-          OperatorFixture.testOptions().withClock(behind))) {
-        // Due far enough ahead that Redis hands it over before the operator's clock agrees, however
-        // long the task takes to be scheduled on a loaded machine.
-        Instant due = Instant.now().plusSeconds(10).truncatedTo(ChronoUnit.MILLIS);
-        create(client, task(ns, "on-time", s -> s.setRunAt(due.toString())));
-        await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Fired);
+      // Due far enough ahead that Redis hands it over before the operator's clock agrees, however
+      // long the task takes to be scheduled on a loaded machine.
+      Instant due = Instant.now().plusSeconds(10).truncatedTo(ChronoUnit.MILLIS);
+      create(client, task(ns, "on-time", s -> s.setRunAt(due.toString())));
+      await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Fired);
 
-        // firedTime is the operator's clock: had it fired when Redis said "due" (3 s early by that
-        // clock), firedTime would be before dueTime. No wall-clock waiting, so no load can fake it.
-        DelayedTaskStatus status = get(client, ns, "on-time").getStatus();
-        Instant firedByOperatorClock = Instant.parse(status.getFiredTime());
-        assertThat(firedByOperatorClock).isAfterOrEqualTo(Instant.parse(status.getDueTime()))
-            .as("fired once the operator's clock said due, not much later").isBefore(due.plusSeconds(5));
-        // And Redis did hand it over early, and the operator handed it back.
-        assertThat(OperatorHttp.metric(operator.httpPort(), "delayedtask_fire_skipped_total", "reason=\"clock_skew\""))
-            .isGreaterThanOrEqualTo(1.0);
-      }
+      // firedTime is the operator's clock: had it fired when Redis said "due" (3 s early by that
+      // clock), firedTime would be before dueTime. No wall-clock waiting, so no load can fake it.
+      DelayedTaskStatus status = get(client, ns, "on-time").getStatus();
+      Instant firedByOperatorClock = Instant.parse(status.getFiredTime());
+      assertThat(firedByOperatorClock).isAfterOrEqualTo(Instant.parse(status.getDueTime()))
+          .as("fired once the operator's clock said due, not much later").isBefore(due.plusSeconds(5));
+      // And Redis did hand it over early, and the operator handed it back.
+      assertThat(OperatorHttp.metric(world.operator().httpPort(), "delayedtask_fire_skipped_total", "reason=\"clock_skew\""))
+          .isGreaterThanOrEqualTo(1.0);
     }
   }
 }

@@ -13,13 +13,16 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.task.Conditions;
-import io.delayedtask.operator.testing.FinishedTtl;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.delayedtask.operator.testing.TtlExpiry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,7 +106,7 @@ class GitOpsIT {
   void anUnmarkedTaskWithoutItsOwnTtlIsDeletedAfterTheOperatorDefault() {
     create(client, task(NS, "plain", s -> s.setDelay("0s")));
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "plain").orElse(null) == Phase.Fired);
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, NS, "plain", "Fired", DEFAULT_TTL);
+    TtlExpiry.assertDeletedWhenTtlRunsOut(client, NS, "plain", "Fired", DEFAULT_TTL);
   }
 
   @Test
@@ -120,8 +123,8 @@ class GitOpsIT {
 
   @Test
   void aTaskDeletedAndCreatedAgainFromTheSameManifestFiresAgain() {
-    String runAt = java.time.Instant.now().minusSeconds(5).toString();
-    java.util.function.Supplier<DelayedTask> manifest = () -> task(NS, "recreated", s -> {
+    String runAt = Instant.now().minusSeconds(5).toString();
+    Supplier<DelayedTask> manifest = () -> task(NS, "recreated", s -> {
       s.setRunAt(runAt);
       s.setTtlSecondsAfterFinished(3600L);
     });
@@ -137,13 +140,13 @@ class GitOpsIT {
     DelayedTask second = get(client, NS, "recreated");
     assertThat(second.getMetadata().getUid()).as("a new task").isNotEqualTo(first.getMetadata().getUid());
     assertThat(second.getStatus().getDueTime()).as("the same due time").isEqualTo(first.getStatus().getDueTime());
-    assertThat(java.time.Instant.parse(second.getStatus().getFiredTime()))
-        .as("fired again, after the first firing").isAfter(java.time.Instant.parse(first.getStatus().getFiredTime()));
+    assertThat(Instant.parse(second.getStatus().getFiredTime()))
+        .as("fired again, after the first firing").isAfter(Instant.parse(first.getStatus().getFiredTime()));
   }
 
   @Test
   void aTaskCreatedLongAfterItsRunAtIsMissedUnderTheOperatorWideDefaultDeadline() {
-    String longAgo = java.time.Instant.now().minus(DEFAULT_DEADLINE.multipliedBy(2)).toString();
+    String longAgo = Instant.now().minus(DEFAULT_DEADLINE.multipliedBy(2)).toString();
     create(client, task(NS, "restored-late", s -> {
       s.setRunAt(longAgo);
       s.setTtlSecondsAfterFinished(3600L);
@@ -187,7 +190,7 @@ class GitOpsIT {
     assertThat(ttlSkippedCount(name)).as("one TTLSkipped event, however often it is reconciled").isEqualTo(1);
   }
 
-  private static java.util.List<String> conditionStatuses(DelayedTask task) {
+  private static List<String> conditionStatuses(DelayedTask task) {
     return task.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus()).toList();
   }
 

@@ -19,21 +19,27 @@ import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.testing.Events;
-import io.delayedtask.operator.testing.FinishedTtl;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.OperatorHttp;
-import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RealKubernetes;
+import io.delayedtask.operator.testing.RealKubernetes.Kubectl;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.delayedtask.operator.testing.TtlExpiry;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -59,7 +65,7 @@ class LifecycleIT {
   /** Only waits: room for a machine ten times slower than an idle one. */
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   /**
-   * The TTL of the tests that watch one run out: longer than the lateness FinishedTtl allows (6 s),
+   * The TTL of the tests that watch one run out: longer than the lateness TtlExpiry allows (6 s),
    * so a TTL counted twice is seen late, not within the window.
    */
   private static final Duration TTL = Duration.ofSeconds(8);
@@ -217,7 +223,7 @@ class LifecycleIT {
             .isEqualTo("Failed=True/JobGone"));
     await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Events.reasons(client, ns, "job-gone")).contains("Failed"));
     // A finished phase: the TTL runs from it, and the task goes.
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", TTL);
+    TtlExpiry.assertDeletedWhenTtlRunsOut(client, ns, "job-gone", "Failed", TTL);
   }
 
   @Test
@@ -273,7 +279,7 @@ class LifecycleIT {
     // Overdue when resumed, so it fires at once: not before the resume, and well before the 5 min
     // resync could have written it back (30 s: room for a machine ten times slower).
     assertThat(Instant.parse(fired.getStatus().getFiredTime()))
-        .isAfterOrEqualTo(resumedFrom.truncatedTo(java.time.temporal.ChronoUnit.MILLIS))
+        .isAfterOrEqualTo(resumedFrom.truncatedTo(ChronoUnit.MILLIS))
         .isBeforeOrEqualTo(resumed.plusSeconds(30));
   }
 
@@ -413,7 +419,7 @@ class LifecycleIT {
       s.setTtlSecondsAfterFinished(TTL.toSeconds());
     }));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "short-lived").orElse(null) == Phase.Fired);
-    FinishedTtl.assertDeletedWhenTtlRunsOut(client, ns, "short-lived", "Fired", TTL);
+    TtlExpiry.assertDeletedWhenTtlRunsOut(client, ns, "short-lived", "Fired", TTL);
   }
 
   @Test
@@ -463,7 +469,7 @@ class LifecycleIT {
       s.setJobTemplate(busyboxJob());
     });
     again.getMetadata().setLabels(Map.of("applied", "again"));
-    client.resource(again).createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    client.resource(again).createOr(NonDeletingOperation::update);
     await().atMost(TIMEOUT).until(() -> get(client, ns, "gitops").getMetadata().getLabels() != null);
 
     await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
@@ -529,9 +535,9 @@ class LifecycleIT {
       assertThat(wait.stdout()).contains("delayedtask.delayedtask.io/watched condition met");
 
       // The watch saw the task go through Scheduled to Fired.
-      java.io.BufferedReader lines = new java.io.BufferedReader(
-          new java.io.InputStreamReader(watch.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
-      List<String> seen = new java.util.ArrayList<>();
+      BufferedReader lines = new BufferedReader(
+          new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8));
+      List<String> seen = new ArrayList<>();
       await().atMost(TIMEOUT).untilAsserted(() -> {
         while (lines.ready()) {
           seen.add(lines.readLine().trim());

@@ -10,9 +10,9 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.testing.OperatorFixture;
+import io.delayedtask.operator.testing.OperatorFixture.OnRealKubernetes;
 import io.delayedtask.operator.testing.OperatorHttp;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
@@ -22,6 +22,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,55 +38,52 @@ class RedisOutageIT {
   @Test
   void anEmptyRedisAfterAnOutageLosesNoTask() {
     RealKubernetes kube = RealKubernetes.shared();
-    String ns = kube.createNamespace("outage");
-    try (RedisProcess redis = RedisProcess.start(); KubernetesClient operatorClient = kube.newClient()) {
+    // Production's 5-minute resync (OperatorFixture): what heals the schedule here is noticing
+    // the restarted Redis.
+    try (OnRealKubernetes world = OperatorFixture.startOnRealKubernetes(kube, "outage", Map.of())) {
+      String ns = world.namespace();
+      RedisProcess redis = world.redis();
+      DelayedTaskOperator operator = world.operator();
       KubernetesClient client = kube.client();
-      // Production's 5-minute resync (OperatorFixture): what heals the schedule here is noticing
-      // the restarted Redis.
-      var env = OperatorFixture.env(redis, "outage", "op");
-      env.put(OperatorConfig.NAMESPACES, ns);
-      env.put(OperatorConfig.LEASE_NAMESPACE, ns);
-      try (DelayedTaskOperator operator = OperatorFixture.start(env, operatorClient)) {
-        // Due after the outage on an unloaded machine, during it on a slow one: either way only the
-        // rebuilt schedule can fire them, since nothing fires while Redis is down. "doomed" is due with
-        // "survivor", so an entry of it written back would be claimed and fired before the checks below.
-        Instant bothDue = Instant.now().plusSeconds(15);
-        String doomedId = ScheduleIds.idOf(create(client, task(ns, "doomed", s -> s.setRunAt(bothDue.toString()))));
-        create(client, task(ns, "survivor", s -> s.setRunAt(bothDue.toString())));
-        await().atMost(TIMEOUT).until(() -> phase(client, ns, "doomed").orElse(null) == Phase.Scheduled
-            && phase(client, ns, "survivor").orElse(null) == Phase.Scheduled);
-        await().atMost(TIMEOUT).until(() -> readyz(operator) == 200);
+      // Due after the outage on an unloaded machine, during it on a slow one: either way only the
+      // rebuilt schedule can fire them, since nothing fires while Redis is down. "doomed" is due with
+      // "survivor", so an entry of it written back would be claimed and fired before the checks below.
+      Instant bothDue = Instant.now().plusSeconds(15);
+      String doomedId = ScheduleIds.idOf(create(client, task(ns, "doomed", s -> s.setRunAt(bothDue.toString()))));
+      create(client, task(ns, "survivor", s -> s.setRunAt(bothDue.toString())));
+      await().atMost(TIMEOUT).until(() -> phase(client, ns, "doomed").orElse(null) == Phase.Scheduled
+          && phase(client, ns, "survivor").orElse(null) == Phase.Scheduled);
+      await().atMost(TIMEOUT).until(() -> readyz(operator) == 200);
 
-        redis.kill();
-        await().atMost(TIMEOUT).until(() -> readyz(operator) == 503);
+      redis.kill();
+      await().atMost(TIMEOUT).until(() -> readyz(operator) == 503);
 
-        client.resource(get(client, ns, "doomed")).delete();
-        // A task created during the outage is accepted and reported Scheduled from its spec.
-        Instant due = Instant.now().plusSeconds(3);
-        create(client, task(ns, "patient", s -> s.setRunAt(due.toString())));
-        await().atMost(TIMEOUT).until(() -> phase(client, ns, "patient").orElse(null) == Phase.Scheduled);
+      client.resource(get(client, ns, "doomed")).delete();
+      // A task created during the outage is accepted and reported Scheduled from its spec.
+      Instant due = Instant.now().plusSeconds(3);
+      create(client, task(ns, "patient", s -> s.setRunAt(due.toString())));
+      await().atMost(TIMEOUT).until(() -> phase(client, ns, "patient").orElse(null) == Phase.Scheduled);
 
-        Instant restarted = Instant.now();
-        redis.restart();
-        await().atMost(TIMEOUT).until(() -> readyz(operator) == 200);
-        for (String name : new String[] {"patient", "survivor"}) {
-          await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Fired);
-          DelayedTask fired = get(client, ns, name);
-          assertThat(Instant.parse(fired.getStatus().getFiredTime())).as("%s fired", name)
-              .isAfterOrEqualTo(Instant.parse(fired.getStatus().getDueTime()))
-              .isAfter(restarted);
-        }
-        await().atMost(TIMEOUT).until(() -> get(client, ns, "doomed") == null);
-        assertThat(client.v1().events().inNamespace(ns).list().getItems())
-            .noneMatch(e -> "doomed".equals(e.getInvolvedObject().getName()) && "Fired".equals(e.getReason()));
-        RedisClient lettuce = RedisClient.create(redis.uri());
-        try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
-          assertThat(connection.sync().zscore("outage:{0}:due", doomedId)).as("no entry rebuilt for the deleted task")
-              .isNull();
-          assertThat(connection.sync().zscore("outage:{0}:inflight", doomedId)).as("nor a claim of it").isNull();
-        } finally {
-          lettuce.shutdown();
-        }
+      Instant restarted = Instant.now();
+      redis.restart();
+      await().atMost(TIMEOUT).until(() -> readyz(operator) == 200);
+      for (String name : new String[] {"patient", "survivor"}) {
+        await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Fired);
+        DelayedTask fired = get(client, ns, name);
+        assertThat(Instant.parse(fired.getStatus().getFiredTime())).as("%s fired", name)
+            .isAfterOrEqualTo(Instant.parse(fired.getStatus().getDueTime()))
+            .isAfter(restarted);
+      }
+      await().atMost(TIMEOUT).until(() -> get(client, ns, "doomed") == null);
+      assertThat(client.v1().events().inNamespace(ns).list().getItems())
+          .noneMatch(e -> "doomed".equals(e.getInvolvedObject().getName()) && "Fired".equals(e.getReason()));
+      RedisClient lettuce = RedisClient.create(redis.uri());
+      try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
+        assertThat(connection.sync().zscore("outage:{0}:due", doomedId)).as("no entry rebuilt for the deleted task")
+            .isNull();
+        assertThat(connection.sync().zscore("outage:{0}:inflight", doomedId)).as("nor a claim of it").isNull();
+      } finally {
+        lettuce.shutdown();
       }
     }
   }

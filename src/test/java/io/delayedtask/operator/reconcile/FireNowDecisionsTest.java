@@ -9,10 +9,10 @@ import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
 import io.delayedtask.operator.reconcile.Plan.TaskEvent;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
-import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.FireNow;
 import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.ScheduleIds;
+import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.TaskState;
 import io.delayedtask.operator.testing.Tasks;
@@ -35,7 +35,7 @@ class FireNowDecisionsTest {
   private static final String FIRE_AT = "2026-12-03T06:59:59.5Z";
   private static final Instant FIRE_DUE = Instant.parse(FIRE_AT);
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(), FinishedTtl.none());
+  private final TaskDecider decider = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()));
   private final SpecValidator validator = new SpecValidator();
   private final Map<String, Job> jobs = new HashMap<>();
 

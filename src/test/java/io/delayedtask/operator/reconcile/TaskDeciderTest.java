@@ -18,10 +18,10 @@ import io.delayedtask.operator.sink.DeliveryAttempt;
 import io.delayedtask.operator.sink.DeliveryDecisions;
 import io.delayedtask.operator.sink.DeliveryOutcome;
 import io.delayedtask.operator.task.Conditions;
-import io.delayedtask.operator.task.FinishedTtl;
 import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.ScheduleIds;
+import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.TaskLabels;
 import io.delayedtask.operator.task.TaskState;
@@ -50,7 +50,7 @@ class TaskDeciderTest {
   private static final Instant DUE = NOW.minusMillis(20);
   private static final Instant LATER = NOW.plusSeconds(3600);
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(), FinishedTtl.none());
+  private final TaskDecider decider = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()));
   private final Map<String, Job> jobs = new HashMap<>();
 
   // --- Scheduling, suspend, invalid input -------------------------------------------------------
@@ -257,8 +257,8 @@ class TaskDeciderTest {
 
   @Test
   void theOperatorWideDefaultDeadlineAppliesToATaskThatSetsNone() {
-    TaskDecider withDefault = new TaskDecider(new SpecValidator(), FinishedTtl.none(),
-        new io.delayedtask.operator.task.StartingDeadline(Optional.of(60L)));
+    TaskDecider withDefault = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()),
+        SecondsSetting.startingDeadline(Optional.of(60L)));
     DelayedTask task = scheduled(task(s -> {
       s.setRunAt(DUE.toString());
       s.setJobTemplate(Tasks.jobTemplate());
@@ -275,8 +275,8 @@ class TaskDeciderTest {
 
   @Test
   void aTasksOwnDeadlineWinsOverTheOperatorWideDefault() {
-    TaskDecider withDefault = new TaskDecider(new SpecValidator(), FinishedTtl.none(),
-        new io.delayedtask.operator.task.StartingDeadline(Optional.of(60L)));
+    TaskDecider withDefault = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()),
+        SecondsSetting.startingDeadline(Optional.of(60L)));
     DelayedTask task = scheduled(task(s -> {
       s.setRunAt(DUE.toString());
       s.setStartingDeadlineSeconds(600L);
@@ -576,7 +576,7 @@ class TaskDeciderTest {
 
   @Test
   void aFinishedTaskWaitsOutItsTtlThenIsDeleted() {
-    TaskDecider withTtl = new TaskDecider(new SpecValidator(), new FinishedTtl(Optional.of(60L)));
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.of(60L)));
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
 
     Plan waiting = withTtl.decide(facts(task, Optional.empty()));
@@ -590,7 +590,7 @@ class TaskDeciderTest {
   /** The operator-wide default is not bounded by the CRD: a TTL beyond Instant's range must not throw. */
   @Test
   void aTtlBeyondInstantsRangeWaitsAtMostTenYearsAtATimeAndNeverThrows() {
-    TaskDecider withTtl = new TaskDecider(new SpecValidator(), new FinishedTtl(Optional.of(Long.MAX_VALUE)));
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.of(Long.MAX_VALUE)));
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
 
     Plan waiting = withTtl.decide(facts(task, Optional.empty()));
@@ -614,7 +614,7 @@ class TaskDeciderTest {
 
   @Test
   void aFinishedTaskAGitOpsToolManagesIsKeptAndSaysWhyOnce() {
-    TaskDecider withTtl = new TaskDecider(new SpecValidator(), new FinishedTtl(Optional.of(0L)));
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.of(0L)));
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
     task.getMetadata().setAnnotations(Map.of("argocd.argoproj.io/tracking-id", "shop:delayedtask.io/DelayedTask:ns/t"));
 

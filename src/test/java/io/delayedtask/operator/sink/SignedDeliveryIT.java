@@ -11,7 +11,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.standardwebhooks.Webhook;
 import com.standardwebhooks.exceptions.WebhookVerificationException;
-import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
@@ -23,7 +22,6 @@ import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.LogCapture;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
-import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Receiver.Answer;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
@@ -31,6 +29,7 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,17 +69,12 @@ class SignedDeliveryIT {
     receiver = Receiver.start();
     RealKubernetes kube = RealKubernetes.shared();
     client = kube.client();
-    // As OperatorFixture.startOnRealKubernetes, watching a second namespace that has no signing Secret.
-    ns = kube.createNamespace("signing");
+    // Watching a second namespace that has no signing Secret.
     bare = kube.createNamespace("signing-bare");
-    RedisProcess redis = RedisProcess.start();
-    Map<String, String> env = OperatorFixture.env(redis, "signing", "op-signing");
-    env.put(OperatorConfig.NAMESPACES, ns + "," + bare);
-    env.put(OperatorConfig.LEASE_NAMESPACE, ns);
-    env.put(SinkConfig.ALLOWED_URIS, receiver.base());
-    DelayedTaskOperator operator = OperatorFixture.start(env, kube.newClient());
-    world = new OperatorFixture.OnRealKubernetes(kube, ns, redis, operator);
-    await("the operator leads").atMost(TIMEOUT).until(operator::isFiring);
+    world = OperatorFixture.startOnRealKubernetes(kube, "signing", signing -> Map.of(
+        OperatorConfig.NAMESPACES, signing + "," + bare, SinkConfig.ALLOWED_URIS, receiver.base()),
+        UnaryOperator.identity());
+    ns = world.namespace();
   }
 
   @AfterAll
@@ -97,7 +92,7 @@ class SignedDeliveryIT {
 
   static String newSecret(int bytes) {
     byte[] random = new byte[bytes];
-    new java.security.SecureRandom().nextBytes(random);
+    new SecureRandom().nextBytes(random);
     String secret = "whsec_" + Base64.getEncoder().encodeToString(random);
     synchronized (secretsUsed) {
       secretsUsed.add(secret);

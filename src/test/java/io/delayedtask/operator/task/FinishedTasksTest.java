@@ -9,24 +9,33 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Which TTL a finished task has, and which tasks a GitOps tool owns (and so are never deleted). */
+/** Which TTL a finished task has, which starting deadline a task has, and which tasks a GitOps tool owns (and so are never deleted). */
 class FinishedTasksTest {
 
   @Test
   void theOperatorDefaultAppliesToATaskWithoutItsOwnTtl() {
-    assertThat(new FinishedTtl(Optional.of(600L)).secondsFor(task(null, Map.of(), Map.of()))).contains(600L);
+    assertThat(SecondsSetting.finishedTtl(Optional.of(600L)).secondsFor(task(null, Map.of(), Map.of()))).contains(600L);
   }
 
   @Test
   void aTasksOwnTtlWinsOverTheDefault() {
-    assertThat(new FinishedTtl(Optional.of(600L)).secondsFor(task(5L, Map.of(), Map.of()))).contains(5L);
-    assertThat(new FinishedTtl(Optional.of(600L)).secondsFor(task(0L, Map.of(), Map.of()))).contains(0L);
+    assertThat(SecondsSetting.finishedTtl(Optional.of(600L)).secondsFor(task(5L, Map.of(), Map.of()))).contains(5L);
+    assertThat(SecondsSetting.finishedTtl(Optional.of(600L)).secondsFor(task(0L, Map.of(), Map.of()))).contains(0L);
   }
 
   @Test
   void withoutDefaultOnlyATasksOwnTtlApplies() {
-    assertThat(FinishedTtl.none().secondsFor(task(null, Map.of(), Map.of()))).isEmpty();
-    assertThat(FinishedTtl.none().secondsFor(task(30L, Map.of(), Map.of()))).contains(30L);
+    assertThat(SecondsSetting.finishedTtl(Optional.empty()).secondsFor(task(null, Map.of(), Map.of()))).isEmpty();
+    assertThat(SecondsSetting.finishedTtl(Optional.empty()).secondsFor(task(30L, Map.of(), Map.of()))).contains(30L);
+  }
+
+  @Test
+  void theStartingDeadlineIsTheTasksOwnDeadlineElseTheDefaultAndNeverItsTtl() {
+    DelayedTask withTtlOnly = task(5L, Map.of(), Map.of());
+    assertThat(SecondsSetting.startingDeadline(Optional.empty()).secondsFor(withTtlOnly)).isEmpty();
+    assertThat(SecondsSetting.startingDeadline(Optional.of(60L)).secondsFor(withTtlOnly)).contains(60L);
+    withTtlOnly.getSpec().setStartingDeadlineSeconds(30L);
+    assertThat(SecondsSetting.startingDeadline(Optional.of(60L)).secondsFor(withTtlOnly)).contains(30L);
   }
 
   @Test

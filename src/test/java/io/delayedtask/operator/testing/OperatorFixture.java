@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.awaitility.Awaitility;
 
 /**
@@ -63,6 +65,12 @@ public final class OperatorFixture {
    * {@link #withoutAdmissionPolicy}).
    */
   public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client) {
+    return start(env, client, UnaryOperator.identity());
+  }
+
+  /** As {@link #start(Map, KubernetesClient)}, with {@code adjust} applied to {@link #testOptions()}. */
+  public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client,
+      UnaryOperator<DelayedTaskOperator.Options> adjust) {
     Map<String, String> otel = new HashMap<>();
     env.forEach((name, value) -> {
       if (name.startsWith("OTEL_")) {
@@ -70,7 +78,7 @@ public final class OperatorFixture {
       }
     });
     return DelayedTaskOperator.start(OperatorConfig.fromEnv(withoutAdmissionPolicy(env)), client,
-        testOptions().withTracingEnv(otel));
+        adjust.apply(testOptions().withTracingEnv(otel)));
   }
 
   /**
@@ -92,23 +100,46 @@ public final class OperatorFixture {
    * leads. {@code extraEnv} adds to or overrides {@link #env}.
    */
   public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name, Map<String, String> extraEnv) {
+    return startOnRealKubernetes(kube, name, extraEnv, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #startOnRealKubernetes(RealKubernetes, String, Map)}, with {@code adjust} applied to
+   * {@link #testOptions()} (an operator with a clock of its own, say).
+   */
+  public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name, Map<String, String> extraEnv,
+      UnaryOperator<DelayedTaskOperator.Options> adjust) {
+    return startOnRealKubernetes(kube, name, namespace -> extraEnv, adjust);
+  }
+
+  /**
+   * As {@link #startOnRealKubernetes(RealKubernetes, String, Map, UnaryOperator)}, with the extra
+   * environment made from the new namespace's name (to watch another namespace beside it, say).
+   */
+  public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name,
+      Function<String, Map<String, String>> extraEnvFor, UnaryOperator<DelayedTaskOperator.Options> adjust) {
     String namespace = kube.createNamespace(name);
     RedisProcess redis = RedisProcess.start();
     Map<String, String> env = env(redis, name, "op-" + name);
     env.put(OperatorConfig.NAMESPACES, namespace);
     env.put(OperatorConfig.LEASE_NAMESPACE, namespace);
-    env.putAll(extraEnv);
-    DelayedTaskOperator operator = start(env, kube.newClient());
+    env.putAll(extraEnvFor.apply(namespace));
+    KubernetesClient operatorClient = kube.newClient();
+    DelayedTaskOperator operator = start(env, operatorClient, adjust);
     Awaitility.await("the operator leads").atMost(Duration.ofSeconds(60)).until(operator::isFiring);
-    return new OnRealKubernetes(kube, namespace, redis, operator);
+    return new OnRealKubernetes(kube, namespace, redis, operator, operatorClient);
   }
 
-  /** What {@link #startOnRealKubernetes} started; closing stops the operator and its Redis. */
+  /**
+   * What {@link #startOnRealKubernetes} started; closing stops the operator, then closes its client
+   * and its Redis.
+   */
   public record OnRealKubernetes(RealKubernetes kube, String namespace, RedisProcess redis,
-      DelayedTaskOperator operator) implements AutoCloseable {
+      DelayedTaskOperator operator, KubernetesClient operatorClient) implements AutoCloseable {
     @Override
     public void close() {
       operator.close();
+      operatorClient.close();
       redis.close();
     }
   }

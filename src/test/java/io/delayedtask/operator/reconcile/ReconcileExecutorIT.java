@@ -1,4 +1,4 @@
-package io.delayedtask.operator.leader;
+package io.delayedtask.operator.reconcile;
 
 import static org.awaitility.Awaitility.await;
 
@@ -18,11 +18,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The JOSDK in use names the task of each reconcile it submits where {@link ClaimsFirstExecutor}
+ * The JOSDK in use names the task of each reconcile it submits where {@link ReconcileExecutor}
  * reads it (the MDC on the submitting thread): without that, a claimed task would wait in arrival
  * order like any other. A real JOSDK operator on the mock API server.
  */
-class ClaimsFirstExecutorIT {
+class ReconcileExecutorIT {
 
   static final class NoOp implements Reconciler<DelayedTask> {
     @Override
@@ -34,7 +34,7 @@ class ClaimsFirstExecutorIT {
   @Test
   void josdkNamesTheTaskOfEachReconcileItSubmits() {
     Set<ResourceID> asked = ConcurrentHashMap.newKeySet();
-    ClaimsFirstExecutor executor = new ClaimsFirstExecutor(2, task -> {
+    ReconcileExecutor executor = new ReconcileExecutor(2, task -> {
       asked.add(task);
       return false;
     }, task -> false);

@@ -1,4 +1,4 @@
-package io.delayedtask.operator.leader;
+package io.delayedtask.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,11 +26,11 @@ import org.junit.jupiter.api.Test;
  * in a row while others wait. Reconciles are
  * submitted the way JOSDK does: with the task in the MDC, put there by JOSDK's own MDCUtils.
  */
-class ClaimsFirstExecutorTest {
+class ReconcileExecutorTest {
   private final Set<ResourceID> claimed = ConcurrentHashMap.newKeySet();
   private final Set<ResourceID> outcomes = ConcurrentHashMap.newKeySet();
   private final List<String> ran = new CopyOnWriteArrayList<>();
-  private final ClaimsFirstExecutor executor = new ClaimsFirstExecutor(1, claimed::contains, outcomes::contains);
+  private final ReconcileExecutor executor = new ReconcileExecutor(1, claimed::contains, outcomes::contains);
 
   @AfterEach
   void stop() throws InterruptedException {
@@ -80,7 +80,7 @@ class ClaimsFirstExecutorTest {
     busy.countDown();
 
     await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 11);
-    assertThat(ran.indexOf("job-finished")).isEqualTo(ClaimsFirstExecutor.CLAIMS_IN_A_ROW);
+    assertThat(ran.indexOf("job-finished")).isEqualTo(ReconcileLanes.CLAIMS_IN_A_ROW);
   }
 
   @Test
@@ -129,7 +129,7 @@ class ClaimsFirstExecutorTest {
    */
   @Test
   void onlyAFewOutcomesRunAtOnceWhateverTheThreadsAndTheRestStillRun() throws InterruptedException {
-    ClaimsFirstExecutor wide = new ClaimsFirstExecutor(12, claimed::contains, outcomes::contains);
+    ReconcileExecutor wide = new ReconcileExecutor(12, claimed::contains, outcomes::contains);
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger outcomesRunning = new AtomicInteger();
     AtomicInteger mostOutcomesAtOnce = new AtomicInteger();
@@ -148,12 +148,12 @@ class ClaimsFirstExecutorTest {
       submitTo(wide, "created", "ns", () -> ran.add("ns/created"));
 
       await().atMost(Duration.ofSeconds(5)).until(() -> ran.containsAll(List.of("ninth/due", "ns/created")));
-      assertThat(outcomesRunning.get()).isEqualTo(ClaimsFirstExecutor.OUTCOMES_AT_ONCE);
+      assertThat(outcomesRunning.get()).isEqualTo(ReconcileLanes.OUTCOMES_AT_ONCE);
 
       release.countDown();
 
       await().atMost(Duration.ofSeconds(5)).until(() -> ran.stream().filter("outcome"::equals).count() == 20);
-      assertThat(mostOutcomesAtOnce.get()).isEqualTo(ClaimsFirstExecutor.OUTCOMES_AT_ONCE);
+      assertThat(mostOutcomesAtOnce.get()).isEqualTo(ReconcileLanes.OUTCOMES_AT_ONCE);
     } finally {
       release.countDown();
       wide.shutdownNow();
@@ -228,7 +228,7 @@ class ClaimsFirstExecutorTest {
     outcomes.add(new ResourceID(name, namespace));
   }
 
-  private static void submitTo(ClaimsFirstExecutor target, String name, String namespace, Runnable reconcile) {
+  private static void submitTo(ReconcileExecutor target, String name, String namespace, Runnable reconcile) {
     DelayedTask task = Tasks.statusOnly(namespace, name, Instant.parse("2026-12-03T07:00:00Z"));
     MDCUtils.addResourceInfo(task);
     try {

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** A finished task's TTL, measured from when it finished (its condition), not from when a test noticed. */
-public final class FinishedTtl {
+public final class TtlExpiry {
   /**
    * Past the deadline, how late the deletion may be seen: the operator's timer plus a loaded machine.
    * A promise's bound (deleted when the TTL runs out, not whenever), so not a wait to make ten times
@@ -19,7 +19,7 @@ public final class FinishedTtl {
    */
   private static final Duration LATE = Duration.ofSeconds(5);
 
-  private FinishedTtl() {
+  private TtlExpiry() {
   }
 
   /**
