@@ -167,8 +167,9 @@ app.kubernetes.io/part-of: delayed-task-operator
   verbs: ["get"]
 {{- end }}
 
-{{/* The Secret holding the Redis password: redis.auth.existingSecret, else (bundled Redis) the one
-     this chart generates; empty: no password (an external Redis without existingSecret). */}}
+{{/* The Secret holding the Redis password: redis.auth.existingSecret, else (bundled Redis)
+     <fullname>-redis-auth, which the installer may create (so referenced with optional: true);
+     empty: no password (an external Redis without existingSecret). */}}
 {{- define "dto.redisPasswordSecret" -}}
 {{- if .Values.redis.auth.existingSecret }}
 {{- .Values.redis.auth.existingSecret }}
