@@ -453,6 +453,32 @@ class HelmChartTest {
         .get(OperatorConfig.ADMISSION_POLICY).getValue()).isEqualTo("none");
   }
 
+  /**
+   * Issue 35: install.md said extraEnv and the chart said requiredBindings, and extraEnv gave the
+   * container two DELAYEDTASK_ADMISSION_POLICY and kept the ClusterRole. One value now turns the
+   * check off whole: no policy, no binding, no ClusterRole to watch them, the variable once.
+   */
+  @Test
+  void requiredBindingsNoneIsTheOneWayToTurnTheCheckOff() {
+    RenderedChart off = RenderedChart.render("admissionPolicy: {requiredBindings: none}");
+    assertThat(off.objects()).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+        .as("everything the check needs is gone, and nothing else")
+        .containsExactlyInAnyOrderElementsOf(defaults.objects().stream()
+            .filter(o -> !o.getKind().startsWith("ValidatingAdmissionPolicy"))
+            .filter(o -> !o.getMetadata().getName().equals(FULLNAME + "-admission-policy"))
+            .map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList());
+    assertThat(off.operatorContainer().getEnv()).filteredOn(e -> e.getName().equals(OperatorConfig.ADMISSION_POLICY))
+        .singleElement().satisfies(e -> assertThat(e.getValue()).isEqualTo("none"));
+    assertThat(OperatorConfig.fromEnv(asPodWouldSee(off.operatorEnv(), "pod")).checksAdmissionPolicy()).isFalse();
+    assertThatThrownBy(() -> RenderedChart.template(
+        "extraEnv: [{name: DELAYEDTASK_ADMISSION_POLICY, value: none}]"))
+        .hasMessageContaining("extraEnv names DELAYEDTASK_ADMISSION_POLICY, which the chart sets itself: set admissionPolicy.requiredBindings");
+    assertThatThrownBy(() -> RenderedChart.template("extraEnv: [{name: DELAYEDTASK_KEY_PREFIX, value: x}]"))
+        .hasMessageContaining("set keyPrefix instead");
+    assertThat(RenderedChart.render("extraEnv: [{name: JAVA_TOOL_OPTIONS, value: -Dx=y}]").operatorEnv())
+        .as("a variable the chart has no value for is extraEnv's to add").containsKey("JAVA_TOOL_OPTIONS");
+  }
+
   @Test
   void theStatusPolicyAdmitsOnlyTheOperatorsServiceAccountAndClusterAdmins() {
     ValidatingAdmissionPolicy policy = defaults.named(ValidatingAdmissionPolicy.class, STATUS_POLICY);

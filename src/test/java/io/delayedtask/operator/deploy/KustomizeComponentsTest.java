@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.config.OperatorConfig;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -83,6 +84,33 @@ class KustomizeComponentsTest {
     assertThat(plainRules.get(3)).as("what the installer added").isEqualTo(chartRules.get(3));
     assertThat(plain.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component", "operator")
         .containsEntry("app.kubernetes.io/name", NAME);
+  }
+
+  /** Issue 35: one way to turn the admission check off, which leaves out what the chart's leaves out. */
+  @Test
+  void withoutTheAdmissionCheckAsInstallMdShowsItIsTheChartsRequiredBindingsNone() {
+    List<HasMetadata> base = KustomizeOverlays.base();
+    List<HasMetadata> off = KustomizeOverlays.fromInstallMd("no-admission-check");
+    List<String> removed = base.stream().map(KustomizeComponentsTest::kindAndName)
+        .filter(o -> off.stream().map(KustomizeComponentsTest::kindAndName).noneMatch(o::equals)).toList();
+    RenderedChart chart = RenderedChart.render("{}");
+    RenderedChart chartOff = RenderedChart.render("admissionPolicy: {requiredBindings: none}");
+    List<String> chartRemoved = chart.objects().stream().map(KustomizeComponentsTest::kindAndName)
+        .filter(o -> chartOff.objects().stream().map(KustomizeComponentsTest::kindAndName).noneMatch(o::equals))
+        .map(o -> o.replace(FULLNAME, NAME)).toList();
+    assertThat(removed).as("what the component leaves out is what requiredBindings=none leaves out")
+        .containsExactlyInAnyOrderElementsOf(chartRemoved)
+        .contains("ClusterRole/" + NAME + "-admission-policy", "ValidatingAdmissionPolicy/" + NAME + "-author-rights");
+    Container operator = Manifests.one(off, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    Map<String, String> config = Manifests.one(off, ConfigMap.class).getData();
+    assertThat(config).containsEntry(OperatorConfig.ADMISSION_POLICY, "none");
+    assertThat(operator.getEnv()).noneMatch(e -> e.getName().equals(OperatorConfig.ADMISSION_POLICY));
+    assertThat(OperatorConfig.fromEnv(PodEnvironment.resolve(config, operator.getEnv(), NAME, NAME + "-5c7d-xyz12"))
+        .checksAdmissionPolicy()).isFalse();
+  }
+
+  private static String kindAndName(HasMetadata o) {
+    return o.getKind() + "/" + o.getMetadata().getName();
   }
 
   private static EnvVar redisPassword(List<HasMetadata> objects) {
