@@ -236,6 +236,32 @@ class DocFactsTest {
     }
   }
 
+  /**
+   * Issue 35: which Redis in production. The commands operations.md lists as the scripts' are the
+   * ones the Lua scripts call, and the ACL rule it gives allows each, since Redis checks a
+   * script's commands against the user running it.
+   */
+  @Test
+  void theRedisCommandsAndAclTheDocsGiveAreTheScripts() throws IOException {
+    Set<String> called = new TreeSet<>();
+    try (Stream<Path> scripts = Files.list(Path.of("src", "main", "resources", "lua"))) {
+      for (Path script : scripts.filter(p -> p.toString().endsWith(".lua")).toList()) {
+        called.addAll(found(Pattern.compile("redis\\.p?call\\('([A-Z]+)'"), Files.readString(script)));
+      }
+    }
+    assertThat(called).contains("ZADD", "TIME", "PUBLISH");
+    String operations = Files.readString(OPERATIONS);
+    String row = operations.lines().filter(l -> l.startsWith("| inside the scripts |")).findFirst().orElseThrow();
+    assertThat(found(Pattern.compile("`([A-Z]+)`"), row)).as("operations.md's commands inside the scripts")
+        .isEqualTo(called);
+    String acl = operations.lines().filter(l -> l.startsWith("ACL SETUSER")).findFirst().orElseThrow();
+    Set<String> allowed = found(Pattern.compile(" \\+([a-z|]+)"), acl);
+    assertThat(allowed).as("the ACL rule allows every command of the scripts")
+        .containsAll(called.stream().map(c -> c.toLowerCase(java.util.Locale.ROOT)).toList())
+        .contains("evalsha", "eval", "script|load", "info", "subscribe");
+    assertThat(acl).contains("~delayedtask:*", "&delayedtask:wakeup");
+  }
+
   private static long number(String text) {
     return Long.parseLong(text.replace(",", ""));
   }
