@@ -258,7 +258,7 @@ class DocFactsTest {
     Set<String> allowed = found(Pattern.compile(" \\+([a-z|]+)"), acl);
     assertThat(allowed).as("the ACL rule allows every command of the scripts")
         .containsAll(called.stream().map(c -> c.toLowerCase(java.util.Locale.ROOT)).toList())
-        .contains("evalsha", "eval", "script|load", "info", "subscribe");
+        .contains("evalsha", "eval", "script|load", "info", "subscribe", "zscan");
     assertThat(acl).contains("~delayedtask:*", "&delayedtask:wakeup");
   }
 
