@@ -167,8 +167,9 @@ app.kubernetes.io/part-of: delayed-task-operator
   verbs: ["get"]
 {{- end }}
 
-{{/* The Secret holding the Redis password: redis.auth.existingSecret, else (bundled Redis) the one
-     this chart generates; empty: no password (an external Redis without existingSecret). */}}
+{{/* The Secret holding the Redis password: redis.auth.existingSecret, else (bundled Redis)
+     <fullname>-redis-auth, which the installer may create (so referenced with optional: true);
+     empty: no password (an external Redis without existingSecret). */}}
 {{- define "dto.redisPasswordSecret" -}}
 {{- if .Values.redis.auth.existingSecret }}
 {{- .Values.redis.auth.existingSecret }}
@@ -193,4 +194,43 @@ app.kubernetes.io/part-of: delayed-task-operator
 {{- $quoted = append $quoted (printf "'%s'" .) }}
 {{- end }}
 {{- join "," $quoted }}
+{{- end }}
+
+{{/* extraEnv may add variables, never repeat one the chart sets from a value: the container would
+     get both and the later would win silently (turning the admission check off through extraEnv
+     kept its ClusterRole and showed two DELAYEDTASK_ADMISSION_POLICY). Fails naming the value. */}}
+{{- define "dto.checkExtraEnv" -}}
+{{- $owned := dict
+  "DELAYEDTASK_REDIS_URI" "redis.external.uri"
+  "DELAYEDTASK_REDIS_CLUSTER" "redis.external.cluster"
+  "DELAYEDTASK_REDIS_SHARDS" "redis.external.shards"
+  "DELAYEDTASK_REDIS_PASSWORD" "redis.auth.existingSecret"
+  "DELAYEDTASK_KEY_PREFIX" "keyPrefix"
+  "DELAYEDTASK_NAMESPACES" "watchNamespaces"
+  "DELAYEDTASK_LEADER_ELECTION" "leaderElection.enabled"
+  "DELAYEDTASK_LEASE_NAME" "leaderElection.leaseName"
+  "DELAYEDTASK_LEASE_DURATION_SECONDS" "leaderElection.leaseDurationSeconds"
+  "DELAYEDTASK_RESYNC_SECONDS" "resyncSeconds"
+  "DELAYEDTASK_CLAIM_LEASE_SECONDS" "claimLeaseSeconds"
+  "DELAYEDTASK_FINISHED_TTL_SECONDS" "finishedTtlSeconds"
+  "DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS" "defaultStartingDeadlineSeconds"
+  "DELAYEDTASK_HTTP_PORT" "httpPort"
+  "DELAYEDTASK_SINK_ALLOWED_URIS" "sink.allowedUris"
+  "DELAYEDTASK_SINK_CLUSTER_DOMAIN" "sink.clusterDomain"
+  "DELAYEDTASK_SINK_SERVICE_ACCOUNT" "sink.serviceAccount"
+  "DELAYEDTASK_SINK_SIGNING_SECRET" "sink.signingSecret"
+  "DELAYEDTASK_SINK_MAX_IN_FLIGHT" "sink.maxInFlight"
+  "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST" "sink.maxInFlightPerHost"
+  "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE" "sink.maxInFlightPerNamespace"
+  "DELAYEDTASK_ADMISSION_POLICY" "admissionPolicy.requiredBindings (none turns the check off and drops its ClusterRole)"
+  "DELAYEDTASK_LOG_LEVEL" "logLevel"
+  "DELAYEDTASK_LOG_FORMAT" "logFormat"
+  "DELAYEDTASK_IDENTITY" "nothing: each pod's name"
+  "POD_NAMESPACE" "nothing: the pod's namespace"
+  "JDK_JAVA_OPTIONS" "jvmOptions" }}
+{{- range .Values.extraEnv }}
+{{- if hasKey $owned .name }}
+{{- fail (printf "extraEnv names %s, which the chart sets itself: set %s instead" .name (get $owned .name)) }}
+{{- end }}
+{{- end }}
 {{- end }}
