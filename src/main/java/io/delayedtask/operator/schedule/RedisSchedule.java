@@ -138,6 +138,19 @@ public final class RedisSchedule implements TaskSchedule {
     notifyWakeup(Instant.ofEpochMilli(score));
   }
 
+  @Override
+  public void cancelQueued(String id, QueueRef queue) {
+    requireId(id);
+    cancelIn(queue, id);
+  }
+
+  @Override
+  public Map<String, Instant> runningEntries(QueueRef queue) {
+    Map<String, Instant> entries = new LinkedHashMap<>();
+    scan(keys.running(queue), value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
+    return entries;
+  }
+
   private void cancelIn(QueueRef queue, String id) {
     connections.await(run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
         new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue),

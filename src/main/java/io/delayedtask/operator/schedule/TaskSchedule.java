@@ -99,6 +99,16 @@ public interface TaskSchedule extends AutoCloseable {
     cancel(id);
   }
 
+  /** Removes the entry from {@code queue}'s group only (with its concurrency slot). */
+  default void cancelQueued(String id, QueueRef queue) {
+    throw new UnsupportedOperationException("this schedule has no queues");
+  }
+
+  /** A queue's dispatches in flight (its concurrency slots taken): id and when the dispatch began. */
+  default Map<String, Instant> runningEntries(QueueRef queue) {
+    return Map.of();
+  }
+
   /** The dispatches of these ids in {@code queue} ended: their concurrency slots are free. */
   default void freeSlots(QueueRef queue, Collection<String> ids) {
     throw new UnsupportedOperationException("this schedule has no queues");
