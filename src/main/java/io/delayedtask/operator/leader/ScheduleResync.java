@@ -6,7 +6,6 @@ import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
-import io.delayedtask.operator.task.TaskQueues;
 import io.delayedtask.operator.task.TaskState;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;

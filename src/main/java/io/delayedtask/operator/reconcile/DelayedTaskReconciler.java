@@ -25,7 +25,7 @@ import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.TaskLabels;
-import io.delayedtask.operator.task.TaskQueues;
+import io.delayedtask.operator.leader.TaskQueues;
 import io.delayedtask.operator.task.TaskTrace;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.trace.Tracing;

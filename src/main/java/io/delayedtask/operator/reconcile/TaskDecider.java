@@ -26,7 +26,7 @@ import io.delayedtask.operator.task.Readiness;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.StartingDeadline;
 import io.delayedtask.operator.task.TaskLabels;
-import io.delayedtask.operator.task.TaskQueues;
+import io.delayedtask.operator.leader.TaskQueues;
 import io.delayedtask.operator.task.TaskState;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.task.Validation;

@@ -1,7 +1,8 @@
-package io.delayedtask.operator.task;
+package io.delayedtask.operator.leader;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.QueueRef;
+import io.delayedtask.operator.task.FireNow;
 import java.util.Optional;
 
 /**
