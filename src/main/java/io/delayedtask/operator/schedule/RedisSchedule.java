@@ -155,6 +155,9 @@ public final class RedisSchedule implements TaskSchedule {
     connections.await(run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
         new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue),
             keys.running(queue)}, id), "cancel");
+    // Its concurrency slot may have gone with it: a queue waiting for one is asked again.
+    queues.wake(queue);
+    notifyWakeup(Instant.EPOCH);
   }
 
   @Override
