@@ -10,11 +10,13 @@
 -- KEYS[5]  <prefix>:{q:<ns>/<queue>}:claimseq  STRING counter the tokens are numbered by
 -- KEYS[6]  <prefix>:{q:<ns>/<queue>}:bucket    HASH tokens, at (ms, Redis clock), dispatched (total)
 -- KEYS[7]  <prefix>:{q:<ns>/<queue>}:running   ZSET member = id, score = when its dispatch began (ms)
+-- KEYS[8]  <prefix>:{q:<ns>/<queue>}:released  STRING set when the DelayedTaskQueue was deleted
 -- ARGV[1]  max entries to claim (the caller's share of its batch)
 -- ARGV[2]  lease (ms)
 -- ARGV[3]  token prefix "<claimer>:q:<ns>/<queue>"
 -- ARGV[4]  mode: "open" (the queue's limits apply), "paused", "missing" (no such queue: hold),
---          "released" (the queue was deleted: no limits)
+--          "released" (the queue was deleted: no limits); "missing" with KEYS[8] set is "released"
+--          (the deletion was seen by an operator before this one: its tasks stay released)
 -- ARGV[5]  maxDispatchesPerSecond, or "" for no rate limit
 -- ARGV[6]  maxBurst (the bucket's size; with a rate only)
 -- ARGV[7]  maxConcurrentDispatches, or "" for no limit
@@ -42,6 +44,9 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local max = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])
 local mode = ARGV[4]
+if mode == 'missing' and redis.call('EXISTS', KEYS[8]) == 1 then
+  mode = 'released'
+end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
 if #expired > 0 then

@@ -36,8 +36,11 @@ final class QueueGroups {
   private final Map<QueueRef, State> groups = new HashMap<>();
   private boolean limitsKnown;
 
-  /** The DelayedTaskQueue's limits (created or changed): polled at once, its held tasks marked anew. */
-  synchronized void limits(QueueRef queue, QueueLimits limits) {
+  /**
+   * The DelayedTaskQueue's limits (created or changed): polled at once, its held tasks marked anew.
+   * Returns whether they changed.
+   */
+  synchronized boolean limits(QueueRef queue, QueueLimits limits) {
     State state = groups.computeIfAbsent(queue, q -> new State());
     boolean changed = !limits.equals(state.limits);
     state.limits = limits;
@@ -46,6 +49,7 @@ final class QueueGroups {
       state.pollAt = NOW;
       state.watermark = "-inf";
     }
+    return changed;
   }
 
   /** Every DelayedTaskQueue is known: a queue not among them is missing. */

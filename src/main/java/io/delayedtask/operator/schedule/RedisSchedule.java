@@ -181,7 +181,19 @@ public final class RedisSchedule implements TaskSchedule {
 
   @Override
   public void queueLimits(QueueRef queue, QueueLimits limits) {
-    queues.limits(queue, limits);
+    if (queues.limits(queue, limits)) {
+      // A deletion is kept in Redis, so that another leader, or this one restarted, does not hold the
+      // released tasks as missing (queue-claim.lua); a queue created again clears it.
+      try {
+        RedisClusterAsyncCommands<String, String> commands = connections.commands();
+        connections.await(limits.mode() == QueueLimits.Mode.RELEASED
+            ? commands.set(keys.released(queue), "1").thenApply(ok -> 1L).toCompletableFuture()
+            : commands.del(keys.released(queue)).toCompletableFuture(), "queue released");
+      } catch (ScheduleUnavailableException e) {
+        LOG.warn("Could not record in Redis that queue {} is {}: {}", queue,
+            limits.mode() == QueueLimits.Mode.RELEASED ? "deleted" : "there", e.getMessage());
+      }
+    }
     notifyWakeup(Instant.EPOCH);
   }
 
@@ -368,7 +380,7 @@ public final class RedisSchedule implements TaskSchedule {
     QueueLimits limits = poll.limits();
     return run(LuaScript.QUEUE_CLAIM, ScriptOutputType.MULTI,
         new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue),
-            keys.claimSequence(queue), keys.bucket(queue), keys.running(queue)},
+            keys.claimSequence(queue), keys.bucket(queue), keys.running(queue), keys.released(queue)},
         Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":q:" + queue,
         limits.mode().argument(), limits.rate() == null ? "" : Double.toString(limits.rate()),
         Integer.toString(limits.burst()), limits.concurrency() == null ? "" : Integer.toString(limits.concurrency()),

@@ -131,6 +131,11 @@ public final class ScheduleKeys {
     return queueGroup(queue) + ":running";
   }
 
+  /** STRING set while a queue's DelayedTaskQueue is deleted: its tasks fire without limits. */
+  public String released(QueueRef queue) {
+    return queueGroup(queue) + ":released";
+  }
+
   /** Pub/sub channel on which "score origin" is published when an entry becomes its shard's earliest. */
   public String wakeupChannel() {
     return prefix + ":wakeup";

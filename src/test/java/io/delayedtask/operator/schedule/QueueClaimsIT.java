@@ -1,6 +1,7 @@
 package io.delayedtask.operator.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.testing.RedisProcess;
 import io.lettuce.core.RedisClient;
@@ -120,6 +121,24 @@ class QueueClaimsIT {
 
     schedule.queueLimits(INVOICES, QueueLimits.open(null, 0, null));
     assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/early/u");
+  }
+
+  @Test
+  void aDeletedQueueReleasesItsTasksForThisOperatorAndTheNext() {
+    RedisSchedule schedule = operator("a");
+    schedule.queueLimits(EMAILS, QueueLimits.paused());
+    Instant now = redisNow(schedule);
+    schedule.schedule("shop/a/u", now.minusSeconds(1), Optional.of(EMAILS), Optional.empty());
+    schedule.schedule("shop/b/u", now.plusMillis(300), Optional.of(EMAILS), Optional.empty());
+    assertThat(ids(schedule.claimDue(100, LEASE))).isEmpty();
+
+    schedule.queueLimits(EMAILS, QueueLimits.RELEASED);
+    assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/a/u");
+
+    RedisSchedule next = operator("b"); // a new leader, which never saw the queue: not "missing"
+    next.knowQueues(List.of(EMAILS));
+    await().atMost(Duration.ofSeconds(5)).until(() -> ids(next.claimDue(100, LEASE)).contains("shop/b/u"));
+    assertThat(holds).extracting(QueueHold::reason).doesNotContain(QueueHold.QUEUE_MISSING);
   }
 
   @Test
