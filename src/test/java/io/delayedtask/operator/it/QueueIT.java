@@ -84,7 +84,7 @@ class QueueIT {
         });
 
     await("fired on resume").atMost(TIMEOUT).until(() ->
-        get(client, namespace, "waits-for-resume").getStatus().getPhase() == Phase.Fired);
+        phase("waits-for-resume") == Phase.Fired);
     assertThat(condition("waits-for-resume", Condition.QUEUED)).as("no longer queued").isEmpty();
     await("the queue's status counts the dispatch").atMost(TIMEOUT).until(() -> {
       DelayedTaskQueue queue = queue("held");
@@ -106,7 +106,7 @@ class QueueIT {
     queue("created-later", spec -> { });
 
     await("fired once its queue exists").atMost(TIMEOUT).until(() ->
-        get(client, namespace, "before-its-queue").getStatus().getPhase() == Phase.Fired);
+        phase("before-its-queue") == Phase.Fired);
   }
 
   @Test
@@ -125,7 +125,7 @@ class QueueIT {
     }
 
     await("all fired").atMost(TIMEOUT).until(() -> names.stream()
-        .allMatch(name -> get(client, namespace, name).getStatus().getPhase() == Phase.Fired));
+        .allMatch(name -> phase(name) == Phase.Fired));
     List<Instant> fired = names.stream()
         .map(name -> Instant.parse(get(client, namespace, name).getStatus().getFiredTime())).sorted().toList();
     // 1 at once, then one every 0.5 s: 5 tasks take at least 2 s (less a claim's jitter).
@@ -147,6 +147,10 @@ class QueueIT {
 
   private DelayedTaskQueue queue(String name) {
     return client.resources(DelayedTaskQueue.class).inNamespace(namespace).withName(name).get();
+  }
+
+  private Phase phase(String task) {
+    return Tasks.phase(client, namespace, task).orElse(null);
   }
 
   private Optional<Condition> condition(String task, String type) {
