@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * then the queue's claims go on without limits.
  */
 public final class InformedQueues implements AutoCloseable {
-  /** At most one status write per queue per this interval (API.md). */
+  /** At most one status write per queue per this interval (docs/reference.md). */
   public static final Duration STATUS_INTERVAL = Duration.ofSeconds(5);
   private static final Logger LOG = LoggerFactory.getLogger(InformedQueues.class);
 

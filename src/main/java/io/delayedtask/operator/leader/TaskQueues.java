@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * Where a task's schedule entry waits: in the key group of the queue its spec names, or in its
- * shard. A fire-now not yet handled bypasses the queue (API.md, "Firing now": pause and limits do
+ * shard. A fire-now not yet handled bypasses the queue (docs/reference.md, "Firing now": pause and limits do
  * not hold it), so its entry goes to the shard.
  */
 public final class TaskQueues {

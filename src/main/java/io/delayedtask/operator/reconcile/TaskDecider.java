@@ -180,7 +180,7 @@ public final class TaskDecider {
   }
 
   /**
-   * A due task its queue holds says why in the condition Queued (API.md: Ready stays True), once
+   * A due task its queue holds says why in the condition Queued (docs/reference.md: Ready stays True), once
    * per reason: the status is written only when it changes. A task whose queue no longer names it
    * loses the condition.
    */

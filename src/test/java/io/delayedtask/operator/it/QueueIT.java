@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Queues on the real API server (API.md, "Queues: rate, concurrency, pause"): a paused queue holds a
+ * Queues on the real API server (docs/reference.md, "Queues"): a paused queue holds a
  * due task (Scheduled, Ready, Queued=True/QueuePaused) and resuming fires it; a task naming a queue
  * that does not exist waits (QueueMissing) until the queue is created; a rate-limited queue spreads
  * a burst of tasks due at once; the queue's status counts what waits and what was dispatched.
