@@ -117,7 +117,8 @@ class PrometheusRuleTest {
     List<String> titles = new java.util.ArrayList<>();
     dashboard.path("panels").forEach(p -> titles.add(p.path("title").asText()));
     assertThat(titles).containsExactly("Fire lag", "Firings by outcome", "Waiting and in-flight entries",
-        "Oldest overdue entry", "Resync repairs", "Redis and API errors", "JVM heap");
+        "Oldest overdue entry", "Resync repairs", "Redis and API errors", "JVM heap",
+        "Queues: waiting tasks and dispatches");
     assertThat(MonitoringChart.dashboardExpressions(dashboard)).allSatisfy(e -> assertThat(e).contains("job=~\"$job\""));
   }
 
