@@ -14,7 +14,11 @@ import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
+import io.delayedtask.operator.testing.JobOutcomes;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +36,9 @@ import org.junit.jupiter.api.TestInstance;
  * Queues on the real API server (docs/reference.md, "Queues"): a paused queue holds a
  * due task (Scheduled, Ready, Queued=True/QueuePaused) and resuming fires it; a task naming a queue
  * that does not exist waits (QueueMissing) until the queue is created; a rate-limited queue spreads
- * a burst of tasks due at once; the queue's status counts what waits and what was dispatched.
+ * a burst of tasks due at once; a concurrency of one holds a second Job until the first finishes;
+ * the queue's status counts what waits and what was dispatched; the resync rebuilds a queue's
+ * entries after a Redis flush.
  */
 @RequiresRealKubernetes
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -45,7 +51,8 @@ class QueueIT {
 
   @BeforeAll
   void start() {
-    operator = OperatorFixture.startOnRealKubernetes(RealKubernetes.shared(), "queues", Map.of());
+    // A resync every second: the test of a Redis flush waits for one.
+    operator = OperatorFixture.startOnRealKubernetes(RealKubernetes.shared(), "queues", OperatorFixture.SHORT_RESYNC);
     client = operator.kube().client();
     namespace = operator.namespace();
   }
@@ -133,6 +140,49 @@ class QueueIT {
     for (int i = 0; i + 1 < fired.size(); i++) {
       assertThat(Duration.between(fired.get(i), fired.get(i + 1))).as("between firings %d and %d", i, i + 1)
           .isGreaterThanOrEqualTo(Duration.ofMillis(300));
+    }
+  }
+
+  @Test
+  void aConcurrencyOfOneRunsTheNextJobOnlyWhenTheFirstFinishes() {
+    queue("one-at-a-time", spec -> spec.setMaxConcurrentDispatches(1));
+    Instant due = Instant.now().plusSeconds(1);
+    for (String name : List.of("job-first", "job-second")) {
+      create(client, Tasks.task(namespace, name, spec -> {
+        spec.setRunAt(Tasks.rfc3339(name.equals("job-first") ? due : due.plusMillis(200)));
+        spec.setJobTemplate(Tasks.jobTemplate());
+        spec.setQueue("one-at-a-time");
+      }));
+    }
+
+    await("the first Job runs").atMost(TIMEOUT).until(() -> phase("job-first") == Phase.Running);
+    await("the second waits for a slot").atMost(TIMEOUT).until(() -> condition("job-second", Condition.QUEUED)
+        .filter(queued -> "ConcurrencyLimited".equals(queued.getReason())).isPresent());
+    assertThat(phase("job-second")).isEqualTo(Phase.Scheduled);
+
+    Job first = client.batch().v1().jobs().inNamespace(namespace)
+        .withName(get(client, namespace, "job-first").getStatus().getJobName()).get();
+    JobOutcomes.complete(client, first);
+
+    await("the second Job runs once the first finished").atMost(TIMEOUT).until(() -> phase("job-second") == Phase.Running);
+    assertThat(phase("job-first")).isEqualTo(Phase.Succeeded);
+  }
+
+  @Test
+  void theResyncRebuildsAQueuesEntriesAfterRedisIsFlushed() {
+    queue("rebuilt", spec -> spec.setPaused(true));
+    create(client, Tasks.task(namespace, "survives-flush", spec -> {
+      spec.setRunAt(Tasks.rfc3339(Instant.now().plusSeconds(3_600)));
+      spec.setQueue("rebuilt");
+    }));
+    String due = "queues:{q:" + namespace + "/rebuilt}:due";
+    try (RedisClient redis = RedisClient.create(operator.redis().uri());
+         StatefulRedisConnection<String, String> connection = redis.connect()) {
+      await("written to the queue's group").atMost(TIMEOUT).until(() -> connection.sync().zcard(due) == 1);
+      connection.sync().flushall();
+      await("the resync writes it back").atMost(TIMEOUT).until(() -> connection.sync().zcard(due) == 1);
+      assertThat(connection.sync().zrange(due, 0, -1)).singleElement().asString().startsWith(namespace
+          + "/survives-flush/");
     }
   }
 
