@@ -39,7 +39,7 @@ public class ScheduleResync {
    * How long a queue's slot may be held by a dispatch that runs no Job (a delivery attempt: its
    * timeout is at most 5 minutes, and its answer is recorded right after) before the resync frees it.
    */
-  static final java.time.Duration SLOT_GRACE = java.time.Duration.ofMinutes(15);
+  static final java.time.Duration SLOT_GRACE = java.time.Duration.ofMinutes(6);
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleResync.class);
 
   private final TaskCache tasks;

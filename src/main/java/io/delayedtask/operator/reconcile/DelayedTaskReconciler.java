@@ -186,6 +186,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     Optional<ClaimedEntry> claim = context.getSecondaryResource(ClaimedEntry.class);
     if (!leading.getAsBoolean()) {
       claim.ifPresent(entry -> claims.settle(entry, Disposition.retryAt(entry.due())));
+      // Handed back without a dispatch: its queue's slot is free for the next leader's claim.
+      claim.flatMap(ClaimedEntry::queue).ifPresent(queue -> freeSlot(queue, task));
       return UpdateControl.noUpdate();
     }
     if (context.isPrimaryResourceDeleted() || task.isMarkedForDeletion()) {
