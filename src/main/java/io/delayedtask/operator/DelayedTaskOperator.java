@@ -4,22 +4,22 @@ import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.http.HttpEndpoints;
 import io.delayedtask.operator.leader.DueClaims;
+import io.delayedtask.operator.leader.InformedQueues;
 import io.delayedtask.operator.leader.InformerTaskCache;
-import io.delayedtask.operator.leader.LeaseHandover;
 import io.delayedtask.operator.leader.Leadership;
+import io.delayedtask.operator.leader.LeaseHandover;
+import io.delayedtask.operator.leader.QueueHolds;
 import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.reconcile.AdmissionPolicies;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
 import io.delayedtask.operator.reconcile.ReconcileExecutor;
-import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.reconcile.TaskUpdates;
 import io.delayedtask.operator.schedule.TaskSchedule;
-import io.delayedtask.operator.trace.Tracing;
 import io.delayedtask.operator.sink.Addressables;
 import io.delayedtask.operator.sink.DeliveryOutcomes;
 import io.delayedtask.operator.sink.DeliveryStarter;
@@ -30,8 +30,11 @@ import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.delayedtask.operator.sink.SinkDeliveryStarter;
 import io.delayedtask.operator.sink.signing.InformedSigningSecrets;
+import io.delayedtask.operator.task.LeanItemStore;
+import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.trace.Tracing;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
@@ -48,6 +51,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.function.BooleanSupplier;
 import javax.net.SocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -298,9 +302,20 @@ public final class DelayedTaskOperator implements AutoCloseable {
           new Destinations(services, addressables, config.sink()),
           new ServiceAccountTokens(client, config.sink()), config.sink(), deliveryOutcomes, fireMetrics::lag, clock,
           signingSecrets, tracing);
+      // Queues: the due tasks a queue holds are marked Queued (reported by the leader's claims), the
+      // DelayedTaskQueues' pause and limits go to the claims, and their status is written while leading.
+      QueueHolds queueHolds = new QueueHolds();
+      stopInReverse.push(schedule.onQueueHolds(queueHolds::report));
+      BooleanSupplier firing = () -> !config.leaderElection() || leadership.isFiring();
+      InformedQueues queues = new InformedQueues(client, config.namespaces(), schedule, firing, clock, registry,
+          (queue, id) -> ScheduleIds.parse(id).flatMap(ref -> taskCache.get(ref.namespace(), ref.name()))
+              .ifPresent(task -> events.normal(task, TaskEvents.QUEUE_DELETED, "DelayedTaskQueue " + queue.name()
+                  + " was deleted: this task is released from it and fires without its limits")));
+      stopInReverse.push(queues);
       operator.register(new DelayedTaskReconciler(decider, schedule, dueClaims, taskCache, events,
-          fireMetrics, clock, () -> !config.leaderElection() || leadership.isFiring(),
-          keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies, tracing), c -> {
+          fireMetrics, clock, firing,
+          keeper::scheduleBehind, deliveryOutcomes, deliveryStarter, admissionPolicies, tracing)
+          .withQueueHolds(queueHolds), c -> {
         // Only spec changes (a new generation) and the fire-now annotation reconcile a task, besides
         // its Jobs, its claims and deletion: its status has one writer, this reconciler, which sees
         // its own writes.
@@ -342,6 +357,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       }
       OperatorStarter starter = new OperatorStarter(operator, client, () -> {
         taskCache.startedWith(operator.getRuntimeInfo());
+        queues.start();
         if (config.leaderElection()) {
           handover.startNudging(operator);
           keeper.requestResync();

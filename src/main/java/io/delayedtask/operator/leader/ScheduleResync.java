@@ -1,6 +1,8 @@
 package io.delayedtask.operator.leader;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
@@ -10,8 +12,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -31,6 +35,11 @@ import org.slf4j.LoggerFactory;
  */
 public class ScheduleResync {
   public static final String REPAIRS = "delayedtask.resync.repairs";
+  /**
+   * How long a queue's slot may be held by a dispatch that runs no Job (a delivery attempt: its
+   * timeout is at most 5 minutes, and its answer is recorded right after) before the resync frees it.
+   */
+  static final java.time.Duration SLOT_GRACE = java.time.Duration.ofMinutes(6);
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleResync.class);
 
   private final TaskCache tasks;
@@ -99,7 +108,14 @@ public class ScheduleResync {
     // of as waiting without an entry (which would add an entry it no longer needs).
     Map<String, Instant> waiting = schedule.waitingEntries();
     Set<String> inFlight = new HashSet<>(schedule.inFlightIds());
-    Map<String, Instant> expected = new HashMap<>();
+    Map<QueueRef, Map<String, Instant>> waitingInQueues = new HashMap<>();
+    Map<QueueRef, Set<String>> inFlightInQueues = new HashMap<>();
+    for (QueueRef queue : schedule.knownQueues()) {
+      waitingInQueues.put(queue, schedule.waitingEntries(queue));
+      inFlightInQueues.put(queue, new HashSet<>(schedule.inFlightIds(queue)));
+    }
+    // Where each waiting task's entry belongs: its shard (key empty), or its queue's group.
+    Map<Optional<QueueRef>, Map<String, Instant>> expected = new HashMap<>();
     Map<String, String> listedVersions = new HashMap<>();
     Set<String> seen = new HashSet<>();
     Set<String> uids = new HashSet<>();
@@ -107,7 +123,8 @@ public class ScheduleResync {
       uids.add(task.getMetadata().getUid());
       if (task.getMetadata().getDeletionTimestamp() == null) {
         TaskState.waitingDue(task, validator).ifPresent(due -> {
-          expected.put(ScheduleIds.idOf(task), due);
+          expected.computeIfAbsent(TaskQueues.placement(task), where -> new HashMap<>())
+              .put(ScheduleIds.idOf(task), due);
           listedVersions.put(ScheduleIds.idOf(task), task.getMetadata().getResourceVersion());
         });
         if (task.getStatus() != null
@@ -117,6 +134,51 @@ public class ScheduleResync {
       }
     });
     validator.retainOnly(uids);
+    Set<QueueRef> queues = new HashSet<>(waitingInQueues.keySet());
+    expected.keySet().forEach(where -> where.ifPresent(queues::add));
+    schedule.knowQueues(queues);
+    for (QueueRef queue : queues) {
+      if (!waitingInQueues.containsKey(queue)) { // a queue this process had not polled yet
+        waitingInQueues.put(queue, schedule.waitingEntries(queue));
+        inFlightInQueues.put(queue, new HashSet<>(schedule.inFlightIds(queue)));
+      }
+    }
+    int[] counts = new int[4]; // added, removed, moved, of seen tasks
+    Set<String> writtenOfShards = repairWhere(Optional.empty(), waiting, inFlight,
+        expected.getOrDefault(Optional.empty(), Map.of()), listedVersions, seen, counts);
+    for (QueueRef queue : queues) {
+      repairWhere(Optional.of(queue), waitingInQueues.get(queue), inFlightInQueues.get(queue),
+          expected.getOrDefault(Optional.of(queue), Map.of()), listedVersions, seen, counts);
+    }
+    entriesWritten.run();
+    counts[1] += removeUnexpected(Optional.empty(), waiting, expected.getOrDefault(Optional.empty(), Map.of()));
+    for (QueueRef queue : queues) {
+      counts[1] += removeUnexpected(Optional.of(queue), waitingInQueues.get(queue),
+          expected.getOrDefault(Optional.of(queue), Map.of()));
+      freeLeakedSlots(queue);
+    }
+    int add = counts[0];
+    int remove = counts[1];
+    int move = counts[2];
+    added.increment(add);
+    moved.increment(move);
+    removed.increment(remove);
+    Repairs repairs = new Repairs(add, remove, move, counts[3]);
+    if (repairs.total() > 0) {
+      LOG.info("Resync repaired the schedule: {} added, {} removed, {} moved", add, remove, move);
+    } else {
+      LOG.debug("Resync found the schedule in line with {} waiting tasks (shards: {}, queues: {})",
+          expected.values().stream().mapToInt(Map::size).sum(), writtenOfShards.size(), queues.size());
+    }
+    return repairs;
+  }
+
+  /**
+   * Writes the missing and early entries of one place (a shard, or a queue's group); adds to
+   * {@code counts} (added, removed, moved, of seen tasks) and returns the ids written.
+   */
+  private Set<String> repairWhere(Optional<QueueRef> where, Map<String, Instant> waiting, Set<String> inFlight,
+      Map<String, Instant> expected, Map<String, String> listedVersions, Set<String> seen, int[] counts) {
     Map<String, Instant> missing = new HashMap<>();
     Map<String, Instant> early = new HashMap<>();
     expected.forEach((id, due) -> {
@@ -130,33 +192,59 @@ public class ScheduleResync {
     });
     // The list is the informer's; this process's own latest status writes (a task it fired moments
     // ago) are in the cache's overlay, which get() sees: a task that no longer waits is not re-added.
-    missing.keySet().removeIf(id -> !sameVersionAsListed(id, listedVersions.get(id)) && !stillWaits(id));
+    missing.keySet().removeIf(id -> !sameVersionAsListed(id, listedVersions.get(id)) && !stillWaits(id, where));
     Map<String, Instant> toRepair = new HashMap<>(missing);
     toRepair.putAll(early);
     // repairAll() writes only what is still missing or early when it runs: between the snapshot and
     // now an entry may have been claimed, or released with a retry time.
-    Set<String> written = toRepair.isEmpty() ? Set.of() : schedule.repairAll(toRepair);
-    entriesWritten.run();
+    Set<String> written = toRepair.isEmpty() ? Set.of()
+        : where.isPresent() ? schedule.repairAll(where.get(), toRepair) : schedule.repairAll(toRepair);
     int add = (int) written.stream().filter(missing::containsKey).count();
-    int move = written.size() - add;
-    int ofSeen = (int) written.stream().filter(seen::contains).count();
+    counts[0] += add;
+    counts[2] += written.size() - add;
+    counts[3] += (int) written.stream().filter(seen::contains).count();
+    return written;
+  }
+
+  /** Removes the waiting entries of one place whose task no longer waits there. */
+  private int removeUnexpected(Optional<QueueRef> where, Map<String, Instant> waiting, Map<String, Instant> expected) {
     int remove = 0;
     for (String id : waiting.keySet()) {
-      if (!expected.containsKey(id) && !stillWaits(id)) {
-        schedule.cancel(id);
+      if (!expected.containsKey(id) && !stillWaits(id, where)) {
+        if (where.isPresent()) {
+          schedule.cancelQueued(id, where.get());
+        } else {
+          schedule.cancel(id);
+        }
         remove++;
       }
     }
-    added.increment(add);
-    moved.increment(move);
-    removed.increment(remove);
-    Repairs repairs = new Repairs(add, remove, move, ofSeen);
-    if (repairs.total() > 0) {
-      LOG.info("Resync repaired the schedule: {} added, {} removed, {} moved", add, remove, move);
-    } else {
-      LOG.debug("Resync found the schedule in line with {} waiting tasks", expected.size());
+    return remove;
+  }
+
+  /**
+   * A queue's concurrency slot whose dispatch ended without its end being seen (a task deleted while
+   * no operator ran, a Redis write that failed): freed when its task is gone, names another queue,
+   * or neither runs a Job nor began its dispatch within {@link #SLOT_GRACE}.
+   */
+  private void freeLeakedSlots(QueueRef queue) {
+    Instant before = Instant.now().minus(SLOT_GRACE);
+    List<String> leaked = new ArrayList<>();
+    schedule.runningEntries(queue).forEach((id, since) -> {
+      Optional<DelayedTask> task = ScheduleIds.parse(id)
+          .flatMap(ref -> tasks.get(ref.namespace(), ref.name())
+              .filter(found -> ref.uid().equals(found.getMetadata().getUid())));
+      boolean runsJob = task.map(DelayedTask::getStatus)
+          .filter(status -> status.getPhase() == Phase.Running && status.getJobName() != null).isPresent();
+      boolean ours = task.flatMap(TaskQueues::named).filter(queue::equals).isPresent();
+      if (!ours || (!runsJob && since.isBefore(before))) {
+        leaked.add(id);
+      }
+    });
+    if (!leaked.isEmpty()) {
+      LOG.info("Resync freed {} concurrency slots of queue {} whose dispatch had ended", leaked.size(), queue);
+      schedule.freeSlots(queue, leaked);
     }
-    return repairs;
   }
 
   /** The cache still holds the version of the task that was listed (so what was decided of it holds). */
@@ -190,7 +278,7 @@ public class ScheduleResync {
    * listed, and a task it does not hold at all is asked of the API server (created moments ago by
    * someone whose watch is ahead of ours, or really gone).
    */
-  private boolean stillWaits(String id) {
+  private boolean stillWaits(String id, Optional<QueueRef> where) {
     Optional<ScheduleIds.TaskRef> ref = ScheduleIds.parse(id);
     if (ref.isEmpty()) {
       return false;
@@ -198,6 +286,7 @@ public class ScheduleResync {
     DelayedTask task = tasks.get(ref.get().namespace(), ref.get().name()).orElseGet(() -> live(ref.get()));
     return task != null && ref.get().uid().equals(task.getMetadata().getUid())
         && task.getMetadata().getDeletionTimestamp() == null
-        && TaskState.waitingDue(task, validator).isPresent();
+        && TaskState.waitingDue(task, validator).isPresent()
+        && TaskQueues.placement(task).equals(where);
   }
 }

@@ -5,6 +5,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.leader.DueClaims;
 import io.delayedtask.operator.leader.InformerTaskCache;
+import io.delayedtask.operator.leader.QueueHolds;
 import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
 import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
 import io.delayedtask.operator.reconcile.Plan.TaskEvent;
@@ -12,6 +13,7 @@ import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.Disposition;
+import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.schedule.ScheduleUnavailableException;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.DeliveryOutcome;
@@ -23,6 +25,7 @@ import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.leader.TaskQueues;
 import io.delayedtask.operator.task.TaskTrace;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.trace.Tracing;
@@ -99,6 +102,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private final TaskJobs taskJobs = new TaskJobs();
   private final Semaphore largeTasks = new Semaphore(LARGE_TASKS_AT_ONCE);
   private volatile InformerEventSource<Job, DelayedTask> jobs;
+  private QueueHolds queueHolds = new QueueHolds();
 
   /**
    * @param leading        whether this instance leads; JOSDK keeps reconciling after the lease is
@@ -137,6 +141,12 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     this.scheduleBehind = scheduleBehind;
   }
 
+  /** Where the leader's claims of the queues report the tasks they hold (their condition Queued). */
+  public DelayedTaskReconciler withQueueHolds(QueueHolds holds) {
+    this.queueHolds = holds;
+    return this;
+  }
+
   @Override
   public List<EventSource<?, DelayedTask>> prepareEventSources(EventSourceContext<DelayedTask> context) {
     taskCache.attach(context.getPrimaryCache());
@@ -158,7 +168,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         super.onDelete(job, deletedFinalStateUnknown);
       }
     };
-    return List.of(jobs, claims, deliveries);
+    return List.of(jobs, claims, deliveries, queueHolds);
   }
 
   static Set<ResourceID> owningTask(Job job) {
@@ -176,6 +186,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     Optional<ClaimedEntry> claim = context.getSecondaryResource(ClaimedEntry.class);
     if (!leading.getAsBoolean()) {
       claim.ifPresent(entry -> claims.settle(entry, Disposition.retryAt(entry.due())));
+      // Handed back without a dispatch: its queue's slot is free for the next leader's claim.
+      claim.flatMap(ClaimedEntry::queue).ifPresent(queue -> freeSlot(queue, task));
       return UpdateControl.noUpdate();
     }
     if (context.isPrimaryResourceDeleted() || task.isMarkedForDeletion()) {
@@ -202,6 +214,15 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
 
   private UpdateControl<DelayedTask> reconcileAsLeader(DelayedTask cached, Optional<ClaimedEntry> claim,
       Context<DelayedTask> context) {
+    if (claim.isPresent() && claim.get().queue().isPresent()) {
+      queueHolds.forget(ResourceID.fromResource(cached));
+      if (!claim.get().queue().equals(TaskQueues.placement(cached))) {
+        // Left in a queue the task no longer names (spec.queue changed): not this queue's to fire.
+        settle(claim.get(), ClaimVerdict.Settle.stale());
+        freeSlot(claim.get().queue().get(), cached);
+        return UpdateControl.noUpdate();
+      }
+    }
     if (!CachedObjects.isTrimmed(cached)) {
       return decideAndAct(cached, claim, context);
     }
@@ -278,6 +299,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
             plan.delivery().get());
       }
       plan.claim().ifPresent(verdict -> settle(claim.orElseThrow(), verdict));
+      freeQueueSlot(task, before, claim, plan, facts);
       if (plan.deleteTask()) {
         return deleteAfterTtl(task, context);
       }
@@ -292,6 +314,40 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     }
   }
 
+  /**
+   * A queued task's dispatch has ended, or its claim dispatched nothing: its queue's concurrency slot
+   * is free. A dispatch lasts from the claim until the delivery attempt's answer is recorded, or
+   * until the Job it created finishes (its Complete or Failed condition, or its deletion, recorded
+   * from the Job events the operator watches anyway); a status-only firing ends at once.
+   */
+  private void freeQueueSlot(DelayedTask task, DelayedTaskStatus before, Optional<ClaimedEntry> claim, Plan plan,
+      TaskFacts facts) {
+    Optional<QueueRef> named = TaskQueues.named(task);
+    if (named.isEmpty()) {
+      return;
+    }
+    DelayedTaskStatus after = plan.status();
+    boolean jobRuns = after.getPhase() == Phase.Running && after.getJobName() != null;
+    boolean claimEnded = claim.filter(entry -> entry.queue().isPresent()).isPresent() && plan.claim().isPresent()
+        && plan.delivery().isEmpty() && !jobRuns && !facts.deliveryInFlight();
+    boolean answered = facts.delivery().isPresent() && plan.deliveryMetric().isPresent();
+    boolean jobEnded = before != null && before.getPhase() == Phase.Running && before.getJobName() != null
+        && !jobRuns;
+    if (claimEnded || answered || jobEnded) {
+      freeSlot(named.get(), task);
+    }
+  }
+
+  private void freeSlot(QueueRef queue, DelayedTask task) {
+    try {
+      schedule.freeSlots(queue, List.of(ScheduleIds.idOf(task)));
+    } catch (ScheduleUnavailableException e) {
+      LOG.debug("Redis unavailable, the queue slot of {} is freed by the resync: {}", ScheduleIds.idOf(task),
+          e.getMessage());
+      scheduleBehind.run();
+    }
+  }
+
   /** The facts a decision reads, all from JOSDK's caches (for one exception see {@link TaskJobs}). */
   private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     String namespace = task.getMetadata().getNamespace();
@@ -299,7 +355,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         name -> context.getClient().batch().v1().jobs().inNamespace(namespace).withName(name).get());
     ResourceID id = ResourceID.fromResource(task);
     return new TaskFacts(task, owned, claim, clock.instant(), context.getSecondaryResource(DeliveryOutcome.class),
-        deliveries.inFlight(id), Optional.empty()).withAdmission(admissionPolicies.judge(task));
+        deliveries.inFlight(id), Optional.empty()).withAdmission(admissionPolicies.judge(task))
+        .withQueueHold(queueHolds.of(task));
   }
 
   private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {
@@ -317,9 +374,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     String id = ScheduleIds.idOf(task);
     try {
       if (change instanceof ScheduleChange.Write write) {
-        schedule.schedule(id, write.due());
+        schedule.schedule(id, write.due(), TaskQueues.placement(task), TaskQueues.named(task));
       } else if (change instanceof ScheduleChange.Remove) {
-        schedule.cancel(id);
+        schedule.cancel(id, TaskQueues.named(task));
       }
     } catch (ScheduleUnavailableException e) {
       LOG.debug("Redis unavailable, schedule entry {} not changed yet ({}); the resync repairs it: {}", id,
@@ -486,7 +543,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private UpdateControl<DelayedTask> whileDeleting(DelayedTask task, Optional<ClaimedEntry> claim,
       Context<DelayedTask> context) {
     try {
-      schedule.cancel(ScheduleIds.idOf(task));
+      schedule.cancel(ScheduleIds.idOf(task), TaskQueues.named(task));
     } catch (ScheduleUnavailableException e) {
       LOG.debug("Redis unavailable, the deleted task's entry is left to the resync: {}", e.getMessage());
       scheduleBehind.run();

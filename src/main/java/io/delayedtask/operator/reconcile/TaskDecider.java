@@ -10,6 +10,8 @@ import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
 import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
 import io.delayedtask.operator.reconcile.Plan.TaskEvent;
 import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.schedule.QueueHold;
+import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.sink.DeliveryAttempt;
 import io.delayedtask.operator.sink.DeliveryDecisions;
 import io.delayedtask.operator.sink.DeliveryOutcome;
@@ -23,6 +25,7 @@ import io.delayedtask.operator.task.Readiness;
 import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.leader.TaskQueues;
 import io.delayedtask.operator.task.TaskState;
 import io.delayedtask.operator.task.Times;
 import io.delayedtask.operator.task.Validation;
@@ -153,10 +156,12 @@ public final class TaskDecider {
     }
     prepareForDue(draft, due);
     if (facts.task().getSpec().isSuspended()) {
+      Conditions.remove(draft.desired, Condition.QUEUED);
       return suspended(draft);
     }
     Optional<ClaimedEntry> claim = facts.claim();
     if (claim.isPresent()) {
+      Conditions.remove(draft.desired, Condition.QUEUED); // its queue let it go
       return fire(draft, due, claim.get());
     }
     if (needsJobCheck(draft)) {
@@ -170,7 +175,39 @@ public final class TaskDecider {
             + refused.reason() + "; fix spec.jobTemplate and apply the task again", TaskState.JOB_TEMPLATE_REFUSED);
       }
     }
-    return scheduled(draft, due).build();
+    return queued(scheduled(draft, due)).build();
+  }
+
+  /**
+   * A due task its queue holds says why in the condition Queued (docs/reference.md: Ready stays True), once
+   * per reason: the status is written only when it changes. A task whose queue no longer names it
+   * loses the condition.
+   */
+  private static Draft queued(Draft draft) {
+    Optional<QueueRef> named = TaskQueues.named(draft.facts.task());
+    if (named.isEmpty()) {
+      Conditions.remove(draft.desired, Condition.QUEUED);
+      return draft;
+    }
+    draft.facts.queueHold().filter(hold -> hold.queue().equals(named.get())).ifPresent(hold ->
+        Conditions.set(draft.desired, Condition.QUEUED, true, hold.reason(), queuedMessage(hold), draft.now,
+            draft.generation));
+    return draft;
+  }
+
+  private static String queuedMessage(QueueHold hold) {
+    String queue = "DelayedTaskQueue " + hold.queue().name();
+    return switch (hold.reason()) {
+      case QueueHold.QUEUE_PAUSED -> "due, and waiting: " + queue + " is paused (spec.paused); it fires, oldest due "
+          + "first, when the queue is resumed";
+      case QueueHold.QUEUE_MISSING -> "due, and waiting: " + queue + " does not exist; create it (or change "
+          + "spec.queue) for the task to fire";
+      case QueueHold.RATE_LIMITED -> "due, and waiting for its turn within the rate of " + queue
+          + " (spec.maxDispatchesPerSecond)";
+      case QueueHold.CONCURRENCY_LIMITED -> "due, and waiting for a free slot of " + queue
+          + " (spec.maxConcurrentDispatches)";
+      default -> "due, and waiting in " + queue;
+    };
   }
 
   /**
@@ -240,6 +277,7 @@ public final class TaskDecider {
   private Plan firingNow(Draft draft, FireNow.Request.At request) {
     Instant due = request.due();
     prepareForDue(draft, due);
+    Conditions.remove(draft.desired, Condition.QUEUED); // a fire-now bypasses the queue
     draft.fireNow = request;
     Optional<ClaimedEntry> claim = draft.facts.claim();
     if (claim.isPresent()) {
@@ -555,6 +593,7 @@ public final class TaskDecider {
       Conditions.remove(desired, Condition.FIRED);
       Conditions.remove(desired, Condition.COMPLETE);
       Conditions.remove(desired, Condition.FAILED);
+      Conditions.remove(desired, Condition.QUEUED);
     }
     desired.setDueTime(dueTime);
     desired.setMessage(null);

@@ -54,6 +54,8 @@ public class TaskEvents {
   public static final String FIRE_NOW_IGNORED = "FireNowIgnored";
   /** The annotation delayedtask.io/fire-now is not an RFC 3339 time: nothing fired (Warning). */
   public static final String FIRE_NOW_INVALID = "FireNowInvalid";
+  /** The task's DelayedTaskQueue was deleted while the task waited in it: it fires without the queue's limits. */
+  public static final String QUEUE_DELETED = "QueueDeleted";
   private static final String COMPONENT = "delayed-task-operator";
   private static final Logger LOG = LoggerFactory.getLogger(TaskEvents.class);
   /** An Event's name is a DNS subdomain: at most 253 characters. */

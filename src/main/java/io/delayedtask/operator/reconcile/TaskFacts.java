@@ -2,6 +2,7 @@ package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.schedule.QueueHold;
 import io.delayedtask.operator.sink.DeliveryOutcome;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
@@ -19,13 +20,15 @@ import java.util.Optional;
  * {@code admissionPolicyMissing} says why the admission policy counts as missing
  * ({@link AdmissionPolicies}); empty while it is in place or not checked. {@code notAdmitted} says
  * why the task's current spec, written while the policy was missing, never went through it; {@code
- * admissionRecord} is the operator's record that it did (status.admission), to write.
+ * admissionRecord} is the operator's record that it did (status.admission), to write. {@code queueHold}
+ * says why the task's queue holds it, due and waiting (the leader's claims of the queue report it).
  */
 public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
     Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation,
     Optional<TaskDecider.JobCheck> jobCheck, Optional<String> admissionPolicyMissing, Optional<String> notAdmitted,
-    Optional<String> admissionRecord) {
+    Optional<String> admissionRecord, Optional<QueueHold> queueHold) {
   public TaskFacts {
+    Objects.requireNonNull(queueHold, "queueHold");
     Objects.requireNonNull(task, "task");
     jobs = Map.copyOf(jobs);
     Objects.requireNonNull(claim, "claim");
@@ -42,7 +45,7 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
   public TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<ClaimedEntry> claim, Instant now,
       Optional<DeliveryOutcome> delivery, boolean deliveryInFlight, Optional<TaskDecider.JobCreation> jobCreation) {
     this(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty());
+        Optional.empty(), Optional.empty(), Optional.empty());
   }
 
   /** Facts gathered before any effect of this reconcile. */
@@ -59,19 +62,19 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
   /** The same facts, and how the API server answered the Job creation a decision asked for. */
   public TaskFacts withJobCreation(TaskDecider.JobCreation creation) {
     return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, Optional.of(creation), jobCheck,
-        admissionPolicyMissing, notAdmitted, admissionRecord);
+        admissionPolicyMissing, notAdmitted, admissionRecord, queueHold);
   }
 
   /** The same facts, and how the API server answered the dry run of the Job's creation a decision asked for. */
   public TaskFacts withJobCheck(TaskDecider.JobCheck check) {
     return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, Optional.of(check),
-        admissionPolicyMissing, notAdmitted, admissionRecord);
+        admissionPolicyMissing, notAdmitted, admissionRecord, queueHold);
   }
 
   /** The same facts, the admission policy missing for {@code why}. */
   public TaskFacts withAdmissionPolicyMissing(Optional<String> why) {
     return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, jobCheck, why, notAdmitted,
-        admissionRecord);
+        admissionRecord, queueHold);
   }
 
   /** The same facts, with the admission policy's verdict on this task. */
@@ -82,7 +85,13 @@ public record TaskFacts(DelayedTask task, Map<String, Job> jobs, Optional<Claime
         : Optional.empty();
     Optional<String> record = verdict instanceof AdmissionPolicies.Verdict.Admitted a ? a.record() : Optional.empty();
     return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, jobCheck, missing, refused,
-        record);
+        record, queueHold);
+  }
+
+  /** The same facts, with why the task's queue holds it (if it does). */
+  public TaskFacts withQueueHold(Optional<QueueHold> hold) {
+    return new TaskFacts(task, jobs, claim, now, delivery, deliveryInFlight, jobCreation, jobCheck,
+        admissionPolicyMissing, notAdmitted, admissionRecord, hold);
   }
 
   /** Why a Job or a token is held back now: the policy missing, or this spec never admitted. */

@@ -19,9 +19,13 @@ public record LuaScript(String name, String source, String sha1) {
   public static final LuaScript RELEASE = load("release");
   public static final LuaScript REQUEUE = load("requeue");
   public static final LuaScript COUNTS = load("counts");
+  public static final LuaScript QUEUE_CLAIM = load("queue-claim");
+  public static final LuaScript QUEUE_FREE = load("queue-free");
+  public static final LuaScript QUEUE_COUNTS = load("queue-counts");
 
   public static final java.util.List<LuaScript> ALL =
-      java.util.List.of(SCHEDULE, REPAIR, CANCEL, CLAIM, ACK, RELEASE, REQUEUE, COUNTS);
+      java.util.List.of(SCHEDULE, REPAIR, CANCEL, CLAIM, ACK, RELEASE, REQUEUE, COUNTS, QUEUE_CLAIM, QUEUE_FREE,
+          QUEUE_COUNTS);
 
   static LuaScript load(String name) {
     String resource = "/lua/" + name + ".lua";

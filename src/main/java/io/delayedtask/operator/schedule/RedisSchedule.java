@@ -60,6 +60,11 @@ public final class RedisSchedule implements TaskSchedule {
   private final AtomicLong noScriptFallbacks = new AtomicLong();
   private final java.util.concurrent.atomic.AtomicInteger claimRotation = new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean subscriptionFailureLogged;
+  private final QueueGroups queues = new QueueGroups();
+  private final List<Consumer<List<QueueHold>>> holdListeners = new CopyOnWriteArrayList<>();
+  /** The Redis clock (ms) at the last claim and the monotonic time then: which queues are due to be polled. */
+  private volatile long lastServerMillis;
+  private volatile long lastServerNanos = System.nanoTime();
 
   public RedisSchedule(RedisConnections connections, String keyPrefix, int shards) {
     this(connections, keyPrefix, shards, null);
@@ -106,6 +111,176 @@ public final class RedisSchedule implements TaskSchedule {
     if (result != null && result == 1) {
       notifyWakeup(Instant.ofEpochMilli(score));
     }
+  }
+
+  @Override
+  public void schedule(String id, Instant due, Optional<QueueRef> into, Optional<QueueRef> leaving) {
+    if (into.isEmpty()) {
+      schedule(id, due);
+      leaving.ifPresent(queue -> cancelIn(queue, id));
+      return;
+    }
+    requireId(id);
+    QueueRef queue = into.get();
+    long score = score(due);
+    queues.know(queue);
+    int shard = keys.shardOf(id);
+    // The shard's entry (the task named no queue before) goes; both calls in one round trip.
+    CompletableFuture<Long> fromShard = run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
+        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)}, id);
+    CompletableFuture<Long> written = run(LuaScript.SCHEDULE, ScriptOutputType.INTEGER,
+        new String[] {keys.due(queue), keys.claimed(queue)},
+        id, Long.toString(score), keys.wakeupChannel(), origin + " q:" + queue);
+    connections.await(fromShard, "schedule");
+    connections.await(written, "schedule");
+    leaving.filter(other -> !other.equals(queue)).ifPresent(other -> cancelIn(other, id));
+    queues.scheduled(queue, score);
+    notifyWakeup(Instant.ofEpochMilli(score));
+  }
+
+  @Override
+  public void cancelQueued(String id, QueueRef queue) {
+    requireId(id);
+    cancelIn(queue, id);
+  }
+
+  @Override
+  public Map<String, Instant> runningEntries(QueueRef queue) {
+    Map<String, Instant> entries = new LinkedHashMap<>();
+    scan(keys.running(queue), value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
+    return entries;
+  }
+
+  private void cancelIn(QueueRef queue, String id) {
+    connections.await(run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
+        new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue),
+            keys.running(queue)}, id), "cancel");
+    // Its concurrency slot may have gone with it: a queue waiting for one is asked again.
+    queues.wake(queue);
+    notifyWakeup(Instant.EPOCH);
+  }
+
+  @Override
+  public void cancel(String id, Optional<QueueRef> queue) {
+    cancel(id);
+    queue.ifPresent(q -> cancelIn(q, id));
+  }
+
+  @Override
+  public void freeSlots(QueueRef queue, Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    List<Object> result = connections.await(run(LuaScript.QUEUE_FREE, ScriptOutputType.MULTI,
+        new String[] {keys.running(queue), keys.due(queue)}, ids.toArray(String[]::new)), "free queue slots");
+    if ((Long) result.get(0) > 0 && (Long) result.get(1) > 0) {
+      queues.wake(queue);
+      notifyWakeup(Instant.EPOCH);
+    }
+  }
+
+  @Override
+  public void queueLimits(QueueRef queue, QueueLimits limits) {
+    if (queues.limits(queue, limits)) {
+      // A deletion is kept in Redis, so that another leader, or this one restarted, does not hold the
+      // released tasks as missing (queue-claim.lua); a queue created again clears it.
+      try {
+        RedisClusterAsyncCommands<String, String> commands = connections.commands();
+        connections.await(limits.mode() == QueueLimits.Mode.RELEASED
+            ? commands.set(keys.released(queue), "1").thenApply(ok -> 1L).toCompletableFuture()
+            : commands.del(keys.released(queue)).toCompletableFuture(), "queue released");
+      } catch (ScheduleUnavailableException e) {
+        LOG.warn("Could not record in Redis that queue {} is {}: {}", queue,
+            limits.mode() == QueueLimits.Mode.RELEASED ? "deleted" : "there", e.getMessage());
+      }
+    }
+    notifyWakeup(Instant.EPOCH);
+  }
+
+  @Override
+  public void queueLimitsKnown() {
+    queues.limitsKnown();
+    notifyWakeup(Instant.EPOCH);
+  }
+
+  @Override
+  public void knowQueues(Collection<QueueRef> known) {
+    boolean added = false;
+    for (QueueRef queue : known) {
+      if (!queues.knows(queue)) {
+        queues.know(queue);
+        added = true;
+      }
+    }
+    if (added) {
+      notifyWakeup(Instant.EPOCH);
+    }
+  }
+
+  @Override
+  public List<QueueRef> knownQueues() {
+    return queues.all();
+  }
+
+  @Override
+  public AutoCloseable onQueueHolds(Consumer<List<QueueHold>> listener) {
+    holdListeners.add(Objects.requireNonNull(listener));
+    return () -> holdListeners.remove(listener);
+  }
+
+  @Override
+  public Map<String, Instant> waitingEntries(QueueRef queue) {
+    Map<String, Instant> entries = new LinkedHashMap<>();
+    scan(keys.due(queue), value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
+    return entries;
+  }
+
+  @Override
+  public List<String> inFlightIds(QueueRef queue) {
+    Set<String> ids = new LinkedHashSet<>();
+    scan(keys.inFlight(queue), value -> ids.add(value.getValue()));
+    return List.copyOf(ids);
+  }
+
+  @Override
+  public Set<String> repairAll(QueueRef queue, Map<String, Instant> dueById) {
+    queues.know(queue);
+    List<String> pairs = new ArrayList<>();
+    dueById.forEach((id, due) -> {
+      requireId(id);
+      pairs.add(id);
+      pairs.add(Long.toString(score(due)));
+    });
+    Set<String> written = new LinkedHashSet<>();
+    for (int from = 0; from < pairs.size(); from += 2 * REPAIR_CHUNK) {
+      List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * REPAIR_CHUNK));
+      List<String> args = new ArrayList<>(chunk.size() + 2);
+      args.add(keys.wakeupChannel());
+      args.add(origin + " q:" + queue);
+      args.addAll(chunk);
+      List<Object> result = connections.await(run(LuaScript.REPAIR, ScriptOutputType.MULTI,
+          new String[] {keys.due(queue), keys.claimed(queue)}, args.toArray(String[]::new)), "repair");
+      for (int i = 1; i < result.size(); i++) {
+        if ((Long) result.get(i) == 1) {
+          written.add(chunk.get(2 * (i - 1)));
+          queues.scheduled(queue, Long.parseLong(chunk.get(2 * (i - 1) + 1)));
+        }
+      }
+    }
+    if (!written.isEmpty()) {
+      notifyWakeup(Instant.EPOCH);
+    }
+    return written;
+  }
+
+  @Override
+  public QueueCounts queueCounts(QueueRef queue) {
+    List<Object> result = connections.await(run(LuaScript.QUEUE_COUNTS, ScriptOutputType.MULTI,
+        new String[] {keys.due(queue), keys.inFlight(queue), keys.bucket(queue), keys.running(queue)}),
+        "queue counts");
+    String oldest = string(result.get(3));
+    return new QueueCounts((Long) result.get(0), (Long) result.get(1), (Long) result.get(2),
+        oldest.isEmpty() ? Optional.empty() : Optional.of(instant(oldest)), (Long) result.get(4));
   }
 
   @Override
@@ -169,17 +344,105 @@ public final class RedisSchedule implements TaskSchedule {
     // Each shard gets its part of the batch, so one round trip still claims at most max in all;
     // the remainder goes to shards in turn. A shard whose part is 0 is still asked (max 0) for its
     // clock and next entry, so no shard's entries are overlooked.
-    int firstWithExtra = Math.floorMod(claimRotation.getAndIncrement(), shards);
+    // Queues due to be polled share the batch with the shards; a held queue is not among them.
+    List<QueueGroups.Poll> polls = queues.toPoll(estimatedServerMillis());
+    int parts = shards + polls.size();
+    int firstWithExtra = Math.floorMod(claimRotation.getAndIncrement(), parts);
     List<CompletableFuture<List<Object>>> replies = new ArrayList<>(shards);
     long sentNanos = System.nanoTime();
     for (int shard = 0; shard < shards; shard++) {
-      int quota = total / shards + (Math.floorMod(shard - firstWithExtra, shards) < total % shards ? 1 : 0);
+      int quota = total / parts + (Math.floorMod(shard - firstWithExtra, parts) < total % parts ? 1 : 0);
       replies.add(run(LuaScript.CLAIM, ScriptOutputType.MULTI,
           new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard),
               keys.claimSequence(shard)},
           Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":" + shard));
     }
-    return mergeClaims(replies, sentNanos);
+    Map<QueueRef, CompletableFuture<List<Object>>> queueReplies = new LinkedHashMap<>();
+    for (int i = 0; i < polls.size(); i++) {
+      QueueGroups.Poll poll = polls.get(i);
+      int part = shards + i;
+      int quota = total / parts + (Math.floorMod(part - firstWithExtra, parts) < total % parts ? 1 : 0);
+      if (quota == 0) {
+        queues.skipped(poll.queue());
+        continue;
+      }
+      queueReplies.put(poll.queue(), claimQueue(poll, quota, lease));
+    }
+    ClaimBatch shardBatch = mergeClaims(replies, sentNanos);
+    lastServerMillis = shardBatch.serverTime().toEpochMilli();
+    lastServerNanos = sentNanos;
+    return queueReplies.isEmpty() && queues.nextPoll().isEmpty() ? shardBatch
+        : withQueues(shardBatch, queueReplies, sentNanos);
+  }
+
+  private CompletableFuture<List<Object>> claimQueue(QueueGroups.Poll poll, int quota, Duration lease) {
+    QueueRef queue = poll.queue();
+    QueueLimits limits = poll.limits();
+    return run(LuaScript.QUEUE_CLAIM, ScriptOutputType.MULTI,
+        new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue),
+            keys.claimSequence(queue), keys.bucket(queue), keys.running(queue), keys.released(queue)},
+        Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":q:" + queue,
+        limits.mode().argument(), limits.rate() == null ? "" : Double.toString(limits.rate()),
+        Integer.toString(limits.burst()), limits.concurrency() == null ? "" : Integer.toString(limits.concurrency()),
+        poll.watermark(), Integer.toString(QueueGroups.REPORT));
+  }
+
+  /** The shards' claims with the queues': their entries, their holds reported, the next poll. */
+  private ClaimBatch withQueues(ClaimBatch shardBatch, Map<QueueRef, CompletableFuture<List<Object>>> replies,
+      long sentNanos) {
+    List<ClaimedEntry> entries = new ArrayList<>(shardBatch.entries());
+    List<QueueHold> holds = new ArrayList<>();
+    for (Map.Entry<QueueRef, CompletableFuture<List<Object>>> reply : replies.entrySet()) {
+      QueueRef queue = reply.getKey();
+      List<Object> result;
+      try {
+        result = connections.await(reply.getValue(), "claim");
+      } catch (ScheduleUnavailableException e) {
+        queues.skipped(queue);
+        LOG.warn("Could not claim from queue {}: {}", queue, e.getMessage());
+        continue;
+      }
+      Instant time = time(result.get(0), result.get(1));
+      String later = string(result.get(2));
+      long held = (Long) result.get(3);
+      String reason = string(result.get(4));
+      String nextToken = string(result.get(5));
+      String watermark = string(result.get(6));
+      int reported = (int) (long) (Long) result.get(7);
+      for (int i = 8; i < 8 + reported; i++) {
+        holds.add(new QueueHold(string(result.get(i)), queue, reason));
+      }
+      for (int i = 8 + reported; i + 2 < result.size(); i += 3) {
+        entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time,
+            string(result.get(i + 2)), sentNanos, Optional.of(queue)));
+      }
+      queues.polled(queue, held, reason,
+          later.isEmpty() ? Optional.empty() : Optional.of((long) Double.parseDouble(later)),
+          nextToken.isEmpty() ? Optional.empty() : Optional.of((long) Double.parseDouble(nextToken)),
+          watermark, reported < QueueGroups.REPORT);
+    }
+    if (!holds.isEmpty()) {
+      List<QueueHold> reported = List.copyOf(holds);
+      for (Consumer<List<QueueHold>> listener : holdListeners) {
+        try {
+          listener.accept(reported);
+        } catch (RuntimeException e) {
+          LOG.warn("A queue hold listener failed", e);
+        }
+      }
+    }
+    Optional<Instant> nextDue = shardBatch.nextDue();
+    Optional<Long> nextPoll = queues.nextPoll();
+    if (nextPoll.isPresent()) {
+      Instant poll = Instant.ofEpochMilli(nextPoll.get());
+      nextDue = nextDue.isEmpty() || poll.isBefore(nextDue.get()) ? Optional.of(poll) : nextDue;
+    }
+    return new ClaimBatch(List.copyOf(entries), shardBatch.serverTime(), nextDue);
+  }
+
+  /** The Redis clock now, as followed from the last claim by the monotonic clock. */
+  private long estimatedServerMillis() {
+    return lastServerMillis + (System.nanoTime() - lastServerNanos) / 1_000_000;
   }
 
   private ClaimBatch mergeClaims(List<CompletableFuture<List<Object>>> replies, long sentNanos) {
@@ -227,12 +490,23 @@ public final class RedisSchedule implements TaskSchedule {
   public void acknowledgeAll(Collection<ClaimedEntry> entries) {
     // id, token pairs: ack.lua removes a claim only if it is still the one that token names.
     Map<Integer, List<String>> byShard = new LinkedHashMap<>();
+    Map<QueueRef, List<String>> byQueue = new LinkedHashMap<>();
     for (ClaimedEntry entry : entries) {
-      List<String> pairs = byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>());
+      List<String> pairs = entry.queue().isPresent()
+          ? byQueue.computeIfAbsent(entry.queue().get(), queue -> new ArrayList<>())
+          : byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>());
       pairs.add(entry.id());
       pairs.add(entry.token());
     }
     List<CompletableFuture<Long>> replies = new ArrayList<>();
+    byQueue.forEach((queue, pairs) -> {
+      for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
+        List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
+        replies.add(run(LuaScript.ACK, ScriptOutputType.INTEGER,
+            new String[] {keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue)},
+            chunk.toArray(String[]::new)));
+      }
+    });
     byShard.forEach((shard, pairs) -> {
       for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
         List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
@@ -249,8 +523,17 @@ public final class RedisSchedule implements TaskSchedule {
   @Override
   public void release(ClaimedEntry entry, Instant retryAt) {
     Objects.requireNonNull(retryAt, "retryAt");
-    int shard = keys.shardOf(entry.id());
     long score = score(retryAt);
+    if (entry.queue().isPresent()) {
+      QueueRef queue = entry.queue().get();
+      connections.await(run(LuaScript.RELEASE, ScriptOutputType.INTEGER,
+          new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue)},
+          entry.id(), Long.toString(score), keys.wakeupChannel(), origin + " q:" + queue, entry.token()), "release");
+      queues.scheduled(queue, score);
+      notifyWakeup(Instant.ofEpochMilli(score));
+      return;
+    }
+    int shard = keys.shardOf(entry.id());
     Long result = connections.await(run(LuaScript.RELEASE, ScriptOutputType.INTEGER,
         new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
         entry.id(), Long.toString(score), keys.wakeupChannel(), origin, entry.token()),
@@ -364,13 +647,17 @@ public final class RedisSchedule implements TaskSchedule {
   }
 
   private void onWakeupMessage(String message) {
-    int space = message.indexOf(' ');
-    String sender = space < 0 ? "" : message.substring(space + 1);
-    if (sender.equals(origin)) {
+    // "<score> <origin>", or "<score> <origin> q:<namespace>/<queue>" for an entry of a queue.
+    String[] parts = message.split(" ", 3);
+    if (parts.length > 1 && parts[1].equals(origin)) {
       return;
     }
     try {
-      notifyWakeup(Instant.ofEpochMilli(Long.parseLong(space < 0 ? message : message.substring(0, space))));
+      long score = Long.parseLong(parts[0]);
+      if (parts.length == 3 && parts[2].startsWith("q:")) {
+        QueueRef.parse(parts[2].substring(2)).ifPresent(queue -> queues.scheduled(queue, score));
+      }
+      notifyWakeup(Instant.ofEpochMilli(score));
     } catch (NumberFormatException e) {
       LOG.debug("Ignoring malformed wake-up message on {}", keys.wakeupChannel());
     }

@@ -88,6 +88,54 @@ public final class ScheduleKeys {
     return prefix + ":{" + tags[shard] + "}:claimseq";
   }
 
+  /**
+   * The hash tag of a queue's key group: {@code q:<namespace>/<name>}, so every key of one queue
+   * shares a Redis Cluster slot, apart from the shards' (package-info, "Queues").
+   */
+  public String queueGroup(QueueRef queue) {
+    return prefix + ":{q:" + queue + "}";
+  }
+
+  /** ZSET of a queue's waiting entries: member = id, score = due time in ms. */
+  public String due(QueueRef queue) {
+    return queueGroup(queue) + ":due";
+  }
+
+  /** ZSET of a queue's claimed entries: member = id, score = lease deadline in ms. */
+  public String inFlight(QueueRef queue) {
+    return queueGroup(queue) + ":inflight";
+  }
+
+  /** HASH id -> due score each of a queue's claims was made for. */
+  public String claimed(QueueRef queue) {
+    return queueGroup(queue) + ":claimed";
+  }
+
+  /** HASH id -> token of each of a queue's claims. */
+  public String tokens(QueueRef queue) {
+    return queueGroup(queue) + ":tokens";
+  }
+
+  /** Counter a queue's claim tokens are numbered by. */
+  public String claimSequence(QueueRef queue) {
+    return queueGroup(queue) + ":claimseq";
+  }
+
+  /** HASH of a queue's token bucket: tokens, at (ms, Redis clock), dispatched (total). */
+  public String bucket(QueueRef queue) {
+    return queueGroup(queue) + ":bucket";
+  }
+
+  /** ZSET of a queue's dispatches in flight (its concurrency): member = id, score = when it began (ms). */
+  public String running(QueueRef queue) {
+    return queueGroup(queue) + ":running";
+  }
+
+  /** STRING set while a queue's DelayedTaskQueue is deleted: its tasks fire without limits. */
+  public String released(QueueRef queue) {
+    return queueGroup(queue) + ":released";
+  }
+
   /** Pub/sub channel on which "score origin" is published when an entry becomes its shard's earliest. */
   public String wakeupChannel() {
     return prefix + ":wakeup";

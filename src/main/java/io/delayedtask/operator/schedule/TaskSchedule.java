@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -76,6 +77,80 @@ public interface TaskSchedule extends AutoCloseable {
    */
   default AutoCloseable onWakeup(Consumer<Instant> listener) {
     return () -> {};
+  }
+
+  // Queues (package-info, "Queues"): a task that names a DelayedTaskQueue waits in that queue's key
+  // group, and is claimed within the queue's limits. A schedule without queues refuses these.
+
+  /**
+   * Adds or moves the entry in {@code into}'s key group (and removes it from its shard), or, with
+   * {@code into} empty, in its shard; either way removes it from {@code leaving}'s group, if given
+   * (a fire-now bypasses the queue the task names).
+   */
+  default void schedule(String id, Instant due, Optional<QueueRef> into, Optional<QueueRef> leaving) {
+    if (into.isPresent() || leaving.isPresent()) {
+      throw new UnsupportedOperationException("this schedule has no queues");
+    }
+    schedule(id, due);
+  }
+
+  /** Removes the entry from its shard and from {@code queue}'s group (with its concurrency slot). */
+  default void cancel(String id, Optional<QueueRef> queue) {
+    cancel(id);
+  }
+
+  /** Removes the entry from {@code queue}'s group only (with its concurrency slot). */
+  default void cancelQueued(String id, QueueRef queue) {
+    throw new UnsupportedOperationException("this schedule has no queues");
+  }
+
+  /** A queue's dispatches in flight (its concurrency slots taken): id and when the dispatch began. */
+  default Map<String, Instant> runningEntries(QueueRef queue) {
+    return Map.of();
+  }
+
+  /** The dispatches of these ids in {@code queue} ended: their concurrency slots are free. */
+  default void freeSlots(QueueRef queue, Collection<String> ids) {
+    throw new UnsupportedOperationException("this schedule has no queues");
+  }
+
+  /** A DelayedTaskQueue's limits, created or changed (or {@link QueueLimits#RELEASED} once deleted). */
+  default void queueLimits(QueueRef queue, QueueLimits limits) {}
+
+  /** Every DelayedTaskQueue has been listed: a queue not among them is missing. */
+  default void queueLimitsKnown() {}
+
+  /** Tasks wait in these queues: their groups are polled and resynced from now on. */
+  default void knowQueues(Collection<QueueRef> queues) {}
+
+  /** The queues whose groups are polled. */
+  default List<QueueRef> knownQueues() {
+    return List.of();
+  }
+
+  /** Calls {@code listener} with the due entries a queue holds, once per entry and reason. */
+  default AutoCloseable onQueueHolds(Consumer<List<QueueHold>> listener) {
+    return () -> {};
+  }
+
+  /** Every waiting entry of a queue's group with its score. */
+  default Map<String, Instant> waitingEntries(QueueRef queue) {
+    return Map.of();
+  }
+
+  /** Ids of a queue's claims in flight. */
+  default List<String> inFlightIds(QueueRef queue) {
+    return List.of();
+  }
+
+  /** {@link #repairAll(Map)} for the entries of one queue's group. */
+  default Set<String> repairAll(QueueRef queue, Map<String, Instant> dueById) {
+    throw new UnsupportedOperationException("this schedule has no queues");
+  }
+
+  /** A snapshot of a queue for its status and gauges. */
+  default QueueCounts queueCounts(QueueRef queue) {
+    throw new UnsupportedOperationException("this schedule has no queues");
   }
 
   @Override

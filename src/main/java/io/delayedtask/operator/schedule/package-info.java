@@ -29,7 +29,7 @@
  * <p>Every change goes through a Lua script under {@code src/main/resources/lua/} (each file opens
  * with its KEYS, ARGV, result and cost), run by EVALSHA with one EVAL fallback on NOSCRIPT:
  * schedule, repair (the resync's write, many entries per call), cancel, claim, ack (many ids per
- * call), release, requeue, counts. Due-ness is judged only by {@code TIME} inside the scripts: an
+ * call), release, requeue, counts, and for queues queue-claim, queue-free, queue-counts. Due-ness is judged only by {@code TIME} inside the scripts: an
  * entry is claimed when its score is at or before the server's time in whole ms, so it is never
  * claimed early, whatever the local clocks say.
  *
@@ -62,6 +62,28 @@
  *       does no harm: Job names are deterministic, and the reconciler that fires checks the task's
  *       status and writes it with the resourceVersion it decided from.
  * </ul>
+ *
+ * <h2>Queues</h2>
+ *
+ * <p>A task naming a DelayedTaskQueue waits in that queue's key group instead of its shard, with
+ * one hash tag per queue ({@code q:<namespace>/<queue>}, {@link
+ * io.delayedtask.operator.schedule.ScheduleKeys#queueGroup}):
+ *
+ * <pre>
+ * &lt;prefix&gt;:{q:&lt;ns&gt;/&lt;queue&gt;}:due|inflight|claimed|tokens|claimseq   as a shard's
+ * &lt;prefix&gt;:{q:&lt;ns&gt;/&lt;queue&gt;}:bucket    HASH tokens, at (ms, Redis clock), dispatched (total)
+ * &lt;prefix&gt;:{q:&lt;ns&gt;/&lt;queue&gt;}:running   ZSET id -&gt; when its dispatch began (the concurrency slots)
+ * &lt;prefix&gt;:{q:&lt;ns&gt;/&lt;queue&gt;}:released  STRING set while the DelayedTaskQueue is deleted
+ * </pre>
+ *
+ * <p>queue-claim.lua claims from a queue within its pause, token bucket and concurrency, taking
+ * tokens and slots in the same atomic step, and reports what it held and why ({@link
+ * io.delayedtask.operator.schedule.QueueHold}); queue-free.lua frees a slot when a dispatch ends;
+ * queue-counts.lua is the status's snapshot. Acks and releases of a queue's claims go to its group
+ * ({@link io.delayedtask.operator.schedule.ClaimedEntry#queue()}). {@link
+ * io.delayedtask.operator.schedule.QueueGroups} decides which queues a claim asks: a held queue is
+ * not asked until something changes, so the cost of waiting tasks does not grow with their number.
+ * Wake-ups of a queue's entries carry the queue: {@code "<score> <origin> q:<ns>/<queue>"}.
  *
  * <h2>Wake-ups</h2>
  *

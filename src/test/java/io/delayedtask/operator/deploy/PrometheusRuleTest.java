@@ -118,7 +118,7 @@ class PrometheusRuleTest {
     dashboard.path("panels").forEach(p -> titles.add(p.path("title").asText()));
     assertThat(titles).containsExactly("Fire lag", "Firings by outcome", "Waiting and in-flight entries",
         "Oldest overdue entry", "Resync repairs", "Redis and API errors", "Deliveries by outcome",
-        "Delivery request duration", "Admission policy present", "JVM heap");
+        "Delivery request duration", "Admission policy present", "JVM heap", "Queues: waiting tasks and dispatches");
     assertThat(MonitoringChart.dashboardExpressions(dashboard)).allSatisfy(e -> assertThat(e).contains("job=~\"$job\""));
   }
 

@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskQueue;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskQueueSpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
@@ -261,6 +263,22 @@ class RbacFromAuditLogIT {
       return t;
     });
     step.get().until(() -> phase(admin, ns, "paused").map(Phase::isFinished).orElse(false));
+
+    // A queue (its pause and limits from the informer) and a task in it: the queue's status is written.
+    DelayedTaskQueue queue = new DelayedTaskQueue();
+    queue.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("audited").withNamespace(ns)
+        .build());
+    queue.setSpec(new DelayedTaskQueueSpec());
+    admin.resources(DelayedTaskQueue.class).inNamespace(ns).resource(queue).create();
+    create(admin, task(ns, "queued", s -> {
+      s.setDelay("0s");
+      s.setQueue("audited");
+    }));
+    step.get().until(() -> phase(admin, ns, "queued").orElse(null) == Phase.Fired);
+    step.get().alias("the queue's status").until(() -> {
+      DelayedTaskQueue written = admin.resources(DelayedTaskQueue.class).inNamespace(ns).withName("audited").get();
+      return written.getStatus() != null && Long.valueOf(1).equals(written.getStatus().getDispatchedTotal());
+    });
 
     // A task of an earlier version, with the finalizer those put on: taken off.
     DelayedTask legacy = task(ns, "legacy", s -> s.setDelay("0s"));

@@ -17,6 +17,8 @@ public class Condition {
   public static final String FIRED = "Fired";
   public static final String COMPLETE = "Complete";
   public static final String FAILED = "Failed";
+  /** The task is due and its queue holds it (QueuePaused, QueueMissing, RateLimited, ConcurrencyLimited). */
+  public static final String QUEUED = "Queued";
   /** kstatus: the task is in the state its spec asks for (scheduled, suspended, or done). */
   public static final String READY = "Ready";
   /** kstatus: work towards the spec is under way (its Job runs). */

@@ -1,0 +1,251 @@
+package io.delayedtask.operator.schedule;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayedtask.operator.testing.RedisProcess;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Queues in a real redis-server (queue-claim.lua through RedisSchedule): pause, a missing queue,
+ * resume oldest first, the token bucket's bound across two claimers, concurrency slots, and that a
+ * held queue neither delays other entries nor costs claims while it waits.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class QueueClaimsIT {
+  private static final Duration LEASE = Duration.ofMinutes(5);
+  private static final QueueRef EMAILS = new QueueRef("shop", "emails");
+  private static final QueueRef INVOICES = new QueueRef("shop", "invoices");
+
+  private RedisProcess redis;
+  private String prefix;
+  private final List<RedisSchedule> opened = new ArrayList<>();
+  private final List<QueueHold> holds = new CopyOnWriteArrayList<>();
+
+  @BeforeAll
+  void startRedis() {
+    redis = RedisProcess.start();
+  }
+
+  @AfterAll
+  void stopRedis() {
+    redis.close();
+  }
+
+  @BeforeEach
+  void freshKeys() {
+    prefix = "q-" + UUID.randomUUID().toString().substring(0, 8);
+    holds.clear();
+  }
+
+  @AfterEach
+  void close() {
+    opened.forEach(RedisSchedule::close);
+    opened.clear();
+  }
+
+  /** A schedule as one operator process has it, every DelayedTaskQueue listed. */
+  private RedisSchedule operator(String identity) {
+    RedisSchedule schedule = new RedisSchedule(
+        RedisConnections.standalone(redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT), prefix, 1,
+        identity);
+    schedule.onQueueHolds(holds::addAll);
+    schedule.queueLimitsKnown();
+    opened.add(schedule);
+    return schedule;
+  }
+
+  private static Instant redisNow(RedisSchedule schedule) {
+    return ScheduleProbe.serverTime(schedule).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+  }
+
+  private static List<String> ids(ClaimBatch batch) {
+    return batch.entries().stream().map(ClaimedEntry::id).toList();
+  }
+
+  @Test
+  void aPausedQueueHoldsItsDueTasksReportsThemOnceAndResumesOldestFirst() {
+    RedisSchedule schedule = operator("a");
+    schedule.queueLimits(EMAILS, QueueLimits.paused());
+    Instant now = redisNow(schedule);
+    for (int i = 0; i < 5; i++) {
+      // t4 is the oldest, t0 the youngest
+      schedule.schedule("shop/t" + i + "/u", now.minusSeconds(i + 1), Optional.of(EMAILS), Optional.empty());
+    }
+    schedule.schedule("shop/plain/u", now.minusSeconds(1));
+
+    ClaimBatch first = schedule.claimDue(100, LEASE);
+
+    assertThat(ids(first)).containsExactly("shop/plain/u");
+    assertThat(holds).extracting(QueueHold::id)
+        .containsExactly("shop/t4/u", "shop/t3/u", "shop/t2/u", "shop/t1/u", "shop/t0/u");
+    assertThat(holds).allMatch(hold -> hold.reason().equals(QueueHold.QUEUE_PAUSED) && hold.queue().equals(EMAILS));
+    holds.clear();
+    assertThat(ids(schedule.claimDue(100, LEASE))).isEmpty();
+    assertThat(holds).as("reported once, not per claim").isEmpty();
+
+    schedule.queueLimits(EMAILS, QueueLimits.open(null, 0, null));
+    ClaimBatch resumed = schedule.claimDue(4, LEASE); // 2 for the queue, 2 for the shard
+
+    assertThat(ids(resumed)).containsExactly("shop/t4/u", "shop/t3/u");
+    assertThat(resumed.entries()).allMatch(entry -> entry.queue().equals(Optional.of(EMAILS)));
+    assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/t2/u", "shop/t1/u", "shop/t0/u");
+  }
+
+  @Test
+  void aQueueThatDoesNotExistHoldsItsTasksUntilItIsCreated() {
+    RedisSchedule schedule = operator("a");
+    Instant now = redisNow(schedule);
+    schedule.schedule("shop/early/u", now.minusSeconds(1), Optional.of(INVOICES), Optional.empty());
+
+    assertThat(ids(schedule.claimDue(100, LEASE))).isEmpty();
+    assertThat(holds).extracting(QueueHold::reason).containsExactly(QueueHold.QUEUE_MISSING);
+
+    schedule.queueLimits(INVOICES, QueueLimits.open(null, 0, null));
+    assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/early/u");
+  }
+
+  @Test
+  void aDeletedQueueReleasesItsTasksForThisOperatorAndTheNext() {
+    RedisSchedule schedule = operator("a");
+    schedule.queueLimits(EMAILS, QueueLimits.paused());
+    Instant now = redisNow(schedule);
+    schedule.schedule("shop/a/u", now.minusSeconds(1), Optional.of(EMAILS), Optional.empty());
+    schedule.schedule("shop/b/u", now.plusMillis(300), Optional.of(EMAILS), Optional.empty());
+    assertThat(ids(schedule.claimDue(100, LEASE))).isEmpty();
+
+    schedule.queueLimits(EMAILS, QueueLimits.RELEASED);
+    assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/a/u");
+
+    RedisSchedule next = operator("b"); // a new leader, which never saw the queue: not "missing"
+    next.knowQueues(List.of(EMAILS));
+    await().atMost(Duration.ofSeconds(5)).until(() -> ids(next.claimDue(100, LEASE)).contains("shop/b/u"));
+    assertThat(holds).extracting(QueueHold::reason).doesNotContain(QueueHold.QUEUE_MISSING);
+  }
+
+  @Test
+  void aHeldQueueDelaysNoOtherEntryAndCostsNoClaimWhileItWaits() {
+    RedisSchedule schedule = operator("a");
+    schedule.queueLimits(EMAILS, QueueLimits.paused());
+    schedule.queueLimits(INVOICES, QueueLimits.open(null, 0, null));
+    Instant now = redisNow(schedule);
+    for (int i = 0; i < 2_000; i++) {
+      schedule.schedule("shop/held-" + i + "/u", now.minusMillis(2_000 - i), Optional.of(EMAILS), Optional.empty());
+    }
+    schedule.schedule("shop/plain/u", now);
+    schedule.schedule("shop/invoice/u", now, Optional.of(INVOICES), Optional.empty());
+
+    List<String> claimed = new ArrayList<>();
+    // Reporting 2,000 held tasks takes a few claims (500 per claim); the other entries come in the first.
+    claimed.addAll(ids(schedule.claimDue(100, LEASE)));
+    assertThat(claimed).containsExactlyInAnyOrder("shop/plain/u", "shop/invoice/u");
+    for (int i = 0; i < 5; i++) {
+      schedule.claimDue(100, LEASE);
+    }
+    assertThat(holds).hasSize(2_000);
+
+    long before = scriptCalls();
+    for (int i = 0; i < 20; i++) {
+      assertThat(schedule.claimDue(100, LEASE).entries()).isEmpty();
+    }
+    assertThat(scriptCalls() - before)
+        .as("one claim per shard each time; the paused queue and the idle one are not asked")
+        .isEqualTo(20);
+  }
+
+  @Test
+  void concurrencySlotsAreTakenByClaimsAndFreedWhenTheDispatchEnds() {
+    RedisSchedule schedule = operator("a");
+    schedule.queueLimits(EMAILS, QueueLimits.open(null, 0, 3));
+    Instant now = redisNow(schedule);
+    for (int i = 0; i < 10; i++) {
+      schedule.schedule("shop/t" + i + "/u", now.minusMillis(100 - i), Optional.of(EMAILS), Optional.empty());
+    }
+
+    ClaimBatch first = schedule.claimDue(100, LEASE);
+    assertThat(ids(first)).containsExactly("shop/t0/u", "shop/t1/u", "shop/t2/u");
+    schedule.acknowledgeAll(first.entries()); // the claims are done; the dispatches still run
+    assertThat(ids(schedule.claimDue(100, LEASE))).isEmpty();
+    assertThat(holds).extracting(QueueHold::reason).containsOnly(QueueHold.CONCURRENCY_LIMITED);
+    assertThat(schedule.queueCounts(EMAILS).inFlight()).isEqualTo(3);
+
+    schedule.freeSlots(EMAILS, List.of("shop/t1/u"));
+    assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/t3/u");
+    QueueCounts counts = schedule.queueCounts(EMAILS);
+    assertThat(counts.waiting()).isEqualTo(6);
+    assertThat(counts.inFlight()).isEqualTo(3);
+    assertThat(counts.dispatchedTotal()).isEqualTo(4);
+
+    schedule.cancel("shop/t0/u", Optional.of(EMAILS)); // a task deleted while its Job ran
+    assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/t4/u");
+  }
+
+  @Test
+  void twoOperatorsClaimingAtOnceStayWithinBurstPlusRateTimesTime() {
+    double rate = 40;
+    int burst = 5;
+    RedisSchedule one = operator("one");
+    RedisSchedule two = operator("two");
+    for (RedisSchedule schedule : List.of(one, two)) {
+      schedule.queueLimits(EMAILS, QueueLimits.open(rate, burst, null));
+    }
+    Instant now = redisNow(one);
+    for (int i = 0; i < 300; i++) {
+      one.schedule("shop/t" + i + "/u", now.minusMillis(300 - i), Optional.of(EMAILS), Optional.empty());
+    }
+
+    List<Instant> claimedAt = Collections.synchronizedList(new ArrayList<>());
+    long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+    List<CompletableFuture<Void>> claimers = List.of(one, two).stream().map(schedule ->
+        CompletableFuture.runAsync(() -> {
+          while (System.nanoTime() < until) {
+            schedule.claimDue(100, LEASE).entries().forEach(entry -> claimedAt.add(entry.claimedAt()));
+            LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+          }
+        })).toList();
+    claimers.forEach(CompletableFuture::join);
+
+    List<Long> millis = claimedAt.stream().map(Instant::toEpochMilli).sorted().collect(Collectors.toList());
+    long span = millis.get(millis.size() - 1) - millis.get(0);
+    // Every window from one claim to a later one: at most burst + rate × its length.
+    for (int i = 0; i < millis.size(); i++) {
+      for (int j = i; j < millis.size(); j++) {
+        double bound = burst + rate * (millis.get(j) - millis.get(i)) / 1000.0;
+        assertThat((double) (j - i + 1)).as("claims from %d to %d ms", millis.get(i), millis.get(j))
+            .isLessThanOrEqualTo(bound + 1e-9);
+      }
+    }
+    assertThat(millis.size()).as("the bucket is used, not starved").isGreaterThanOrEqualTo(burst + (int) (rate * span
+        / 1000.0 * 0.8));
+  }
+
+  /** EVALSHA calls the Redis server has answered so far. */
+  private long scriptCalls() {
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      String stats = connection.sync().info("commandstats");
+      return stats.lines().filter(line -> line.startsWith("cmdstat_evalsha:")).findFirst()
+          .map(line -> Long.parseLong(line.replaceAll("^cmdstat_evalsha:calls=([0-9]+),.*", "$1"))).orElse(0L);
+    } finally {
+      client.shutdown();
+    }
+  }
+}
