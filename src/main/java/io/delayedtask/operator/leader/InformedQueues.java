@@ -238,10 +238,10 @@ public final class InformedQueues implements AutoCloseable {
     Meters created = new Meters(new AtomicLong(), new AtomicLong());
     Gauge.builder("delayedtask.queue.waiting", created.waiting(), AtomicLong::get)
         .description("Tasks of the queue that are due and held by it (paused, rate, concurrency, missing)")
-        .tags("namespace", queue.namespace(), "queue", queue.name()).register(registry);
+        .tag("namespace", queue.namespace()).tag("queue", queue.name()).register(registry);
     FunctionCounter.builder("delayedtask.queue.dispatches", created.dispatched(), AtomicLong::get)
         .description("Dispatches of the queue's tasks (Jobs created, status-only firings, delivery attempts)")
-        .tags("namespace", queue.namespace(), "queue", queue.name()).register(registry);
+        .tag("namespace", queue.namespace()).tag("queue", queue.name()).register(registry);
     return created;
   }
 

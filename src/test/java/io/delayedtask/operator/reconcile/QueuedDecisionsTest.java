@@ -12,7 +12,7 @@ import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.QueueHold;
 import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.task.Conditions;
-import io.delayedtask.operator.task.FinishedTtl;
+import io.delayedtask.operator.task.SecondsSetting;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.testing.Tasks;
@@ -31,7 +31,7 @@ class QueuedDecisionsTest {
   private static final Instant NOW = Instant.parse("2026-12-03T07:00:00Z");
   private static final QueueRef EMAILS = new QueueRef("ns", "emails");
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(), FinishedTtl.none());
+  private final TaskDecider decider = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()));
 
   @Test
   void aHeldTaskIsScheduledReadyAndQueuedWithItsReasonUntilItsClaimFiresIt() {
