@@ -45,6 +45,7 @@ import java.util.stream.Stream;
 public final class RealKubernetes implements AutoCloseable {
   private static final Duration READY = Duration.ofSeconds(60);
   private static RealKubernetes shared;
+  private static Path ownTestDir;
 
   private final ControlPlaneBinaries binaries;
   private final KubeAPIServer server;
@@ -94,9 +95,28 @@ public final class RealKubernetes implements AutoCloseable {
     return second;
   }
 
+  /**
+   * kube-api-test's directory for this JVM: the binaries linked in from the shared one, the
+   * certificates its own. kube-api-test writes them there once when they are missing, guarded by a
+   * lock of its JVM only, so JVMs running side by side (failsafe's forks) would otherwise write one
+   * another's key and certificate halfway.
+   */
+  private static synchronized Path ownTestDir(ControlPlaneBinaries binaries) {
+    if (ownTestDir == null) {
+      try {
+        Path dir = Files.createTempDirectory("kube-api-test-");
+        Files.createSymbolicLink(dir.resolve("k8s"), binaries.testDir().resolve("k8s").toAbsolutePath());
+        ownTestDir = dir;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return ownTestDir;
+  }
+
   private static KubeAPIServer newServer(ControlPlaneBinaries binaries, List<String> extraApiServerFlags) {
     return new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-        .withTestDir(binaries.testDir().toString())
+        .withTestDir(ownTestDir(binaries).toString())
         .withApiServerVersion(binaries.version())
         // Configured in code: 7.5.2 casts the KUBE_API_TEST_* variables to Boolean/Integer and throws.
         .withOfflineMode(true)
@@ -294,7 +314,7 @@ public final class RealKubernetes implements AutoCloseable {
       throw new IllegalStateException("no kube-controller-manager in " + binaries.dir()
           + ": run tools/build-control-plane.sh");
     }
-    Path certs = binaries.testDir();
+    Path certs = ownTestDir(binaries);
     controllerManager = startHelper("kube-controller-manager",
         binaries.binary("kube-controller-manager").toString(),
         "--kubeconfig=" + kubeconfigFile,
@@ -307,14 +327,17 @@ public final class RealKubernetes implements AutoCloseable {
         "--concurrent-gc-syncs=5");
   }
 
-  /** Starts a process that lives as long as this server; its output goes to target/real-kubernetes/. */
+  /**
+   * Starts a process that lives as long as this server; its output goes to
+   * target/real-kubernetes/NAME-PID.log (PID: this JVM's, as failsafe runs several side by side).
+   */
   public synchronized Process startHelper(String name, String... command) {
     try {
       Path logs = Path.of("target", "real-kubernetes");
       Files.createDirectories(logs);
       Process process = new ProcessBuilder(command)
           .redirectErrorStream(true)
-          .redirectOutput(logs.resolve(name + ".log").toFile())
+          .redirectOutput(logs.resolve(name + "-" + ProcessHandle.current().pid() + ".log").toFile())
           .start();
       helpers.add(process);
       return process;
