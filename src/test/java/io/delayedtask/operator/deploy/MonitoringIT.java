@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskQueueSpec;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskQueue;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
@@ -82,11 +85,23 @@ class MonitoringIT {
     Tasks.create(kube.client(), Tasks.statusOnly(NS, "second", soon.plusMillis(500)));
     Tasks.create(kube.client(), Tasks.withJob(NS, "with-job", soon));
     Tasks.create(kube.client(), Tasks.statusOnly(NS, "later", Instant.now().plusSeconds(3600)));
+    // A queue with one task through it, for the queue panel's series.
+    DelayedTaskQueue queue = new DelayedTaskQueue();
+    queue.setMetadata(new ObjectMetaBuilder().withName("emails").withNamespace(NS).build());
+    queue.setSpec(new DelayedTaskQueueSpec());
+    kube.client().resources(DelayedTaskQueue.class).inNamespace(NS).resource(queue).create();
+    Tasks.create(kube.client(), Tasks.task(NS, "queued", spec -> {
+      spec.setRunAt(Tasks.rfc3339(soon));
+      spec.setQueue("emails");
+    }));
     await().atMost(TIMEOUT).until(() -> Tasks.phase(kube.client(), NS, "second").orElse(null) == Phase.Fired
-        && Tasks.phase(kube.client(), NS, "with-job").orElse(null) == Phase.Running);
+        && Tasks.phase(kube.client(), NS, "with-job").orElse(null) == Phase.Running
+        && Tasks.phase(kube.client(), NS, "queued").orElse(null) == Phase.Fired);
     // Prometheus has scraped the firings, and a few samples since, for rate() to work with.
     await().atMost(TIMEOUT).until(() -> value("delayedtask_fire_lag_seconds_count{job=\"" + MonitoringChart.JOB
-        + "\"}") >= 3 && value("count_over_time(delayedtask_leader{job=\"" + MonitoringChart.JOB + "\"}[1m])") >= 5);
+        + "\"}") >= 3 && value("count_over_time(delayedtask_leader{job=\"" + MonitoringChart.JOB + "\"}[1m])") >= 5
+        // The queue's meters follow its status pass (every 5 s on the leader).
+        && value("sum(delayedtask_queue_dispatches_total{job=\"" + MonitoringChart.JOB + "\"})") >= 1);
   }
 
   @AfterAll
