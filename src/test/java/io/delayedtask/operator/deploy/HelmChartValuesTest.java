@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayedtask.operator.config.OperatorConfig;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -146,6 +148,71 @@ class HelmChartValuesTest {
     assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
         .getNodeSelectorTerms()).hasSize(1);
     RestrictedPodSecurity.assertRestricted(pod, "bundled redis with scheduling values");
+  }
+
+  @Test
+  void aStartupProbeOnHealthzHoldsTheLivenessProbeBackUntilTheOperatorHasStarted() {
+    Container operator = RenderedChart.render("{}").operatorContainer();
+    assertThat(operator.getStartupProbe().getHttpGet().getPath()).isEqualTo(operator.getLivenessProbe().getHttpGet().getPath());
+    assertThat(operator.getStartupProbe().getHttpGet().getPort().getStrVal()).isEqualTo("http");
+    assertThat(operator.getStartupProbe().getFailureThreshold()).isEqualTo(24);
+
+    Container tuned = RenderedChart.render("probes: {startup: {failureThreshold: 60}}").operatorContainer();
+    assertThat(tuned.getStartupProbe().getFailureThreshold()).isEqualTo(60);
+    assertThatThrownBy(() -> RenderedChart.template("probes: {startup: {failureThreshold: 0}}"))
+        .hasMessageContaining("failureThreshold");
+  }
+
+  @Test
+  void commonLabelsReachEveryObjectButNoSelector() {
+    RenderedChart chart = RenderedChart.render("commonLabels: {team: platform, cost-center: \"42\"}");
+    assertThat(chart.objects()).isNotEmpty().allSatisfy(object -> assertThat(object.getMetadata().getLabels())
+        .as("%s %s", object.getKind(), object.getMetadata().getName())
+        .containsEntry("team", "platform").containsEntry("cost-center", "42"));
+    Deployment deployment = chart.one(Deployment.class);
+    assertThat(deployment.getSpec().getSelector().getMatchLabels()).doesNotContainKey("team");
+    assertThat(chart.named(StatefulSet.class, REDIS).getSpec().getSelector().getMatchLabels()).doesNotContainKey("team");
+    assertThat(RenderedChart.render("{}").one(Deployment.class).getMetadata().getLabels()).doesNotContainKey("team");
+  }
+
+  @Test
+  void extraObjectsAreRenderedWithTheReleaseThroughTpl() {
+    RenderedChart chart = RenderedChart.render("""
+        extraObjects:
+          - apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: '{{ include "dto.fullname" . }}-extra', namespace: '{{ .Release.Namespace }}'}
+            data: {release: '{{ .Release.Name }}'}
+          - |
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: {{ .Release.Name }}-sink-signing
+            stringData: {key: not-a-real-key}
+        """);
+    ConfigMap extra = chart.named(ConfigMap.class, FULLNAME + "-extra");
+    assertThat(extra.getMetadata().getNamespace()).isEqualTo(RenderedChart.NAMESPACE);
+    assertThat(extra.getData()).containsEntry("release", RenderedChart.RELEASE);
+    assertThat(chart.named(Secret.class, RenderedChart.RELEASE + "-sink-signing")).isNotNull();
+    assertThat(RenderedChart.render("{}").all(ConfigMap.class))
+        .noneMatch(map -> map.getMetadata().getName().endsWith("-extra"));
+  }
+
+  @Test
+  void theUpdateStrategyAndTheGracePeriodAreValues() {
+    Deployment byDefault = RenderedChart.render("{}").one(Deployment.class);
+    assertThat(byDefault.getSpec().getStrategy()).isNull();
+    assertThat(byDefault.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(30L);
+
+    Deployment deployment = RenderedChart.render("""
+        strategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}
+        terminationGracePeriodSeconds: 45
+        """).one(Deployment.class);
+    assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
+    assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isEqualTo(1);
+    assertThat(deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(45L);
+    assertThatThrownBy(() -> RenderedChart.template("terminationGracePeriodSeconds: 5"))
+        .hasMessageContaining("terminationGracePeriodSeconds");
   }
 
   private static String image(RenderedChart chart) {
