@@ -8,13 +8,22 @@ import io.delayedtask.operator.config.OperatorConfig;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import com.marcnuri.helm.Helm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -213,6 +222,66 @@ class HelmChartValuesTest {
     assertThat(deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(45L);
     assertThatThrownBy(() -> RenderedChart.template("terminationGracePeriodSeconds: 5"))
         .hasMessageContaining("terminationGracePeriodSeconds");
+  }
+
+  @Test
+  void helmTestCreatesAStatusOnlyTaskUnderARoleThatMayOnlyCreateGetAndDeleteTasks() {
+    RenderedChart byDefault = RenderedChart.render("{}");
+    assertThat(byDefault.all(Pod.class)).isEmpty();
+
+    RenderedChart chart = withHooksAsObjects("test: {enabled: true, image: {repository: registry.example.com/kubectl, tag: '1.31.2'}}");
+    String name = FULLNAME + "-test";
+    Pod pod = chart.named(Pod.class, name);
+    assertThat(pod.getMetadata().getAnnotations()).containsEntry(HOOK, "test");
+    assertThat(pod.getSpec().getServiceAccountName()).isEqualTo(name);
+    assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+    Container test = pod.getSpec().getContainers().get(0);
+    assertThat(test.getImage()).isEqualTo("registry.example.com/kubectl:1.31.2");
+    assertThat(String.join(" ", test.getCommand()))
+        .contains("kind: DelayedTask", "kubectl create", "-o jsonpath='{.status.phase}'", "= Fired", "kubectl delete delayedtask")
+        .doesNotContain("jobTemplate", "sink:");
+    RestrictedPodSecurity.assertRestricted(pod.getSpec(), "helm test pod");
+    assertThat(test.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+
+    Role role = chart.named(Role.class, name);
+    assertThat(role.getMetadata().getNamespace()).isEqualTo(RenderedChart.NAMESPACE);
+    assertThat(role.getRules()).singleElement().satisfies(rule -> {
+      assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
+      assertThat(rule.getResources()).containsExactly("delayedtasks");
+      assertThat(rule.getVerbs()).containsExactlyInAnyOrder("create", "get", "delete");
+    });
+    RoleBinding binding = chart.named(RoleBinding.class, name);
+    assertThat(binding.getRoleRef().getName()).isEqualTo(name);
+    assertThat(binding.getSubjects()).singleElement().satisfies(subject -> assertThat(subject.getName()).isEqualTo(name));
+    assertThat(chart.named(ServiceAccount.class, name).getMetadata().getAnnotations()).containsEntry(HOOK, "test");
+    assertThatThrownBy(() -> RenderedChart.template("test: {enabled: true, image: {tag: ''}}")).hasMessageContaining("tag");
+  }
+
+  private static final String HOOK = "rendered.test/hook";
+
+  /**
+   * helm-java renders a release's manifest, which leaves hooks out; a copy of the chart whose
+   * "helm.sh/hook" annotations are renamed to HOOK renders them as ordinary objects.
+   */
+  private static RenderedChart withHooksAsObjects(String valuesYaml) {
+    try {
+      Path copy = Files.createTempDirectory("chart-");
+      try (var paths = Files.walk(Manifests.CHART)) {
+        for (Path source : paths.toList()) {
+          Path target = copy.resolve(Manifests.CHART.relativize(source).toString());
+          if (Files.isDirectory(source)) {
+            Files.createDirectories(target);
+          } else {
+            Files.writeString(target, Files.readString(source).replace("helm.sh/hook:", HOOK + ":"));
+          }
+        }
+      }
+      Path values = Files.writeString(copy.resolve("test-values.yaml"), valuesYaml);
+      return new RenderedChart(Manifests.parse(new Helm(copy).template()
+          .withName(RenderedChart.RELEASE).withNamespace(RenderedChart.NAMESPACE).withValuesFile(values).call()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String image(RenderedChart chart) {
