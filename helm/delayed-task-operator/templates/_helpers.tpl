@@ -29,6 +29,14 @@ helm.sh/chart: {{ include "dto.chart" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: delayed-task-operator
+{{- include "dto.commonLabels" . }}
+{{- end }}
+
+{{/* The user's commonLabels, each on its own line after the chart's labels. */}}
+{{- define "dto.commonLabels" -}}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{/* Labels that select the operator pods. */}}
@@ -52,6 +60,7 @@ helm.sh/chart: {{ include "dto.chart" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: delayed-task-operator
+{{- include "dto.commonLabels" . }}
 {{- end }}
 
 {{/* The operator's ServiceAccount name. */}}

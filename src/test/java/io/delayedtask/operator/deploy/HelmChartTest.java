@@ -709,6 +709,38 @@ class HelmChartTest {
   }
 
   @Test
+  void aMonitorTakesANamespaceRelabelingsAndMetricRelabelingsAndAPodMonitorIsTheAlternative() {
+    String options = """
+          namespace: monitoring
+          relabelings: [{targetLabel: cluster, replacement: prod}]
+          metricRelabelings: [{sourceLabels: [__name__], regex: jvm_.*, action: drop}]
+        """;
+    GenericKubernetesResource service = monitor(RenderedChart.render("serviceMonitor:\n  enabled: true\n" + options), "ServiceMonitor");
+    GenericKubernetesResource pod = monitor(RenderedChart.render("podMonitor:\n  enabled: true\n" + options), "PodMonitor");
+    for (GenericKubernetesResource monitor : List.of(service, pod)) {
+      String endpoints = monitor.getKind().equals("PodMonitor") ? "podMetricsEndpoints" : "endpoints";
+      assertThat(monitor.getMetadata().getNamespace()).isEqualTo("monitoring");
+      assertThat(monitor.<List<String>>get("spec", "namespaceSelector", "matchNames")).containsExactly(NAMESPACE);
+      assertThat(monitor.<Map<String, String>>get("spec", "selector", "matchLabels")).isEqualTo(OPERATOR_POD);
+      assertThat(monitor.<String>get("spec", endpoints, 0, "port")).isEqualTo("http");
+      assertThat(monitor.<String>get("spec", endpoints, 0, "path")).isEqualTo("/metrics");
+      assertThat(monitor.<String>get("spec", endpoints, 0, "relabelings", 0, "replacement")).isEqualTo("prod");
+      assertThat(monitor.<String>get("spec", endpoints, 0, "metricRelabelings", 0, "action")).isEqualTo("drop");
+    }
+    assertThat(defaults.objects()).noneMatch(o -> o.getKind().equals("PodMonitor"));
+    assertThat(monitor(RenderedChart.render("serviceMonitor: {enabled: true}"), "ServiceMonitor")
+        .<Object>get("spec", "endpoints", 0, "relabelings")).isNull();
+    assertThatThrownBy(() -> RenderedChart.template("{serviceMonitor: {enabled: true}, podMonitor: {enabled: true}}"))
+        .hasMessageContaining("serviceMonitor.enabled").hasMessageContaining("podMonitor.enabled");
+  }
+
+  private static GenericKubernetesResource monitor(RenderedChart chart, String kind) {
+    List<HasMetadata> monitors = chart.objects().stream().filter(o -> o.getKind().equals(kind)).toList();
+    assertThat(monitors).hasSize(1);
+    return (GenericKubernetesResource) monitors.get(0);
+  }
+
+  @Test
   void networkPolicyLetsOnlyTheOperatorReachTheBundledRedisByDefault() {
     NetworkPolicy policy = defaults.one(NetworkPolicy.class);
     assertThat(policy.getSpec().getPodSelector().getMatchLabels())

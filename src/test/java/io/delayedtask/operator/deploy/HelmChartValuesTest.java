@@ -5,14 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayedtask.operator.config.OperatorConfig;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import com.marcnuri.helm.Helm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -146,6 +157,131 @@ class HelmChartValuesTest {
     assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
         .getNodeSelectorTerms()).hasSize(1);
     RestrictedPodSecurity.assertRestricted(pod, "bundled redis with scheduling values");
+  }
+
+  @Test
+  void aStartupProbeOnHealthzHoldsTheLivenessProbeBackUntilTheOperatorHasStarted() {
+    Container operator = RenderedChart.render("{}").operatorContainer();
+    assertThat(operator.getStartupProbe().getHttpGet().getPath()).isEqualTo(operator.getLivenessProbe().getHttpGet().getPath());
+    assertThat(operator.getStartupProbe().getHttpGet().getPort().getStrVal()).isEqualTo("http");
+    assertThat(operator.getStartupProbe().getFailureThreshold()).isEqualTo(24);
+
+    Container tuned = RenderedChart.render("probes: {startup: {failureThreshold: 60}}").operatorContainer();
+    assertThat(tuned.getStartupProbe().getFailureThreshold()).isEqualTo(60);
+    assertThatThrownBy(() -> RenderedChart.template("probes: {startup: {failureThreshold: 0}}"))
+        .hasMessageContaining("failureThreshold");
+  }
+
+  @Test
+  void commonLabelsReachEveryObjectButNoSelector() {
+    RenderedChart chart = RenderedChart.render("commonLabels: {team: platform, cost-center: \"42\"}");
+    assertThat(chart.objects()).isNotEmpty().allSatisfy(object -> assertThat(object.getMetadata().getLabels())
+        .as("%s %s", object.getKind(), object.getMetadata().getName())
+        .containsEntry("team", "platform").containsEntry("cost-center", "42"));
+    Deployment deployment = chart.one(Deployment.class);
+    assertThat(deployment.getSpec().getSelector().getMatchLabels()).doesNotContainKey("team");
+    assertThat(chart.named(StatefulSet.class, REDIS).getSpec().getSelector().getMatchLabels()).doesNotContainKey("team");
+    assertThat(RenderedChart.render("{}").one(Deployment.class).getMetadata().getLabels()).doesNotContainKey("team");
+  }
+
+  @Test
+  void extraObjectsAreRenderedWithTheReleaseThroughTpl() {
+    RenderedChart chart = RenderedChart.render("""
+        extraObjects:
+          - apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: '{{ include "dto.fullname" . }}-extra', namespace: '{{ .Release.Namespace }}'}
+            data: {release: '{{ .Release.Name }}'}
+          - |
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: {{ .Release.Name }}-sink-signing
+            stringData: {key: not-a-real-key}
+        """);
+    ConfigMap extra = chart.named(ConfigMap.class, FULLNAME + "-extra");
+    assertThat(extra.getMetadata().getNamespace()).isEqualTo(RenderedChart.NAMESPACE);
+    assertThat(extra.getData()).containsEntry("release", RenderedChart.RELEASE);
+    assertThat(chart.named(Secret.class, RenderedChart.RELEASE + "-sink-signing")).isNotNull();
+    assertThat(RenderedChart.render("{}").all(ConfigMap.class))
+        .noneMatch(map -> map.getMetadata().getName().endsWith("-extra"));
+  }
+
+  @Test
+  void theUpdateStrategyAndTheGracePeriodAreValues() {
+    Deployment byDefault = RenderedChart.render("{}").one(Deployment.class);
+    assertThat(byDefault.getSpec().getStrategy()).isNull();
+    assertThat(byDefault.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(30L);
+
+    Deployment deployment = RenderedChart.render("""
+        strategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}
+        terminationGracePeriodSeconds: 45
+        """).one(Deployment.class);
+    assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
+    assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isEqualTo(1);
+    assertThat(deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(45L);
+    assertThatThrownBy(() -> RenderedChart.template("terminationGracePeriodSeconds: 5"))
+        .hasMessageContaining("terminationGracePeriodSeconds");
+  }
+
+  @Test
+  void helmTestCreatesAStatusOnlyTaskUnderARoleThatMayOnlyCreateGetAndDeleteTasks() {
+    RenderedChart byDefault = RenderedChart.render("{}");
+    assertThat(byDefault.all(Pod.class)).isEmpty();
+
+    RenderedChart chart = withHooksAsObjects("test: {enabled: true, image: {repository: registry.example.com/kubectl, tag: '1.31.2'}}");
+    String name = FULLNAME + "-test";
+    Pod pod = chart.named(Pod.class, name);
+    assertThat(pod.getMetadata().getAnnotations()).containsEntry(HOOK, "test");
+    assertThat(pod.getSpec().getServiceAccountName()).isEqualTo(name);
+    assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+    Container test = pod.getSpec().getContainers().get(0);
+    assertThat(test.getImage()).isEqualTo("registry.example.com/kubectl:1.31.2");
+    assertThat(String.join(" ", test.getCommand()))
+        .contains("kind: DelayedTask", "kubectl create", "-o jsonpath='{.status.phase}'", "= Fired", "kubectl delete delayedtask")
+        .doesNotContain("jobTemplate", "sink:");
+    RestrictedPodSecurity.assertRestricted(pod.getSpec(), "helm test pod");
+    assertThat(test.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+
+    Role role = chart.named(Role.class, name);
+    assertThat(role.getMetadata().getNamespace()).isEqualTo(RenderedChart.NAMESPACE);
+    assertThat(role.getRules()).singleElement().satisfies(rule -> {
+      assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
+      assertThat(rule.getResources()).containsExactly("delayedtasks");
+      assertThat(rule.getVerbs()).containsExactlyInAnyOrder("create", "get", "delete");
+    });
+    RoleBinding binding = chart.named(RoleBinding.class, name);
+    assertThat(binding.getRoleRef().getName()).isEqualTo(name);
+    assertThat(binding.getSubjects()).singleElement().satisfies(subject -> assertThat(subject.getName()).isEqualTo(name));
+    assertThat(chart.named(ServiceAccount.class, name).getMetadata().getAnnotations()).containsEntry(HOOK, "test");
+    assertThatThrownBy(() -> RenderedChart.template("test: {enabled: true, image: {tag: ''}}")).hasMessageContaining("tag");
+  }
+
+  private static final String HOOK = "rendered.test/hook";
+
+  /**
+   * helm-java renders a release's manifest, which leaves hooks out; a copy of the chart whose
+   * "helm.sh/hook" annotations are renamed to HOOK renders them as ordinary objects.
+   */
+  private static RenderedChart withHooksAsObjects(String valuesYaml) {
+    try {
+      Path copy = Files.createTempDirectory("chart-");
+      try (var paths = Files.walk(Manifests.CHART)) {
+        for (Path source : paths.toList()) {
+          Path target = copy.resolve(Manifests.CHART.relativize(source).toString());
+          if (Files.isDirectory(source)) {
+            Files.createDirectories(target);
+          } else {
+            Files.writeString(target, Files.readString(source).replace("helm.sh/hook:", HOOK + ":"));
+          }
+        }
+      }
+      Path values = Files.writeString(copy.resolve("test-values.yaml"), valuesYaml);
+      return new RenderedChart(Manifests.parse(new Helm(copy).template()
+          .withName(RenderedChart.RELEASE).withNamespace(RenderedChart.NAMESPACE).withValuesFile(values).call()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String image(RenderedChart chart) {
