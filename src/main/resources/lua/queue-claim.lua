@@ -22,8 +22,13 @@
 -- ARGV[7]  maxConcurrentDispatches, or "" for no limit
 -- ARGV[8]  watermark: held entries scored at or before it were reported already ("-inf": none)
 -- ARGV[9]  most held ids to report
+-- ARGV[10] "takeover" on this leader's first claim of the queue: every claim goes back to the due
+--          set at once, lease or not (the claims are a previous leader's, as requeue.lua does for
+--          the shards), and their running slots are freed: the claim that was not settled is made
+--          again and takes its slot again, and the reconcile then keeps it while a Job it created
+--          runs; a slot kept here would instead hold the queue one short, its own entry included.
 --
--- First returns claims whose lease ran out to the due set (as claim.lua). Then the bucket is
+-- First returns claims whose lease ran out (with ARGV[10], every claim) to the due set. Then the bucket is
 -- refilled by the time since its last refill (Redis TIME; a clock that went back refills
 -- nothing), never above maxBurst; a missing bucket starts full. It claims, oldest due first, at
 -- most min(max, whole tokens, concurrency - |running|) entries whose score <= now, takes a token
@@ -37,7 +42,8 @@
 --          ConcurrencyLimited), '' when the only cause was max. Held ids are those scored after
 --          ARGV[8] (oldest first, at most ARGV[9], extended to every id sharing the last score so
 --          that no id is skipped), for the operator to mark them Queued once.
--- Cost:    O(log N + M) for M = requeued + claimed + reported entries.
+-- Cost:    O(log N + M) for M = requeued + claimed + reported entries (with ARGV[10], every claim
+--          of the queue: once per queue and leader term).
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -48,7 +54,13 @@ if mode == 'missing' and redis.call('EXISTS', KEYS[8]) == 1 then
   mode = 'released'
 end
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
+local takeover = ARGV[10] == 'takeover'
+local expired
+if takeover then
+  expired = redis.call('ZRANGE', KEYS[2], 0, -1)
+else
+  expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
+end
 if #expired > 0 then
   for _, id in ipairs(expired) do
     local due = redis.call('HGET', KEYS[3], id) or now
@@ -57,6 +69,9 @@ if #expired > 0 then
   redis.call('ZREM', KEYS[2], unpack(expired))
   redis.call('HDEL', KEYS[3], unpack(expired))
   redis.call('HDEL', KEYS[4], unpack(expired))
+  if takeover then
+    redis.call('ZREM', KEYS[7], unpack(expired))
+  end
 end
 
 local allowed = max

@@ -23,7 +23,7 @@ final class QueueGroups {
   static final int REPORT = 500;
 
   /** A queue to claim from now, with its limits and what it reported last. */
-  record Poll(QueueRef queue, QueueLimits limits, String watermark) {}
+  record Poll(QueueRef queue, QueueLimits limits, String watermark, boolean takeOver) {}
 
   private static final class State {
     QueueLimits limits;
@@ -31,6 +31,11 @@ final class QueueGroups {
     long pollAt = NOW;
     String heldReason = "";
     String watermark = "-inf";
+    /**
+     * Its claims in Redis may be a previous leader's: the next claim returns them all to the due
+     * set first. A queue new to this process has never been claimed from by it.
+     */
+    boolean takeOver = true;
   }
 
   private final Map<QueueRef, State> groups = new HashMap<>();
@@ -102,10 +107,29 @@ final class QueueGroups {
     }
     groups.forEach((queue, state) -> {
       if (state.pollAt <= now) {
-        polls.add(new Poll(queue, effective(state), state.watermark));
+        polls.add(new Poll(queue, effective(state), state.watermark, state.takeOver));
       }
     });
     return polls;
+  }
+
+  /**
+   * This process became the leader: the claims in every queue are taken over on its next claim of
+   * the queue (each queue is polled once its limits are known, paused or not).
+   */
+  synchronized void takeOverAll() {
+    groups.values().forEach(state -> {
+      state.takeOver = true;
+      state.pollAt = NOW;
+    });
+  }
+
+  /** The previous leader's claims of the queue are back in its due set. */
+  synchronized void tookOver(QueueRef queue) {
+    State state = groups.get(queue);
+    if (state != null) {
+      state.takeOver = false;
+    }
   }
 
   /** A queue given no share of a claim: polled on the next one. */

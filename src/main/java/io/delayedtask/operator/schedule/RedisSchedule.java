@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -358,6 +359,7 @@ public final class RedisSchedule implements TaskSchedule {
           Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":" + shard));
     }
     Map<QueueRef, CompletableFuture<List<Object>>> queueReplies = new LinkedHashMap<>();
+    Set<QueueRef> takingOver = new HashSet<>();
     for (int i = 0; i < polls.size(); i++) {
       QueueGroups.Poll poll = polls.get(i);
       int part = shards + i;
@@ -367,12 +369,15 @@ public final class RedisSchedule implements TaskSchedule {
         continue;
       }
       queueReplies.put(poll.queue(), claimQueue(poll, quota, lease));
+      if (poll.takeOver()) {
+        takingOver.add(poll.queue());
+      }
     }
     ClaimBatch shardBatch = mergeClaims(replies, sentNanos);
     lastServerMillis = shardBatch.serverTime().toEpochMilli();
     lastServerNanos = sentNanos;
     return queueReplies.isEmpty() && queues.nextPoll().isEmpty() ? shardBatch
-        : withQueues(shardBatch, queueReplies, sentNanos);
+        : withQueues(shardBatch, queueReplies, takingOver, sentNanos);
   }
 
   private CompletableFuture<List<Object>> claimQueue(QueueGroups.Poll poll, int quota, Duration lease) {
@@ -384,12 +389,12 @@ public final class RedisSchedule implements TaskSchedule {
         Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":q:" + queue,
         limits.mode().argument(), limits.rate() == null ? "" : Double.toString(limits.rate()),
         Integer.toString(limits.burst()), limits.concurrency() == null ? "" : Integer.toString(limits.concurrency()),
-        poll.watermark(), Integer.toString(QueueGroups.REPORT));
+        poll.watermark(), Integer.toString(QueueGroups.REPORT), poll.takeOver() ? "takeover" : "");
   }
 
   /** The shards' claims with the queues': their entries, their holds reported, the next poll. */
   private ClaimBatch withQueues(ClaimBatch shardBatch, Map<QueueRef, CompletableFuture<List<Object>>> replies,
-      long sentNanos) {
+      Set<QueueRef> takingOver, long sentNanos) {
     List<ClaimedEntry> entries = new ArrayList<>(shardBatch.entries());
     List<QueueHold> holds = new ArrayList<>();
     for (Map.Entry<QueueRef, CompletableFuture<List<Object>>> reply : replies.entrySet()) {
@@ -401,6 +406,9 @@ public final class RedisSchedule implements TaskSchedule {
         queues.skipped(queue);
         LOG.warn("Could not claim from queue {}: {}", queue, e.getMessage());
         continue;
+      }
+      if (takingOver.contains(queue)) {
+        queues.tookOver(queue);
       }
       Instant time = time(result.get(0), result.get(1));
       String later = string(result.get(2));
@@ -545,6 +553,9 @@ public final class RedisSchedule implements TaskSchedule {
 
   @Override
   public int requeueAllClaims() {
+    // Each queue's claims go back, their slots freed, in its next claim (queue-claim.lua ARGV[10]):
+    // the queues are known from the informers, which may not have told them all yet.
+    queues.takeOverAll();
     int requeued = 0;
     for (int shard = 0; shard < keys.shards(); shard++) {
       long moved;

@@ -51,6 +51,9 @@ public interface TaskSchedule extends AutoCloseable {
    * poller that has just become the only one (a new leader): the claims in Redis are its
    * predecessor's, and waiting out their lease would make those tasks late by it. A predecessor
    * that is still alive (paused) and finishes a firing later does no harm: firing is idempotent.
+   * A queue's claims go back on this poller's first claim of the queue, with their concurrency
+   * slots freed (a claim made again takes its slot again; a Job it created keeps it). Returns the
+   * shards' claims requeued.
    */
   int requeueAllClaims();
 

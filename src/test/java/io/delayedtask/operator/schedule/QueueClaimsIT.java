@@ -199,6 +199,59 @@ class QueueClaimsIT {
   }
 
   @Test
+  void aNewLeaderTakesOverTheQueueClaimsAtOnceWithTheirSlotsFreed() {
+    RedisSchedule old = operator("old");
+    old.queueLimits(EMAILS, QueueLimits.open(null, 0, 2));
+    Instant now = redisNow(old);
+    for (int i = 0; i < 4; i++) {
+      old.schedule("shop/t" + i + "/u", now.minusMillis(100 - i), Optional.of(EMAILS), Optional.empty());
+    }
+    assertThat(ids(old.claimDue(100, LEASE))).containsExactly("shop/t0/u", "shop/t1/u");
+    // The old leader dies with both claims unsettled and both slots taken.
+
+    RedisSchedule leader = operator("new");
+    leader.queueLimits(EMAILS, QueueLimits.open(null, 0, 2));
+    leader.requeueAllClaims();
+
+    // Back at once (the lease is 5 minutes) and oldest first, their slots free for them again.
+    assertThat(ids(leader.claimDue(100, LEASE))).containsExactly("shop/t0/u", "shop/t1/u");
+    QueueCounts counts = leader.queueCounts(EMAILS);
+    assertThat(counts.inFlight()).as("each slot taken once, by the claim made again").isEqualTo(2);
+    assertThat(counts.waiting()).isEqualTo(2);
+    // Taken over once: its own claims are not requeued on its next claim.
+    assertThat(ids(leader.claimDue(100, LEASE))).isEmpty();
+    assertThat(holds).extracting(QueueHold::reason).contains(QueueHold.CONCURRENCY_LIMITED);
+
+    // The same process leading again later takes over again (the claims in Redis may be another's).
+    leader.requeueAllClaims();
+    assertThat(ids(leader.claimDue(100, LEASE))).containsExactly("shop/t0/u", "shop/t1/u");
+  }
+
+  @Test
+  void aNewLeaderOfAPausedQueueRequeuesTheClaimsAndFreesTheirSlots() {
+    RedisSchedule old = operator("old");
+    old.queueLimits(EMAILS, QueueLimits.open(null, 0, 1));
+    Instant now = redisNow(old);
+    old.schedule("shop/first/u", now.minusMillis(200), Optional.of(EMAILS), Optional.empty());
+    old.schedule("shop/second/u", now.minusMillis(100), Optional.of(EMAILS), Optional.empty());
+    assertThat(ids(old.claimDue(100, LEASE))).containsExactly("shop/first/u");
+
+    RedisSchedule leader = operator("new");
+    leader.queueLimits(EMAILS, QueueLimits.paused());
+    leader.requeueAllClaims();
+    assertThat(ids(leader.claimDue(100, LEASE))).isEmpty();
+    QueueCounts paused = leader.queueCounts(EMAILS);
+    assertThat(paused.waiting()).as("the claim is back in the due set").isEqualTo(2);
+    assertThat(paused.inFlight()).as("no slot held for a claim that went back").isZero();
+    assertThat(holds).filteredOn(hold -> hold.id().equals("shop/first/u"))
+        .extracting(QueueHold::reason).containsExactly(QueueHold.QUEUE_PAUSED);
+
+    leader.queueLimits(EMAILS, QueueLimits.open(null, 0, 1));
+    assertThat(ids(leader.claimDue(100, LEASE))).as("its one slot is free: not stuck one short")
+        .containsExactly("shop/first/u");
+  }
+
+  @Test
   void twoOperatorsClaimingAtOnceStayWithinBurstPlusRateTimesTime() {
     double rate = 40;
     int burst = 5;

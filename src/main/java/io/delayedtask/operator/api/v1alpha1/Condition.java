@@ -27,7 +27,7 @@ public class Condition {
   public static final String STALLED = "Stalled";
 
   @Required // the key of the conditions map list
-  @JsonPropertyDescription("Scheduled, Fired, Complete, Failed, Ready, Reconciling or Stalled.")
+  @JsonPropertyDescription("Scheduled, Queued, Fired, Complete, Failed, Ready, Reconciling or Stalled.")
   private String type;
 
   @JsonPropertyDescription("True, False or Unknown.")

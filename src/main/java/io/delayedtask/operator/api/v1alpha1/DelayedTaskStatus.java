@@ -46,8 +46,9 @@ public class DelayedTaskStatus {
       + "not an RFC 3339 time, only recorded a Warning Event. The same value never acts twice.")
   private String fireNowHandled;
 
-  @JsonPropertyDescription("Standard conditions: Scheduled, Fired, Complete, Failed, and Ready, Reconciling, "
-      + "Stalled as kstatus (Flux, Argo CD) reads them.")
+  @JsonPropertyDescription("Standard conditions: Scheduled, Queued (due and held by its "
+      + "DelayedTaskQueue), Fired, Complete, Failed, and Ready, Reconciling, Stalled as kstatus (Flux, Argo CD) "
+      + "reads them.")
   private List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("Tasks with a jobTemplate or a sink.audience: the operator's record that this "
