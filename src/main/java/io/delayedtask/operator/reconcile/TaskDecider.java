@@ -128,9 +128,8 @@ public final class TaskDecider {
     }
     Instant due = ((Validation.Valid) validation).due();
     boolean sink = facts.task().getSpec().getSink() != null;
-    Optional<DeliveryOutcome> outcome = facts.delivery().filter(o -> sink && o.due().equals(due)
-        && Times.format(due).equals(draft.current == null ? null : draft.current.getDueTime())
-        && o.attempt() == DeliveryDecisions.attemptsSoFar(draft.current) + 1);
+    Optional<DeliveryOutcome> outcome = facts.delivery()
+        .filter(answer -> sink && DeliveryDecisions.isAwaited(answer, draft.current, due));
     if (outcome.isPresent()) {
       return delivery(draft, deliveries.record(draft.sinkTask(), outcome.get()));
     }

@@ -70,6 +70,16 @@ public final class DeliveryDecisions {
   }
 
   /**
+   * Whether an attempt's outcome is the one the task waits for: of the due time its status records
+   * (still the spec's), and the attempt after those recorded. Any other (a late answer for an older
+   * due time, an attempt already recorded) is dropped.
+   */
+  public static boolean isAwaited(DeliveryOutcome outcome, DelayedTaskStatus current, Instant due) {
+    return outcome.due().equals(due) && Times.format(due).equals(current == null ? null : current.getDueTime())
+        && outcome.attempt() == attemptsSoFar(current) + 1;
+  }
+
+  /**
    * Requests the sink got before its delivery failed for good ({@code status.delivery.sinkAttempts}),
    * or empty while it is still tried. The sink may fail before its retries run out (a 400 on its
    * first attempt), so the dead-letter sink's attempts are counted from this, never from
