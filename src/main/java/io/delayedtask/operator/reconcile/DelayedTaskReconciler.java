@@ -6,9 +6,10 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.leader.DueClaims;
 import io.delayedtask.operator.leader.InformerTaskCache;
 import io.delayedtask.operator.leader.QueueHolds;
-import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
-import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
-import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.decision.ClaimOutcome;
+import io.delayedtask.operator.decision.ClaimVerdict;
+import io.delayedtask.operator.decision.ScheduleChange;
+import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
@@ -205,7 +206,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       if (waiting.isEmpty()) {
         throw e;
       }
-      metrics.outcome(FireMetrics.Outcome.RETRY);
+      metrics.outcome(ClaimOutcome.RETRY);
       LOG.warn("Firing failed; the claim goes back with backoff: {}", ApiErrors.reason(e));
       claims.retryLater(waiting.get(), "reconciling failed: " + ApiErrors.reason(e));
       return UpdateControl.noUpdate();
@@ -502,14 +503,14 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       claims.settle(claim, Disposition.acknowledge());
     } else if (verdict instanceof ClaimVerdict.HandBack handBack) {
       handBack.outcome().ifPresent(metrics::outcome);
-      if (handBack.outcome().filter(FireMetrics.Outcome.CLOCK_SKEW::equals).isPresent()) {
+      if (handBack.outcome().filter(ClaimOutcome.CLOCK_SKEW::equals).isPresent()) {
         LOG.warn("Redis's clock says the task is due, this process's clock does not yet: the clocks disagree "
             + "(check NTP on the Redis and operator hosts); firing when both say it is due, at {} by Redis's clock",
             handBack.at());
       }
       claims.settle(claim, Disposition.retryAt(handBack.at()));
     } else if (verdict instanceof ClaimVerdict.Backoff backoff) {
-      metrics.outcome(FireMetrics.Outcome.RETRY);
+      metrics.outcome(ClaimOutcome.RETRY);
       claims.retryLater(claim, backoff.why());
     }
   }

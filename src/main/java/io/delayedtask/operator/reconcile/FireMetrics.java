@@ -1,9 +1,13 @@
 package io.delayedtask.operator.reconcile;
 
+import io.delayedtask.operator.decision.ClaimOutcome;
+import io.delayedtask.operator.decision.DeliveryCount;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -36,53 +40,9 @@ public class FireMetrics {
 
   private final MeterRegistry registry;
   private final Timer lag;
-  private final Map<Outcome, Counter> counters = new ConcurrentHashMap<>();
-  private final Map<Outcome, Counter> deprecatedCounters = new ConcurrentHashMap<>();
-  private final Map<Delivery, Counter> deliveries = new java.util.EnumMap<>(Delivery.class);
-
-  /** What became of one sink delivery attempt. */
-  public enum Delivery {
-    DELIVERED, RETRY, FAILED, DEAD_LETTERED;
-
-    String tag() {
-      return name().toLowerCase(java.util.Locale.ROOT);
-    }
-  }
-
-  /** What became of a claimed entry. */
-  public enum Outcome {
-    /** Fired, status only (phase Fired). */
-    FIRED(true),
-    /** Fired: its Job was created (or found, created by an earlier attempt). */
-    JOB_CREATED(true),
-    /** Too late for startingDeadlineSeconds: nothing fired, phase Missed. */
-    MISSED(true),
-    /** Cannot fire for a reason retrying will not fix: phase Failed. */
-    FAILED(true),
-    /** The entry no longer stands for a due task (gone, re-created, moved, invalid): dropped. */
-    STALE(false),
-    /** A transient error: handed back to be tried again with backoff. */
-    RETRY(false),
-    /** Redis's clock says due, this operator's not yet: handed back until both agree. */
-    CLOCK_SKEW(false),
-    /** A task with a jobTemplate or a sink.audience was due while the admission policy was missing: handed back. */
-    ADMISSION_POLICY_MISSING(false);
-
-    private final boolean settles;
-
-    Outcome(boolean isFinal) {
-      this.settles = isFinal;
-    }
-
-    /** True for the outcomes that settle a due time (counted as {@link #FIRED}); false for skips. */
-    public boolean isFinal() {
-      return settles;
-    }
-
-    String tag() {
-      return name().toLowerCase(java.util.Locale.ROOT);
-    }
-  }
+  private final Map<ClaimOutcome, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<ClaimOutcome, Counter> deprecatedCounters = new ConcurrentHashMap<>();
+  private final Map<DeliveryCount, Counter> deliveries = new EnumMap<>(DeliveryCount.class);
 
   public FireMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -94,21 +54,21 @@ public class FireMetrics {
         .register(registry);
     // Every outcome from the start, at 0: Prometheus' increase() cannot see a counter's first
     // increment when the series only appears with it, and the failed-firings alert needs that one.
-    for (Outcome outcome : Outcome.values()) {
+    for (ClaimOutcome outcome : ClaimOutcome.values()) {
       counters.computeIfAbsent(outcome, this::counter);
       if (outcome.isFinal()) {
         deprecatedCounters.computeIfAbsent(outcome, this::deprecatedCounter);
       }
     }
-    for (Delivery delivery : Delivery.values()) {
+    for (DeliveryCount delivery : DeliveryCount.values()) {
       deliveries.put(delivery, Counter.builder(DELIVERIES)
           .description("Sink delivery attempts by outcome: delivered, retry, failed, dead_lettered")
-          .tag("outcome", delivery.tag())
+          .tag("outcome", tag(delivery))
           .register(registry));
     }
   }
 
-  public void delivery(Delivery outcome) {
+  public void delivery(DeliveryCount outcome) {
     deliveries.get(outcome).increment();
   }
 
@@ -116,30 +76,35 @@ public class FireMetrics {
     lag.record(duration.isNegative() ? Duration.ZERO : duration);
   }
 
-  public void outcome(Outcome outcome) {
+  public void outcome(ClaimOutcome outcome) {
     counters.computeIfAbsent(outcome, this::counter).increment();
     if (outcome.isFinal()) {
       deprecatedCounters.computeIfAbsent(outcome, this::deprecatedCounter).increment();
     }
   }
 
-  private Counter deprecatedCounter(Outcome outcome) {
+  private Counter deprecatedCounter(ClaimOutcome outcome) {
     return Counter.builder(FIRED)
         .description("Deprecated, until 0.2.0: delayedtask_due_times_total under its former name")
-        .tag("outcome", outcome.tag())
+        .tag("outcome", tag(outcome))
         .register(registry);
   }
 
-  private Counter counter(Outcome outcome) {
+  private Counter counter(ClaimOutcome outcome) {
     if (outcome.isFinal()) {
       return Counter.builder(DUE_TIMES)
           .description("Due times settled, by outcome: fired, job_created, missed, failed")
-          .tag("outcome", outcome.tag())
+          .tag("outcome", tag(outcome))
           .register(registry);
     }
     return Counter.builder(SKIPPED)
         .description("Claims that ended without an outcome, by reason: retry, stale, clock_skew, admission_policy_missing")
-        .tag("reason", outcome.tag())
+        .tag("reason", tag(outcome))
         .register(registry);
+  }
+
+  /** The Prometheus label of an outcome: its name in lower case. */
+  static String tag(Enum<?> outcome) {
+    return outcome.name().toLowerCase(Locale.ROOT);
   }
 }

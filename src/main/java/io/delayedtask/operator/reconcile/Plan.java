@@ -1,17 +1,20 @@
 package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.decision.ClaimVerdict;
+import io.delayedtask.operator.decision.DeliveryCount;
+import io.delayedtask.operator.decision.ScheduleChange;
+import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.sink.DeliveryAttempt;
 import io.delayedtask.operator.sink.DeliveryOutcomes;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What one reconcile does, decided by {@link TaskDecider} before any request is made, and carried
+ * What one reconcile does (its parts in the vocabulary of {@code decision/}), decided by {@link TaskDecider} before any request is made, and carried
  * out by {@link DelayedTaskReconciler} in this order: the schedule entry, the Job, the status, then
  * (once the status is written) the Events and the claim.
  *
@@ -33,7 +36,7 @@ import java.util.Optional;
  */
 public record Plan(ScheduleChange schedule, Optional<Job> jobToCreate, DelayedTaskStatus status,
     List<TaskEvent> events, Optional<ClaimVerdict> claim, Optional<Duration> requeue, boolean deleteTask,
-    Optional<DeliveryAttempt> delivery, Optional<FireMetrics.Delivery> deliveryMetric, Optional<Job> jobToCheck) {
+    Optional<DeliveryAttempt> delivery, Optional<DeliveryCount> deliveryMetric, Optional<Job> jobToCheck) {
 
   public Plan {
     Objects.requireNonNull(schedule, "schedule");
@@ -45,58 +48,5 @@ public record Plan(ScheduleChange schedule, Optional<Job> jobToCreate, DelayedTa
     Objects.requireNonNull(delivery, "delivery");
     Objects.requireNonNull(deliveryMetric, "deliveryMetric");
     Objects.requireNonNull(jobToCheck, "jobToCheck");
-  }
-
-  /** The Redis entry of the task. */
-  public sealed interface ScheduleChange {
-    /** The entry is as it should be (or a claim will put it right when it is settled). */
-    record Keep() implements ScheduleChange {}
-
-    /** Add the entry, or move it to this due time. */
-    record Write(Instant due) implements ScheduleChange {}
-
-    /** Remove the entry, waiting or claimed. */
-    record Remove() implements ScheduleChange {}
-
-    ScheduleChange KEEP = new Keep();
-    ScheduleChange REMOVE = new Remove();
-  }
-
-  /** A core/v1 Event on the task. */
-  public record TaskEvent(boolean warning, String reason, String message) {
-    public static TaskEvent normal(String reason, String message) {
-      return new TaskEvent(false, reason, message);
-    }
-
-    public static TaskEvent warning(String reason, String message) {
-      return new TaskEvent(true, reason, message);
-    }
-  }
-
-  /** What becomes of the claim; each carries the outcome /metrics counts it as (none: not counted). */
-  public sealed interface ClaimVerdict {
-    /**
-     * Done with this due time (fired, missed, failed) or the claim is stale: acknowledge it. {@code
-     * lag}: from the due time to the claim that fired it, when this firing did.
-     */
-    record Settle(FireMetrics.Outcome outcome, Optional<Duration> lag) implements ClaimVerdict {
-      public static Settle stale() {
-        return new Settle(FireMetrics.Outcome.STALE, Optional.empty());
-      }
-
-      public static Settle as(FireMetrics.Outcome outcome) {
-        return new Settle(outcome, Optional.empty());
-      }
-
-      public static Settle fired(FireMetrics.Outcome outcome, Instant due, Instant claimedAt) {
-        return new Settle(outcome, Optional.of(Duration.between(due, claimedAt)));
-      }
-    }
-
-    /** Not yet: put it back to wait until {@code at} (the due time moved, or the clocks disagree). */
-    record HandBack(Instant at, Optional<FireMetrics.Outcome> outcome) implements ClaimVerdict {}
-
-    /** A transient failure: put it back with exponential backoff. */
-    record Backoff(String why) implements ClaimVerdict {}
   }
 }

@@ -5,17 +5,18 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
-import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
-import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
-import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.decision.ClaimOutcome;
+import io.delayedtask.operator.decision.ClaimVerdict;
+import io.delayedtask.operator.decision.DeliveryCount;
+import io.delayedtask.operator.decision.ScheduleChange;
+import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.QueueHold;
 import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.sink.DeliveryAttempt;
 import io.delayedtask.operator.sink.DeliveryDecisions;
 import io.delayedtask.operator.sink.DeliveryOutcome;
-import io.delayedtask.operator.sink.DeliveryStep;
+import io.delayedtask.operator.sink.DeliveryPlan;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.FireNow;
 import io.delayedtask.operator.task.GitOpsOwner;
@@ -127,9 +128,8 @@ public final class TaskDecider {
     }
     Instant due = ((Validation.Valid) validation).due();
     boolean sink = facts.task().getSpec().getSink() != null;
-    Optional<DeliveryOutcome> outcome = facts.delivery().filter(o -> sink && o.due().equals(due)
-        && Times.format(due).equals(draft.current == null ? null : draft.current.getDueTime())
-        && o.attempt() == DeliveryDecisions.attemptsSoFar(draft.current) + 1);
+    Optional<DeliveryOutcome> outcome = facts.delivery()
+        .filter(answer -> sink && DeliveryDecisions.isAwaited(answer, draft.current, due));
     if (outcome.isPresent()) {
       return delivery(draft, deliveries.record(draft.sinkTask(), outcome.get()));
     }
@@ -310,7 +310,7 @@ public final class TaskDecider {
       // clock (and firedTime would come before dueTime). Hand the entry back until this clock gets
       // there, translated to Redis's clock: late by the skew, never early.
       Instant retry = claim.claimedAt().plus(Duration.between(draft.now, due));
-      return draft.claim(new ClaimVerdict.HandBack(retry, Optional.of(Outcome.CLOCK_SKEW))).build();
+      return draft.claim(new ClaimVerdict.HandBack(retry, Optional.of(ClaimOutcome.CLOCK_SKEW))).build();
     }
     String jobName = JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
     Optional<Job> existing = Optional.ofNullable(draft.facts.jobs().get(jobName));
@@ -339,36 +339,18 @@ public final class TaskDecider {
   }
 
   /**
-   * The plan for a sink task's delivery step ({@link DeliveryDecisions}, which wrote the desired
-   * status already): its entry, its claim, the attempt to send, and the metric and Events of a
-   * recorded attempt, in the reconciler's words.
+   * The plan with a sink task's delivery part ({@link DeliveryDecisions}, which wrote the desired
+   * status already): each part it decided is the plan's as it is.
    */
-  private static Plan delivery(Draft draft, DeliveryStep step) {
-    if (step.claim() instanceof DeliveryStep.Claim.AwaitAdmissionPolicy await) {
-      return awaitingAdmissionPolicy(draft, await.claim(), await.what());
+  private static Plan delivery(Draft draft, DeliveryPlan part) {
+    if (part.awaitAdmission().isPresent()) {
+      return awaitingAdmissionPolicy(draft, part.awaitAdmission().get().claim(), part.awaitAdmission().get().what());
     }
-    step.entry().ifPresent(entry -> draft.schedule(entry instanceof DeliveryStep.Entry.Write write
-        ? new ScheduleChange.Write(write.at())
-        : entry instanceof DeliveryStep.Entry.Remove ? ScheduleChange.REMOVE : ScheduleChange.KEEP));
-    if (step.claim() instanceof DeliveryStep.Claim.Stale) {
-      draft.claim(ClaimVerdict.Settle.stale());
-    } else if (step.claim() instanceof DeliveryStep.Claim.HandBack handBack) {
-      draft.claim(new ClaimVerdict.HandBack(handBack.at(), Optional.empty()));
-    }
-    draft.delivery = step.send();
-    draft.deliveryMetric = step.counted().map(counted -> switch (counted) {
-      case DELIVERED -> FireMetrics.Delivery.DELIVERED;
-      case RETRY -> FireMetrics.Delivery.RETRY;
-      case FAILED -> FireMetrics.Delivery.FAILED;
-      case DEAD_LETTERED -> FireMetrics.Delivery.DEAD_LETTERED;
-    });
-    for (DeliveryStep.Event event : step.events()) {
-      draft.extraEvents.add(switch (event.kind()) {
-        case DELIVERED -> TaskEvent.normal(TaskEvents.DELIVERED, event.message());
-        case DEAD_LETTERED -> TaskEvent.normal(TaskEvents.DEAD_LETTERED, event.message());
-        case DELIVERY_FAILED -> TaskEvent.warning(TaskEvents.DELIVERY_FAILED, event.message());
-      });
-    }
+    part.schedule().ifPresent(draft::schedule);
+    part.claim().ifPresent(draft::claim);
+    draft.delivery = part.send();
+    draft.deliveryMetric = part.counted();
+    draft.extraEvents.addAll(part.events());
     return draft.build();
   }
 
@@ -398,7 +380,7 @@ public final class TaskDecider {
     }
     return draft.schedule(ScheduleChange.KEEP)
         .claim(new ClaimVerdict.HandBack(claim.claimedAt().plus(ADMISSION_POLICY_RECHECK),
-            Optional.of(Outcome.ADMISSION_POLICY_MISSING)))
+            Optional.of(ClaimOutcome.ADMISSION_POLICY_MISSING)))
         .build();
   }
 
@@ -432,7 +414,7 @@ public final class TaskDecider {
     Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + firedTime, draft.now, draft.generation);
     Conditions.set(desired, Condition.FIRED, true, "Fired", "fired at " + firedTime, draft.now, draft.generation);
     return draft.schedule(ScheduleChange.KEEP)
-        .claim(ClaimVerdict.Settle.fired(Outcome.FIRED, due, claim.claimedAt()))
+        .claim(ClaimVerdict.Settle.fired(ClaimOutcome.FIRED, due, claim.claimedAt()))
         .build();
   }
 
@@ -462,7 +444,7 @@ public final class TaskDecider {
     // later event of that Job will come to reconcile the task again.
     applyOutcomeOf(draft, job);
     return draft.schedule(ScheduleChange.KEEP)
-        .claim(ClaimVerdict.Settle.fired(Outcome.JOB_CREATED, due, claim.claimedAt()))
+        .claim(ClaimVerdict.Settle.fired(ClaimOutcome.JOB_CREATED, due, claim.claimedAt()))
         .build();
   }
 
@@ -474,7 +456,7 @@ public final class TaskDecider {
     desired.setMessage(message);
     Conditions.set(desired, Condition.SCHEDULED, false, "Missed", message, draft.now, draft.generation);
     Conditions.set(desired, Condition.FIRED, false, "Missed", message, draft.now, draft.generation);
-    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(Outcome.MISSED)).build();
+    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(ClaimOutcome.MISSED)).build();
   }
 
   private Plan failedToCreate(Draft draft, String message) {
@@ -483,7 +465,7 @@ public final class TaskDecider {
     desired.setMessage(message);
     Conditions.set(desired, Condition.SCHEDULED, false, "Failed", message, draft.now, draft.generation);
     Conditions.set(desired, Condition.FAILED, true, "JobCreateFailed", message, draft.now, draft.generation);
-    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(Outcome.FAILED)).build();
+    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(ClaimOutcome.FAILED)).build();
   }
 
   /** Fired (or finished) for this due time: never again. Only the Job's outcome and the TTL remain. */
@@ -641,7 +623,7 @@ public final class TaskDecider {
     Optional<Duration> requeue = Optional.empty();
     boolean deleteTask;
     Optional<DeliveryAttempt> delivery = Optional.empty();
-    Optional<FireMetrics.Delivery> deliveryMetric = Optional.empty();
+    Optional<DeliveryCount> deliveryMetric = Optional.empty();
     String readyNote;
     Readiness.Hold hold;
     /** A fire-now this plan acts on: recorded in the status once the plan fires (or finishes) the task. */

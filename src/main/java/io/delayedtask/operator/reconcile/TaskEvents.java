@@ -1,6 +1,7 @@
 package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.sink.DeliveryDecisions;
 import io.delayedtask.operator.task.Times;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -39,9 +40,9 @@ public class TaskEvents {
   public static final String MISSED = "Missed";
   public static final String INVALID = "Invalid";
   public static final String FAILED = "Failed";
-  public static final String DELIVERED = "Delivered";
-  public static final String DELIVERY_FAILED = "DeliveryFailed";
-  public static final String DEAD_LETTERED = "DeadLettered";
+  public static final String DELIVERED = DeliveryDecisions.DELIVERED;
+  public static final String DELIVERY_FAILED = DeliveryDecisions.DELIVERY_FAILED;
+  public static final String DEAD_LETTERED = DeliveryDecisions.DEAD_LETTERED;
   /** A task was due while the admission policy was missing: no Job, no token, it waits (Warning). */
   public static final String ADMISSION_POLICY_MISSING = "AdmissionPolicyMissing";
   /** A task was due whose spec was written while the admission policy was missing: no Job, no token until written again (Warning). */

@@ -1,23 +1,22 @@
 package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.DeliveryStatus;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.decision.ClaimVerdict;
+import io.delayedtask.operator.decision.DeliveryCount;
+import io.delayedtask.operator.decision.ScheduleChange;
+import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.sink.DeliveryOutcome.Target;
-import io.delayedtask.operator.sink.DeliveryStep.Claim;
-import io.delayedtask.operator.sink.DeliveryStep.Counted;
-import io.delayedtask.operator.sink.DeliveryStep.Entry;
-import io.delayedtask.operator.sink.DeliveryStep.Event;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.TaskState;
 import io.delayedtask.operator.task.Times;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,7 +25,7 @@ import java.util.Optional;
  * The sink half of the reconciler's {@code TaskDecider}: when to send a task's next delivery
  * attempt, and what its outcome makes of the task (docs/reference.md, "Delivering to a service").
  * Plain functions of a {@link SinkTask}, like the rest of the decider: each writes the task's
- * desired status and returns a {@link DeliveryStep}, which the decider turns into its plan.
+ * desired status and returns a {@link DeliveryPlan}, the parts of the decider's plan it decides.
  *
  * <p>The attempts of one due time are counted across both targets in {@code status.delivery.attempts}:
  * the sink gets {@code retry + 1}, then (after the final failure) the dead-letter sink as many. An
@@ -38,6 +37,12 @@ import java.util.Optional;
 public final class DeliveryDecisions {
   /** How long after an attempt's timeout its entry comes due again if no answer was recorded. */
   public static final Duration SAFETY_MARGIN = Duration.ofSeconds(15);
+  /** The Event reason of an attempt the sink took (Normal). */
+  public static final String DELIVERED = "Delivered";
+  /** The Event reason of a failed attempt, retried or not (Warning). */
+  public static final String DELIVERY_FAILED = "DeliveryFailed";
+  /** The Event reason of an attempt the dead-letter sink took (Normal). */
+  public static final String DEAD_LETTERED = "DeadLettered";
 
   /**
    * A sink task as a decision sees it: the task, its current status, the status being decided
@@ -65,6 +70,16 @@ public final class DeliveryDecisions {
   }
 
   /**
+   * Whether an attempt's outcome is the one the task waits for: of the due time its status records
+   * (still the spec's), and the attempt after those recorded. Any other (a late answer for an older
+   * due time, an attempt already recorded) is dropped.
+   */
+  public static boolean isAwaited(DeliveryOutcome outcome, DelayedTaskStatus current, Instant due) {
+    return outcome.due().equals(due) && Times.format(due).equals(current == null ? null : current.getDueTime())
+        && outcome.attempt() == attemptsSoFar(current) + 1;
+  }
+
+  /**
    * Requests the sink got before its delivery failed for good ({@code status.delivery.sinkAttempts}),
    * or empty while it is still tried. The sink may fail before its retries run out (a 400 on its
    * first attempt), so the dead-letter sink's attempts are counted from this, never from
@@ -83,11 +98,11 @@ public final class DeliveryDecisions {
   }
 
   /** A claim of a sink task: send its next attempt, unless there is none or it is not time yet. */
-  public DeliveryStep sendNext(SinkTask draft, Instant due, ClaimedEntry claim) {
+  public DeliveryPlan sendNext(SinkTask draft, Instant due, ClaimedEntry claim) {
     DeliverySettings settings = DeliverySettings.of(draft.task().getSpec().getDelivery());
     if (draft.inFlight()) {
       // A request of this task is still queued or waiting for its answer: look again after its timeout.
-      return DeliveryStep.claim(new Claim.HandBack(claim.claimedAt().plus(settings.timeout())));
+      return DeliveryPlan.claim(ClaimVerdict.HandBack.until(claim.claimedAt().plus(settings.timeout())));
     }
     // A retry's time is its entry's Redis-clock score (the attempt's end plus the backoff), so the
     // wait is measured on one clock; the due time itself was checked on both at the first attempt.
@@ -100,29 +115,28 @@ public final class DeliveryDecisions {
       if (draft.admissionPolicyMissing() && draft.task().getSpec().getSink().getAudience() != null) {
         // Fail closed: the sink's token acts with the operator's right to request it (the dead-letter
         // sink carries no audience, so it is never held back).
-        return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim, "spec.sink.audience: no token is sent"));
+        return DeliveryPlan.awaitAdmission(claim, "spec.sink.audience: no token is sent");
       }
       if (draft.admissionPolicyMissing() && draft.task().getSpec().getSink().getSigning() != null) {
         // Fail closed: a signature made with a Secret the author may not read would be an oracle for it.
-        return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim, "spec.sink.signing: nothing is signed"));
+        return DeliveryPlan.awaitAdmission(claim, "spec.sink.signing: nothing is signed");
       }
       attempt = new DeliveryAttempt(Target.SINK, attempts + 1, attempts + 1, settings.timeout(), Map.of());
     } else if (sinkFailed && deadLetterSink != null && !deadLettered(draft.current())
         && attempts - sinkAttempts(draft.current(), perTarget).orElse(attempts) < perTarget) {
       if (draft.admissionPolicyMissing() && deadLetterSink.getSigning() != null) {
-        return DeliveryStep.claim(new Claim.AwaitAdmissionPolicy(claim,
-            "spec.delivery.deadLetterSink.signing: nothing is signed"));
+        return DeliveryPlan.awaitAdmission(claim,
+            "spec.delivery.deadLetterSink.signing: nothing is signed");
       }
       String code = String.valueOf(Optional.ofNullable(draft.current().getDelivery().getResponseCode()).orElse(0));
       int deadLetterAttempt = attempts - sinkAttempts(draft.current(), perTarget).orElse(attempts) + 1;
       attempt = new DeliveryAttempt(Target.DEAD_LETTER_SINK, attempts + 1, deadLetterAttempt,
           settings.timeout(), Map.of("delayedtaskerrorcode", code));
     } else {
-      return DeliveryStep.claim(Claim.STALE);
+      return DeliveryPlan.claim(ClaimVerdict.Settle.stale());
     }
     Instant safetyNet = claim.claimedAt().plus(settings.timeout()).plus(SAFETY_MARGIN);
-    return new DeliveryStep(Optional.of(Entry.KEEP), new Claim.HandBack(safetyNet), Optional.of(attempt),
-        Optional.empty(), List.of());
+    return DeliveryPlan.send(attempt, safetyNet);
   }
 
   /**
@@ -130,31 +144,31 @@ public final class DeliveryDecisions {
    * status, except around a suspension: suspended, the entry goes; resumed, it comes back at the
    * recorded time (or at once when that has passed).
    */
-  public DeliveryStep awaitingAttempt(SinkTask draft, Instant due) {
+  public DeliveryPlan awaitingAttempt(SinkTask draft, Instant due) {
     boolean suspend = draft.task().getSpec().isSuspended();
     Instant next = TaskState.nextAttempt(draft.current()).orElse(due);
     if (suspend) {
       if (draft.currentPhase() == Phase.Suspended) {
-        return DeliveryStep.claim(Claim.STALE);
+        return DeliveryPlan.claim(ClaimVerdict.Settle.stale());
       }
       draft.desired().setPhase(Phase.Suspended);
       Conditions.set(draft.desired(), Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", draft.now(),
           draft.generation());
-      return new DeliveryStep(Optional.of(Entry.REMOVE), Claim.STALE, Optional.empty(), Optional.empty(), List.of());
+      return DeliveryPlan.scheduleAndClaim(ScheduleChange.REMOVE, ClaimVerdict.Settle.stale());
     }
     if (draft.currentPhase() == Phase.Suspended) {
       int perTarget = DeliverySettings.of(draft.task().getSpec().getDelivery()).attemptsPerTarget();
       boolean sinkDone = draft.current().getDelivery() != null && draft.current().getDelivery().getSinkAttempts() != null
           || attemptsSoFar(draft.current()) >= perTarget;
       draft.desired().setPhase(sinkDone ? Phase.Failed : Phase.Running);
-      return DeliveryStep.entry(new Entry.Write(next.isBefore(draft.now()) ? draft.now() : next));
+      return DeliveryPlan.schedule(new ScheduleChange.Write(next.isBefore(draft.now()) ? draft.now() : next));
     }
     Optional<ClaimedEntry> claim = draft.claim();
-    return claim.isPresent() ? sendNext(draft, due, claim.get()) : DeliveryStep.entry(Entry.KEEP);
+    return claim.isPresent() ? sendNext(draft, due, claim.get()) : DeliveryPlan.schedule(ScheduleChange.KEEP);
   }
 
   /** An attempt's outcome, the one after {@code status.delivery.attempts}: record it and plan the next. */
-  public DeliveryStep record(SinkTask draft, DeliveryOutcome outcome) {
+  public DeliveryPlan record(SinkTask draft, DeliveryOutcome outcome) {
     DeliverySettings settings = DeliverySettings.of(draft.task().getSpec().getDelivery());
     DelayedTaskStatus desired = draft.desired();
     int perTarget = settings.attemptsPerTarget();
@@ -186,18 +200,18 @@ public final class DeliveryDecisions {
     boolean retriesLeft = targetAttempt < perTarget;
 
     if (verdict == RetryPolicy.Verdict.DELIVERED) {
-      Event event;
+      TaskEvent event;
       if (outcome.target() == Target.SINK) {
         desired.setPhase(Phase.Succeeded);
         desired.setMessage(null);
         Conditions.set(desired, Condition.COMPLETE, true, "Delivered", what, draft.now(), draft.generation());
-        event = new Event(Event.Kind.DELIVERED, "Delivered: " + what);
+        event = TaskEvent.normal(DELIVERED, "Delivered: " + what);
       } else {
         delivery.setDeadLettered(true);
-        event = new Event(Event.Kind.DEAD_LETTERED, "Dead-lettered: " + what);
+        event = TaskEvent.normal(DEAD_LETTERED, "Dead-lettered: " + what);
       }
-      return recorded(Entry.REMOVE, outcome.target() == Target.SINK ? Counted.DELIVERED : Counted.DEAD_LETTERED,
-          event);
+      return DeliveryPlan.recorded(ScheduleChange.REMOVE,
+          outcome.target() == Target.SINK ? DeliveryCount.DELIVERED : DeliveryCount.DEAD_LETTERED, event);
     }
     if (verdict == RetryPolicy.Verdict.RETRY && retriesLeft) {
       Duration wait = RetryPolicy.backoff(settings.backoff(), settings.delay(), targetAttempt, retryAfter(outcome.result()));
@@ -206,12 +220,12 @@ public final class DeliveryDecisions {
         desired.setPhase(Phase.Running);
         desired.setMessage(null);
       }
-      return recorded(new Entry.Write(outcome.redisTimeAtEnd().plus(wait)), Counted.RETRY,
-          new Event(Event.Kind.DELIVERY_FAILED, what + "; retrying in " + wait.toMillis() + " ms"));
+      return DeliveryPlan.recorded(new ScheduleChange.Write(outcome.redisTimeAtEnd().plus(wait)), DeliveryCount.RETRY,
+          TaskEvent.warning(DELIVERY_FAILED, what + "; retrying in " + wait.toMillis() + " ms"));
     }
-    Event failed = new Event(Event.Kind.DELIVERY_FAILED, what);
+    TaskEvent failed = TaskEvent.warning(DELIVERY_FAILED, what);
     if (outcome.target() == Target.DEAD_LETTER_SINK) {
-      return recorded(Entry.REMOVE, Counted.FAILED, failed); // the task stays Failed with the sink's message
+      return DeliveryPlan.recorded(ScheduleChange.REMOVE, DeliveryCount.FAILED, failed); // the task stays Failed with the sink's message
     }
     delivery.setSinkAttempts(outcome.attempt()); // the dead-letter sink's attempts are counted after these
     desired.setPhase(Phase.Failed);
@@ -219,15 +233,9 @@ public final class DeliveryDecisions {
     Conditions.set(desired, Condition.FAILED, true, "DeliveryFailed", what, draft.now(), draft.generation());
     if (deadLetterSink(draft) != null) {
       delivery.setNextAttemptTime(Times.format(draft.now()));
-      return recorded(new Entry.Write(outcome.redisTimeAtEnd()), Counted.FAILED, failed);
+      return DeliveryPlan.recorded(new ScheduleChange.Write(outcome.redisTimeAtEnd()), DeliveryCount.FAILED, failed);
     }
-    return recorded(Entry.REMOVE, Counted.FAILED, failed);
-  }
-
-  /** A recorded attempt: its entry, how it counts, its Event. */
-  private static DeliveryStep recorded(Entry entry, Counted counted, Event event) {
-    return new DeliveryStep(Optional.of(entry), Claim.UNCHANGED, Optional.empty(), Optional.of(counted),
-        List.of(event));
+    return DeliveryPlan.recorded(ScheduleChange.REMOVE, DeliveryCount.FAILED, failed);
   }
 
   /**

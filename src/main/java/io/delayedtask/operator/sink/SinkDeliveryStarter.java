@@ -21,6 +21,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 /**
@@ -73,21 +75,48 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
     this.clock = clock;
   }
 
+  /**
+   * Prepares the attempt, then sends it, or (when it cannot be sent) takes why as its outcome; either
+   * way the outcome is completed in one place, with the Redis clock at the attempt's end.
+   */
   @Override
   public void start(DelayedTask task, Instant due, ClaimedEntry claim, DeliveryAttempt attempt) {
     ResourceID id = ResourceID.fromResource(task);
-    String namespace = task.getMetadata().getNamespace();
-    String uid = task.getMetadata().getUid();
     if (attempt.attempt() == 1) {
       firstAttemptLag.accept(Duration.between(due, claim.claimedAt()));
     }
+    Preparation preparation = prepare(task, due, attempt);
+    CompletionStage<DeliveryOutcome.Result> result;
+    if (preparation instanceof Preparation.Ready ready) {
+      result = send(task, due, attempt, id, ready);
+    } else {
+      Preparation.Unsendable unsendable = (Preparation.Unsendable) preparation;
+      result = CompletableFuture.completedFuture(
+          new DeliveryOutcome.Result.NotSent(clock.instant(), unsendable.why(), unsendable.retryable()));
+    }
+    result.thenAccept(ended -> outcomes.completed(id, new DeliveryOutcome(task.getMetadata().getUid(), due,
+        attempt.target(), attempt.attempt(), preparation.url(), claim.redisClockNow(), ended)));
+  }
+
+  /** An attempt made ready to send ({@code url}: where it goes), or why it cannot be sent. */
+  private sealed interface Preparation {
+    String url();
+
+    record Ready(String url, DeliveryRequest request) implements Preparation {}
+
+    /** {@code url}: the destination as far as it was resolved (a name, when it could not be). */
+    record Unsendable(String url, String why, boolean retryable) implements Preparation {}
+  }
+
+  /** The destination resolved, the token and the signing keys had, the CloudEvent built. */
+  private Preparation prepare(DelayedTask task, Instant due, DeliveryAttempt attempt) {
+    String namespace = task.getMetadata().getNamespace();
+    String uid = task.getMetadata().getUid();
     Destination destination = attempt.target() == Target.SINK ? task.getSpec().getSink()
         : task.getSpec().getDelivery().getDeadLetterSink();
     Destinations.Resolution resolution = resolve(namespace, destination);
     if (resolution instanceof Destinations.Resolution.Unresolvable unresolvable) {
-      outcomes.completed(id, notSent(task, due, attempt, describe(destination), claim,
-          unresolvable.message(), unresolvable.retryable()));
-      return;
+      return new Preparation.Unsendable(describe(destination), unresolvable.message(), unresolvable.retryable());
     }
     Destinations.Resolution.Resolved resolved = (Destinations.Resolution.Resolved) resolution;
     String url = resolved.url().toString();
@@ -95,20 +124,17 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
     if (destination.getAudience() != null) {
       if (!"https".equals(resolved.url().getScheme()) && !resolved.inCluster()) {
         // A token goes only over https, or to a Service of the task's namespace (not an ExternalName).
-        outcomes.completed(id, notSent(task, due, attempt, url, claim, "sink.audience is set, and a token is sent "
+        return new Preparation.Unsendable(url, "sink.audience is set, and a token is sent "
             + "only over https or to a Service of this namespace, not to " + url + "; use an https:// URL or "
-            + "remove sink.audience", false));
-        return;
+            + "remove sink.audience", false);
       }
       try {
         token = Optional.of(tokens.tokenFor(namespace, destination.getAudience()));
       } catch (MissingServiceAccountException e) {
-        outcomes.completed(id, notSent(task, due, attempt, url, claim, e.getMessage(), false));
-        return;
+        return new Preparation.Unsendable(url, e.getMessage(), false);
       } catch (KubernetesClientException e) {
-        outcomes.completed(id, notSent(task, due, attempt, url, claim,
-            "the ServiceAccount token could not be had: " + ApiErrors.reason(e), ApiErrors.isTransient(e)));
-        return;
+        return new Preparation.Unsendable(url,
+            "the ServiceAccount token could not be had: " + ApiErrors.reason(e), ApiErrors.isTransient(e));
       }
     }
     Optional<SigningKeys> signing = Optional.empty();
@@ -118,9 +144,7 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
             attempt.target() == Target.SINK ? "sink.signing.key" : "delivery.deadLetterSink.signing.key"));
       } catch (SigningSecretException e) {
         // Never sent unsigned: the attempt fails, and is retried (the Secret may be fixed meanwhile).
-        outcomes.completed(id, notSent(task, due, attempt, url, claim, "not sent, it could not be signed: "
-            + e.getMessage(), true));
-        return;
+        return new Preparation.Unsendable(url, "not sent, it could not be signed: " + e.getMessage(), true);
       }
     }
     Map<String, String> extensions = new HashMap<>();
@@ -139,19 +163,23 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
         Optional.ofNullable(task.getSpec().getData())
             .map(data -> new DeliveryRequest.Data(EventBodies.contentType(task.getSpec().getContentType()), data)),
         extensions);
-    DeliveryRequest request = new DeliveryRequest(resolved.url(), resolved.reach(), event, token,
-        Optional.ofNullable(destination.getCaCerts()), attempt.timeout(), signing);
+    return new Preparation.Ready(url, new DeliveryRequest(resolved.url(), resolved.reach(), event, token,
+        Optional.ofNullable(destination.getCaCerts()), attempt.timeout(), signing));
+  }
+
+  /** Hands the request to the sender, in a span of its own; the stage completes with the attempt's end. */
+  private CompletionStage<DeliveryOutcome.Result> send(DelayedTask task, Instant due, DeliveryAttempt attempt,
+      ResourceID id, Preparation.Ready ready) {
     // Each attempt a span of its own, its parent the firing's (the task's trace): docs/reference.md, "Trace context".
-    Tracing.Delivery span = tracing.deliver(TaskTrace.of(task, due), namespace, task.getMetadata().getName(), uid,
-        attempt.attempt(), attempt.target() == Target.DEAD_LETTER_SINK, resolved.url());
-    request = request.withTraceHeaders(span.headers());
+    Tracing.Delivery span = tracing.deliver(TaskTrace.of(task, due), task.getMetadata().getNamespace(),
+        task.getMetadata().getName(), task.getMetadata().getUid(), attempt.attempt(),
+        attempt.target() == Target.DEAD_LETTER_SINK, ready.request().url());
+    DeliveryRequest request = ready.request().withTraceHeaders(span.headers());
     outcomes.sending(id);
-    sender.send(request).whenComplete((result, error) -> {
+    return sender.send(request).handle((result, error) -> {
       endSpan(span, result);
-      outcomes.completed(id, new DeliveryOutcome(uid, due,
-          attempt.target(), attempt.attempt(), url, claim.redisClockNow(),
-          error == null ? new DeliveryOutcome.Result.Sent(result)
-              : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true)));
+      return error == null ? new DeliveryOutcome.Result.Sent(result)
+          : new DeliveryOutcome.Result.NotSent(clock.instant(), "the client failed: " + error, true);
     });
   }
 
@@ -183,11 +211,5 @@ public final class SinkDeliveryStarter implements DeliveryStarter {
   private static String describe(Destination destination) {
     return destination.getRef() != null ? destination.getRef().getKind() + " " + destination.getRef().getName()
         + (destination.getUri() == null ? "" : destination.getUri()) : String.valueOf(destination.getUri());
-  }
-
-  private DeliveryOutcome notSent(DelayedTask task, Instant due, DeliveryAttempt attempt, String url,
-      ClaimedEntry claim, String why, boolean retryable) {
-    return new DeliveryOutcome(task.getMetadata().getUid(), due, attempt.target(), attempt.attempt(), url,
-        claim.redisClockNow(), new DeliveryOutcome.Result.NotSent(clock.instant(), why, retryable));
   }
 }

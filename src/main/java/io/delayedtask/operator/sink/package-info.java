@@ -14,8 +14,8 @@
  *       sink's {@code retry + 1}, then the dead-letter sink's), its timeout and retry settings from
  *       {@code spec.delivery} ({@code DeliverySettings}), and parks the
  *       entry at a safety net (the attempt's timeout + 15 s: a crash sends the same attempt again).
- *       It answers with a {@link io.delayedtask.operator.sink.DeliveryStep}, which the decider turns
- *       into its plan; the reconciler then calls {@link io.delayedtask.operator.sink.DeliveryStarter}
+ *       It answers with a {@link io.delayedtask.operator.sink.DeliveryPlan}, whose parts the decider
+ *       puts into its plan as they are; the reconciler then calls {@link io.delayedtask.operator.sink.DeliveryStarter}
  *       ({@link io.delayedtask.operator.sink.SinkDeliveryStarter}), which returns at once.
  *   <li><b>Destination resolved</b> ({@link io.delayedtask.operator.sink.Destinations}): a
  *       {@code ref} to a {@code v1} Service becomes {@code http://<name>.<ns>.svc.<domain>} from an
@@ -62,9 +62,9 @@
  *       {@link io.delayedtask.operator.sink.DeliveryDecisions#record}: the answer's verdict and
  *       backoff ({@link io.delayedtask.operator.sink.RetryPolicy}: 2xx delivered; no answer, 404, 408,
  *       409, 425, 429, 5xx retried; the rest final), then {@code status.delivery}, {@code sinkUri}, the phase
- *       and conditions written into the desired status, and a {@code DeliveryStep} naming the entry
+ *       and conditions written into the desired status, and a {@code DeliveryPlan} naming the entry
  *       (the retry's Redis-clock time, the dead-letter sink's turn, or removed), the metric and
- *       the Event. {@code TaskDecider} makes it a plan, and the reconciler writes the status with
+ *       the Event. {@code TaskDecider} puts it into its plan, and the reconciler writes the status with
  *       one write ({@code StatusWriter}), moves the entry, records the Event and counts the attempt.
  * </ol>
  *
@@ -74,9 +74,9 @@
  * the sender, destinations, guard, tokens and slots, and the decisions, outcomes, settings and
  * starters. The folder is named as the task's {@code spec.sink} is. The seam with the reconciler is a value:
  * {@code DeliveryDecisions} reads a {@link io.delayedtask.operator.sink.DeliveryDecisions.SinkTask}
- * and answers a {@code DeliveryStep} in its own words (entry, claim, attempt, metric, Event kind),
- * so the reconciler's {@code Plan}, {@code FireMetrics} and Event reasons stay its own and the
- * dependency goes one way.
+ * and answers a {@link io.delayedtask.operator.sink.DeliveryPlan} (entry, claim, attempt, metric,
+ * Events) in the types of {@code decision/}, which the reconciler's {@code Plan} is made of too: nothing
+ * translates between them, and the dependency goes one way.
  *
  * <h2>The guard</h2>
  *

@@ -2,7 +2,7 @@ package io.delayedtask.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
+import io.delayedtask.operator.decision.ClaimOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -16,15 +16,15 @@ class FireMetricsTest {
   void settledDueTimesAndSkippedClaimsAreCountedApart() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     FireMetrics metrics = new FireMetrics(registry);
-    metrics.outcome(Outcome.RETRY);
-    metrics.outcome(Outcome.RETRY);
-    metrics.outcome(Outcome.RETRY);
-    metrics.outcome(Outcome.CLOCK_SKEW);
-    metrics.outcome(Outcome.STALE);
-    metrics.outcome(Outcome.JOB_CREATED); // the retried task fires in the end: one firing
-    metrics.outcome(Outcome.FIRED);
-    metrics.outcome(Outcome.MISSED);
-    metrics.outcome(Outcome.FAILED);
+    metrics.outcome(ClaimOutcome.RETRY);
+    metrics.outcome(ClaimOutcome.RETRY);
+    metrics.outcome(ClaimOutcome.RETRY);
+    metrics.outcome(ClaimOutcome.CLOCK_SKEW);
+    metrics.outcome(ClaimOutcome.STALE);
+    metrics.outcome(ClaimOutcome.JOB_CREATED); // the retried task fires in the end: one firing
+    metrics.outcome(ClaimOutcome.FIRED);
+    metrics.outcome(ClaimOutcome.MISSED);
+    metrics.outcome(ClaimOutcome.FAILED);
 
     assertThat(registry.find(FireMetrics.DUE_TIMES).counters()).extracting(c -> c.getId().getTag("outcome"))
         .containsExactlyInAnyOrder("fired", "job_created", "missed", "failed");
@@ -42,27 +42,27 @@ class FireMetricsTest {
   void everyOutcomeIsExportedAtZeroBeforeItFirstHappens() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     FireMetrics metrics = new FireMetrics(registry);
-    for (Outcome outcome : Outcome.values()) {
+    for (ClaimOutcome outcome : ClaimOutcome.values()) {
       String name = outcome.isFinal() ? FireMetrics.DUE_TIMES : FireMetrics.SKIPPED;
       String tag = outcome.isFinal() ? "outcome" : "reason";
-      assertThat(count(registry, name, tag, outcome.tag())).as(outcome.tag()).isZero();
+      assertThat(count(registry, name, tag, FireMetrics.tag(outcome))).as(FireMetrics.tag(outcome)).isZero();
     }
-    metrics.outcome(Outcome.FAILED);
+    metrics.outcome(ClaimOutcome.FAILED);
     assertThat(count(registry, FireMetrics.DUE_TIMES, "outcome", "failed")).isEqualTo(1.0);
   }
 
   @Test
   void everyOutcomeIsEitherAFiringOrASkip() {
-    assertThat(Outcome.values()).filteredOn(Outcome::isFinal)
-        .containsExactlyInAnyOrder(Outcome.FIRED, Outcome.JOB_CREATED, Outcome.MISSED, Outcome.FAILED);
+    assertThat(ClaimOutcome.values()).filteredOn(ClaimOutcome::isFinal)
+        .containsExactlyInAnyOrder(ClaimOutcome.FIRED, ClaimOutcome.JOB_CREATED, ClaimOutcome.MISSED, ClaimOutcome.FAILED);
   }
 
   @Test
   void prometheusNamesAreTheDocumentedOnes() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     FireMetrics metrics = new FireMetrics(registry);
-    metrics.outcome(Outcome.FIRED);
-    metrics.outcome(Outcome.CLOCK_SKEW);
+    metrics.outcome(ClaimOutcome.FIRED);
+    metrics.outcome(ClaimOutcome.CLOCK_SKEW);
     String scrape = registry.scrape();
     assertThat(scrape).contains("delayedtask_due_times_total{outcome=\"fired\"} 1.0")
         .contains("delayedtask_due_times_total{outcome=\"missed\"} 0.0")
@@ -74,10 +74,10 @@ class FireMetricsTest {
   void theDeprecatedNameCountsTheSameUntilItIsRemoved() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     FireMetrics metrics = new FireMetrics(registry);
-    metrics.outcome(Outcome.JOB_CREATED);
-    metrics.outcome(Outcome.JOB_CREATED);
-    metrics.outcome(Outcome.MISSED);
-    metrics.outcome(Outcome.RETRY);
+    metrics.outcome(ClaimOutcome.JOB_CREATED);
+    metrics.outcome(ClaimOutcome.JOB_CREATED);
+    metrics.outcome(ClaimOutcome.MISSED);
+    metrics.outcome(ClaimOutcome.RETRY);
     String scrape = registry.scrape();
     for (String outcome : java.util.List.of("fired 0.0", "job_created 2.0", "missed 1.0", "failed 0.0")) {
       String[] parts = outcome.split(" ");

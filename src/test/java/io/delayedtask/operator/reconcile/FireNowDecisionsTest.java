@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
-import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.decision.ClaimVerdict;
+import io.delayedtask.operator.decision.ScheduleChange;
+import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.task.FireNow;
@@ -111,7 +112,7 @@ class FireNowDecisionsTest {
 
     Plan backoff = decider.decide(facts.withJobCreation(new JobCreation.Transient("x", "503")));
 
-    assertThat(backoff.claim()).get().isInstanceOf(Plan.ClaimVerdict.Backoff.class);
+    assertThat(backoff.claim()).get().isInstanceOf(ClaimVerdict.Backoff.class);
     assertThat(backoff.status().getFireNowHandled()).isNull();
   }
 

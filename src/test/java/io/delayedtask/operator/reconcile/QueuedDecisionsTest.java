@@ -7,7 +7,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
+import io.delayedtask.operator.decision.ScheduleChange;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.QueueHold;
 import io.delayedtask.operator.schedule.QueueRef;

@@ -7,10 +7,11 @@ import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.reconcile.FireMetrics.Outcome;
-import io.delayedtask.operator.reconcile.Plan.ClaimVerdict;
-import io.delayedtask.operator.reconcile.Plan.ScheduleChange;
-import io.delayedtask.operator.reconcile.Plan.TaskEvent;
+import io.delayedtask.operator.decision.ClaimOutcome;
+import io.delayedtask.operator.decision.ClaimVerdict;
+import io.delayedtask.operator.decision.DeliveryCount;
+import io.delayedtask.operator.decision.ScheduleChange;
+import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
@@ -170,7 +171,7 @@ class TaskDeciderTest {
     assertThat(condition(plan, Condition.FIRED)).isEqualTo("True");
     assertThat(condition(plan, Condition.SCHEDULED)).isEqualTo("False");
     assertThat(plan.schedule()).as("the claim is acknowledged, not the entry rewritten").isEqualTo(ScheduleChange.KEEP);
-    assertThat(plan.claim()).contains(new ClaimVerdict.Settle(Outcome.FIRED, Optional.of(Duration.ofMillis(3))));
+    assertThat(plan.claim()).contains(new ClaimVerdict.Settle(ClaimOutcome.FIRED, Optional.of(Duration.ofMillis(3))));
     assertThat(plan.events()).containsExactly(TaskEvent.normal(TaskEvents.FIRED,
         "Fired at 2026-12-03T07:00:00.000Z (due 2026-12-03T06:59:59.980Z)"));
   }
@@ -183,7 +184,7 @@ class TaskDeciderTest {
 
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Fired);
     assertThat(plan.claim()).map(ClaimVerdict.Settle.class::cast).map(ClaimVerdict.Settle::outcome)
-        .contains(Outcome.FIRED);
+        .contains(ClaimOutcome.FIRED);
   }
 
   @Test
@@ -211,7 +212,7 @@ class TaskDeciderTest {
     Plan plan = decide(task, Optional.of(claim));
 
     assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(claim.claimedAt().plusMillis(250),
-        Optional.of(Outcome.CLOCK_SKEW)));
+        Optional.of(ClaimOutcome.CLOCK_SKEW)));
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Scheduled);
     assertThat(plan.status().getFiredTime()).isNull();
   }
@@ -229,7 +230,7 @@ class TaskDeciderTest {
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Missed);
     assertThat(plan.status().getMessage()).contains("startingDeadlineSeconds=30");
     assertThat(plan.jobToCreate()).isEmpty();
-    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.MISSED));
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(ClaimOutcome.MISSED));
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.MISSED);
   }
 
@@ -312,7 +313,7 @@ class TaskDeciderTest {
     assertThat(plan.status().getJobName()).isEqualTo(earlier.getMetadata().getName());
     assertThat(plan.status().getFiredTime()).as("the Job's own firing time").isEqualTo(Times.format(DUE.plusMillis(7)));
     assertThat(plan.claim()).map(ClaimVerdict.Settle.class::cast).map(ClaimVerdict.Settle::outcome)
-        .contains(Outcome.JOB_CREATED);
+        .contains(ClaimOutcome.JOB_CREATED);
   }
 
   @Test
@@ -350,7 +351,7 @@ class TaskDeciderTest {
     assertThat(plan.status().getFiredTime()).isEqualTo(Times.format(NOW));
     assertThat(condition(plan, Condition.RECONCILING)).isEqualTo("True");
     assertThat(plan.claim()).map(ClaimVerdict.Settle.class::cast).map(ClaimVerdict.Settle::outcome)
-        .contains(Outcome.JOB_CREATED);
+        .contains(ClaimOutcome.JOB_CREATED);
     assertThat(plan.events()).as("JobCreated goes with the status write that records Running")
         .extracting(TaskEvent::reason, TaskEvent::message)
         .containsExactly(tuple(TaskEvents.JOB_CREATED, "Created Job " + plan.status().getJobName() + " (due "
@@ -370,7 +371,7 @@ class TaskDeciderTest {
 
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
     assertThat(plan.status().getMessage()).contains("t-12345678").contains("not controlled by this task");
-    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.FAILED));
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(ClaimOutcome.FAILED));
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.FAILED);
   }
 
@@ -385,7 +386,7 @@ class TaskDeciderTest {
     Plan plan = decider.decide(facts.withJobCreation(new JobCreation.Refused("t-1", "jobs.batch is forbidden")));
 
     assertThat(plan.status().getMessage()).isEqualTo("the API server refused Job t-1: jobs.batch is forbidden");
-    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(Outcome.FAILED));
+    assertThat(plan.claim()).contains(ClaimVerdict.Settle.as(ClaimOutcome.FAILED));
   }
 
   // --- The jobTemplate's dry run when a Job task is scheduled ------------------------------------
@@ -679,7 +680,7 @@ class TaskDeciderTest {
     assertThat(condition(plan, Condition.COMPLETE)).isEqualTo("True");
     assertThat(plan.schedule()).isEqualTo(ScheduleChange.REMOVE);
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.DELIVERED);
-    assertThat(plan.deliveryMetric()).contains(FireMetrics.Delivery.DELIVERED);
+    assertThat(plan.deliveryMetric()).contains(DeliveryCount.DELIVERED);
   }
 
   @Test
@@ -933,7 +934,7 @@ class TaskDeciderTest {
     assertThat(plan.events()).extracting(TaskEvent::warning, TaskEvent::reason)
         .containsExactly(tuple(true, TaskEvents.ADMISSION_POLICY_MISSING));
     assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(DUE.plus(TaskDecider.ADMISSION_POLICY_RECHECK),
-        Optional.of(Outcome.ADMISSION_POLICY_MISSING)));
+        Optional.of(ClaimOutcome.ADMISSION_POLICY_MISSING)));
     assertThat(TaskDecider.ADMISSION_POLICY_RECHECK).as("fires within 30 s of the policy's return")
         .isLessThanOrEqualTo(Duration.ofSeconds(20));
 
@@ -992,7 +993,7 @@ class TaskDeciderTest {
     assertThat(ready.getMessage()).contains("spec.sink.audience");
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.ADMISSION_POLICY_MISSING);
     assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plus(TaskDecider.ADMISSION_POLICY_RECHECK),
-        Optional.of(Outcome.ADMISSION_POLICY_MISSING)));
+        Optional.of(ClaimOutcome.ADMISSION_POLICY_MISSING)));
 
     Plan present = decider.decide(facts(task, Optional.of(claim(task, NOW))));
     assertThat(present.delivery()).map(DeliveryAttempt::attempt).contains(1);
@@ -1011,7 +1012,7 @@ class TaskDeciderTest {
     assertThat(ready.getReason()).isEqualTo("AdmissionPolicyMissing");
     assertThat(ready.getMessage()).contains("spec.sink.signing");
     assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plus(TaskDecider.ADMISSION_POLICY_RECHECK),
-        Optional.of(Outcome.ADMISSION_POLICY_MISSING)));
+        Optional.of(ClaimOutcome.ADMISSION_POLICY_MISSING)));
 
     Plan present = decider.decide(facts(task, Optional.of(claim(task, NOW))));
     assertThat(present.delivery()).map(DeliveryAttempt::attempt).contains(1);
