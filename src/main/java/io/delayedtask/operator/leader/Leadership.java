@@ -1,6 +1,5 @@
 package io.delayedtask.operator.leader;
 
-import io.delayedtask.operator.leader.ScheduleKeeper;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

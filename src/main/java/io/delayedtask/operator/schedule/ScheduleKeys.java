@@ -1,8 +1,8 @@
 package io.delayedtask.operator.schedule;
 
+import io.lettuce.core.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
-import io.lettuce.core.cluster.SlotHash;
 
 /**
  * The Redis key layout of the schedule (see package-info). Each shard's keys carry one hash tag,

@@ -1,6 +1,5 @@
 package io.delayedtask.operator.sink;
 
-import io.delayedtask.operator.sink.DeliveryResult;
 import java.time.Instant;
 import java.util.Objects;
 

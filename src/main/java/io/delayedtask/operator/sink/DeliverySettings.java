@@ -1,7 +1,6 @@
 package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
-import io.delayedtask.operator.sink.RetryPolicy;
 import io.delayedtask.operator.task.Durations;
 import java.time.Duration;
 

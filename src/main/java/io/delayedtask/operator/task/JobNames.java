@@ -1,6 +1,5 @@
 package io.delayedtask.operator.task;
 
-import io.delayedtask.operator.task.Times;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

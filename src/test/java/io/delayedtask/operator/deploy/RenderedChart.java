@@ -1,10 +1,10 @@
 package io.delayedtask.operator.deploy;
 
 import com.marcnuri.helm.Helm;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

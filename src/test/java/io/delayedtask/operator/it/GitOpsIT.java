@@ -57,7 +57,7 @@ class GitOpsIT {
   static void start() {
     kube = RealKubernetes.shared();
     client = kube.client();
-    world = OperatorFixture.startOnRealKubernetes(kube, "finished-ttl", 
+    world = OperatorFixture.startOnRealKubernetes(kube, "finished-ttl",
         Map.of(OperatorConfig.FINISHED_TTL_SECONDS, Long.toString(DEFAULT_TTL.toSeconds()),
             OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, Long.toString(DEFAULT_DEADLINE.toSeconds())));
     NS = world.namespace();

@@ -3,7 +3,6 @@ package io.delayedtask.operator.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayedtask.operator.leader.Leadership;
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.task.SpecValidator;

@@ -1,5 +1,8 @@
 package io.delayedtask.operator.sink;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.LoopbackOnlySockets;
 import io.delayedtask.operator.testing.Ports;
@@ -30,8 +33,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The sender against receivers on 127.0.0.1 (mockwebserver3). Names resolve through a fake resolver

@@ -1,5 +1,7 @@
 package io.delayedtask.operator.sink;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
@@ -31,7 +33,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code sink.caCerts}: an https receiver on 127.0.0.1 whose self-signed certificate (made by the

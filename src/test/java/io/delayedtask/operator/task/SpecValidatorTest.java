@@ -1,5 +1,7 @@
 package io.delayedtask.operator.task;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.delayedtask.operator.api.v1alpha1.CeOverrides;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
@@ -21,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import static org.assertj.core.api.Assertions.assertThat;
 
 class SpecValidatorTest {
   private static final String CREATED = "2026-12-01T10:00:00Z";
