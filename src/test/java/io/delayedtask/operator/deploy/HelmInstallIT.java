@@ -45,15 +45,11 @@ class HelmInstallIT {
 
   @BeforeAll
   static void startAServerWithoutTheCrd() {
-    kube = RealKubernetes.startDedicated();
+    // A server that never had the build's CRDs, so that only the chart can bring them.
+    kube = RealKubernetes.startDedicatedWithoutCrds();
     client = kube.client();
-    // The toolkit installs the build's CRD on every server it starts; take it away, so that only
-    // the chart can bring it back.
-    client.apiextensions().v1().customResourceDefinitions().withName(CRD).delete();
-    client.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).delete();
-    await().atMost(Duration.ofSeconds(60))
-        .until(() -> client.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null
-            && client.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).get() == null);
+    assertThat(client.apiextensions().v1().customResourceDefinitions().withName(CRD).get()).isNull();
+    assertThat(client.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).get()).isNull();
 
     // Any template the server refuses (schema, validation, admission) fails the install itself.
     defaults = ChartRelease.install(kube, "dto", kube.createNamespace("helm-defaults"), "{}");
@@ -167,13 +163,8 @@ class HelmInstallIT {
    */
   @Test
   void helmUpgradeUpdatesTheCrdAndUninstallKeepsItUnlessCrdsKeepIsFalse() throws IOException {
-    try (RealKubernetes own = RealKubernetes.startDedicated()) {
+    try (RealKubernetes own = RealKubernetes.startDedicatedWithoutCrds()) {
       KubernetesClient c = own.client();
-      c.apiextensions().v1().customResourceDefinitions().withName(CRD).delete();
-      c.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).delete();
-      await().atMost(Duration.ofSeconds(60))
-          .until(() -> c.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null
-              && c.apiextensions().v1().customResourceDefinitions().withName(QUEUE_CRD).get() == null);
       String ns = own.createNamespace("crd-life");
       ChartRelease.install(own, "life", ns, "{}");
       await().atMost(Duration.ofSeconds(30)).until(() -> established(c));

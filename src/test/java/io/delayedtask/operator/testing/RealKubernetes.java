@@ -56,7 +56,7 @@ public final class RealKubernetes implements AutoCloseable {
   private final List<Process> helpers = new ArrayList<>();
   private Process controllerManager;
 
-  private RealKubernetes(ControlPlaneBinaries binaries, List<String> extraApiServerFlags) {
+  private RealKubernetes(ControlPlaneBinaries binaries, List<String> extraApiServerFlags, boolean withCrds) {
     this.binaries = binaries;
     long started = System.nanoTime();
     this.server = startServer(binaries, extraApiServerFlags);
@@ -68,8 +68,10 @@ public final class RealKubernetes implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     this.client = newClient();
-    applyCrd(generatedCrd());
-    applyCrd(generatedQueueCrd());
+    if (withCrds) {
+      applyCrd(generatedCrd());
+      applyCrd(generatedQueueCrd());
+    }
     System.err.printf("Real kube-apiserver %s up in %d ms (%s)%n", binaries.version(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), client.getMasterUrl());
   }
@@ -140,7 +142,7 @@ public final class RealKubernetes implements AutoCloseable {
       }
       ControlPlaneBinaries binaries = ControlPlaneBinaries.find().orElseThrow(() -> new IllegalStateException(
           "no real Kubernetes binaries: run tools/build-control-plane.sh (tests use @RequiresRealKubernetes)"));
-      shared = new RealKubernetes(binaries, List.of());
+      shared = new RealKubernetes(binaries, List.of(), true);
       Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "real-kubernetes-stop"));
     }
     return shared;
@@ -154,7 +156,18 @@ public final class RealKubernetes implements AutoCloseable {
   public static RealKubernetes startDedicated(String... extraApiServerFlags) {
     ControlPlaneBinaries binaries = ControlPlaneBinaries.find().orElseThrow(() -> new IllegalStateException(
         "no real Kubernetes binaries: run tools/build-control-plane.sh"));
-    return new RealKubernetes(binaries, List.of(extraApiServerFlags));
+    return new RealKubernetes(binaries, List.of(extraApiServerFlags), true);
+  }
+
+  /**
+   * A server of its own that has never served this build's CRDs, for a test in which something
+   * else (the chart) must bring them. Deleting them from a server instead waits on the API
+   * server's CRD finalizer, which took over a minute on a loaded machine.
+   */
+  public static RealKubernetes startDedicatedWithoutCrds() {
+    ControlPlaneBinaries binaries = ControlPlaneBinaries.find().orElseThrow(() -> new IllegalStateException(
+        "no real Kubernetes binaries: run tools/build-control-plane.sh"));
+    return new RealKubernetes(binaries, List.of(), false);
   }
 
   /** DELAYEDTASK_KUBE_DOWNLOAD=true: on a machine with internet, kube-api-test may fetch envtest binaries. */
