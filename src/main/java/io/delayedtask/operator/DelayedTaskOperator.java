@@ -349,12 +349,6 @@ public final class DelayedTaskOperator implements AutoCloseable {
       // has stopped (stopped after the operator, below); a standby tries for it the moment it is free.
       LeaseHandover handover = config.leaderElection() ? new LeaseHandover(client, config.leaseNamespace(),
           config.leaseName(), config.identity(), config.leaseDuration(), leadership::isFiring) : null;
-      if (handover != null) {
-        stopInReverse.push(() -> {
-          handover.close();
-          handover.release();
-        });
-      }
       OperatorStarter starter = new OperatorStarter(operator, client, () -> {
         taskCache.startedWith(operator.getRuntimeInfo());
         queues.start();
@@ -365,6 +359,16 @@ public final class DelayedTaskOperator implements AutoCloseable {
           leadership.start();
         }
       });
+      if (handover != null) {
+        stopInReverse.push(() -> {
+          handover.close();
+          // An operator that never started (API server unreachable) never led: nothing to release,
+          // and asking would hold the shutdown through the client's retries.
+          if (starter.started()) {
+            handover.release();
+          }
+        });
+      }
       stopInReverse.push(starter);
 
       // 5. HTTP: /metrics, /healthz, /readyz.

@@ -185,7 +185,9 @@ public final class AdmissionPolicies implements AutoCloseable {
       informer.addEventHandler(logChange);
       informer.start().whenComplete((ok, failure) -> watch.logIfChanged());
     }
-    watch.readKey();
+    // In the background: with the API server unreachable, a read here would hold the start (and
+    // /readyz) through the client's retries.
+    watch.background.execute(watch::readKey);
     Gauge.builder(PRESENT_METRIC, watch, w -> w.missing().isPresent() ? 0 : 1)
         .description("1 while every ValidatingAdmissionPolicyBinding of DELAYEDTASK_ADMISSION_POLICY denies with the "
             + "policy this operator ships (compared by content); 0 while one is missing (tasks with a jobTemplate or a "

@@ -106,8 +106,12 @@ class OperatorJarIT {
         });
         String text = Files.readString(log);
         assertThat(causeLines(text, server)).as(text).hasSize(1);
-      } finally {
+        // An operator that never started never led: SIGTERM stops it at once, with no attempt to
+        // release a Lease through the client's retries (which held it ~20 s).
         process.destroy();
+        assertThat(process.waitFor(10, TimeUnit.SECONDS)).as("stopped within 10 s of SIGTERM").isTrue();
+      } finally {
+        process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
       }
     }
