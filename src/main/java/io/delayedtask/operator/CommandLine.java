@@ -2,6 +2,7 @@ package io.delayedtask.operator;
 
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.trace.Tracing;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,7 @@ final class CommandLine {
       text.append("  ").append(variable.name()).append("  (default: ").append(variable.defaultValue()).append(")\n")
           .append("      ").append(variable.meaning()).append("\n");
     }
+    text.append("\n").append(Tracing.HELP);
     return text.append("\nServes /metrics, /healthz and /readyz on DELAYEDTASK_HTTP_PORT. "
         + "Documentation: docs/operations.md in the source repository.\n").toString();
   }

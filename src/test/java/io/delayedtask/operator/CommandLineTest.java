@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.trace.Tracing;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Field;
@@ -91,6 +92,14 @@ class CommandLineTest {
     BuildInfo build = BuildInfo.ofThisBuild();
     assertThat(build.version()).as("from build.properties, written at generate-resources").matches("\\d+\\.\\d+\\.\\d+.*");
     assertThat(build.commit()).matches("[0-9a-f]{40}(-dirty)?|unknown");
+  }
+
+  @Test
+  void helpNamesTheOpenTelemetryVariablesThatTurnTracingOnOrOff() {
+    assertThat(run("--help")).hasValue(0);
+    String help = out.toString(StandardCharsets.UTF_8);
+    assertThat(help).contains(Tracing.OTLP_ENDPOINT, Tracing.OTLP_TRACES_ENDPOINT, Tracing.TRACES_EXPORTER,
+        Tracing.SDK_DISABLED, "OTEL_SERVICE_NAME  (default: delayed-task-operator)");
   }
 
   @Test

@@ -49,6 +49,23 @@ public final class Tracing implements AutoCloseable {
   public static final String FIRE = "delayedtask.fire";
   public static final String DELIVER = "delayedtask.deliver";
   private static final String SCOPE = "io.delayedtask.operator";
+  /** The OpenTelemetry variables that turn export on or keep it off (see {@link #wanted}). */
+  public static final String SDK_DISABLED = "OTEL_SDK_DISABLED";
+  public static final String TRACES_EXPORTER = "OTEL_TRACES_EXPORTER";
+  public static final String OTLP_ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT";
+  public static final String OTLP_TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+  /** What {@code --help} says of OpenTelemetry's variables: the switches, the defaults this operator sets. */
+  public static final String HELP = """
+      Traces (off by default: no SDK, no exporter thread) are configured by OpenTelemetry's own variables,
+      read by its SDK's autoconfiguration:
+        OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  an OTLP/HTTP collector: turns export on
+        OTEL_TRACES_EXPORTER  (default: otlp) another exporter (such as logging) turns export on; none keeps it off
+        OTEL_SDK_DISABLED  true keeps export off
+        OTEL_SERVICE_NAME  (default: delayed-task-operator)
+        OTEL_EXPORTER_OTLP_PROTOCOL  (default: http/protobuf; no gRPC sender is shipped)
+        OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG, ...  as OpenTelemetry defines them
+      A value the SDK refuses stops the start with exit status 2 and its message.
+      """;
 
   private static final Tracing OFF = new Tracing(null, null);
 
@@ -113,15 +130,15 @@ public final class Tracing implements AutoCloseable {
 
   /** Whether the environment asks for spans to be exported. */
   static boolean wanted(Map<String, String> env) {
-    if ("true".equalsIgnoreCase(env.getOrDefault("OTEL_SDK_DISABLED", "").trim())) {
+    if ("true".equalsIgnoreCase(env.getOrDefault(SDK_DISABLED, "").trim())) {
       return false;
     }
-    String exporters = env.getOrDefault("OTEL_TRACES_EXPORTER", "").trim().toLowerCase(Locale.ROOT);
+    String exporters = env.getOrDefault(TRACES_EXPORTER, "").trim().toLowerCase(Locale.ROOT);
     if (exporters.equals("none")) {
       return false;
     }
-    boolean endpoint = !env.getOrDefault("OTEL_EXPORTER_OTLP_ENDPOINT", "").isBlank()
-        || !env.getOrDefault("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").isBlank();
+    boolean endpoint = !env.getOrDefault(OTLP_ENDPOINT, "").isBlank()
+        || !env.getOrDefault(OTLP_TRACES_ENDPOINT, "").isBlank();
     boolean otherExporter = !exporters.isEmpty() && List.of(exporters.split(",")).stream()
         .map(String::trim).anyMatch(name -> !name.isEmpty() && !name.equals("otlp") && !name.equals("none"));
     return endpoint || otherExporter;
