@@ -29,6 +29,7 @@ import io.delayedtask.operator.sink.NameResolver;
 import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.ServiceAccountTokens;
 import io.delayedtask.operator.sink.SinkDeliveryStarter;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.sink.signing.InformedSigningSecrets;
 import io.delayedtask.operator.task.LeanItemStore;
 import io.delayedtask.operator.task.ScheduleIds;
@@ -225,7 +226,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       // informer per such kind, started when a task first names it.
       Addressables addressables = new Addressables(client);
       stopInReverse.push(addressables);
-      SpecValidator validator = new SpecValidator(config.sink(), addressables);
+      SpecValidator validator = new SpecValidator(new SinkSpecRules(config.sink(), addressables));
       InformerTaskCache taskCache = new InformerTaskCache();
       ScheduleResync resync = new ScheduleResync(taskCache, client, schedule, validator, registry);
       ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),

@@ -9,7 +9,6 @@ import io.delayedtask.operator.sink.signing.SigningKeys;
 import io.delayedtask.operator.sink.signing.SigningSecretException;
 import io.delayedtask.operator.sink.signing.SigningSecrets;
 import io.delayedtask.operator.task.ApiErrors;
-import io.delayedtask.operator.task.EventBodies;
 import io.delayedtask.operator.task.TaskTrace;
 import io.delayedtask.operator.trace.Tracing;
 import io.fabric8.kubernetes.client.KubernetesClientException;

@@ -11,6 +11,8 @@ import java.util.regex.Pattern;
  * {@code 1.5h}) and ISO-8601 time-based ones ({@code PT10M}, {@code P1DT2H}).
  */
 public final class Durations {
+  /** How a message that refuses a duration says what to write instead. */
+  public static final String EXAMPLE = "a duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M";
   private static final Pattern GO_PART = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)");
   private static final Pattern GO_WHOLE = Pattern.compile("(?:[0-9]+(?:\\.[0-9]+)?(?:ms|s|m|h))+");
 

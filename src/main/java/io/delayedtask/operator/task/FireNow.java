@@ -56,7 +56,7 @@ public final class FireNow {
     }
     try {
       Instant due = OffsetDateTime.parse(trimmed.toUpperCase(java.util.Locale.ROOT)).toInstant();
-      return due.isAfter(SpecValidator.LATEST_DUE) ? new Request.Malformed(value) : new Request.At(value, due);
+      return due.isAfter(DueTimes.LATEST) ? new Request.Malformed(value) : new Request.At(value, due);
     } catch (DateTimeParseException e) {
       return new Request.Malformed(value); // 2026-02-30T...
     }

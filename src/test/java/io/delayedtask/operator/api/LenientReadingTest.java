@@ -6,6 +6,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.reconcile.TaskCloner;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.Validation;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -38,7 +39,7 @@ class LenientReadingTest {
     assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Scheduled);
     assertThat(task.getStatus().getConditions()).singleElement()
         .satisfies(c -> assertThat(c.getType()).isEqualTo("Ready"));
-    assertThat(new SpecValidator().validate(task)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(task)).isInstanceOf(Validation.Valid.class);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -53,14 +54,14 @@ class LenientReadingTest {
     DelayedTask task = read("\"spec\":{\"delay\":\"10m\"," + field + "}}");
     assertThat(task.getSpec().getDelay()).isEqualTo("10m");
     assertThat(task.getSpec().unreadableFields()).singleElement().asString().startsWith(expected);
-    assertThat(new SpecValidator().validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
         invalid -> assertThat(invalid.message()).contains(expected).contains("fix the field"));
   }
 
   @Test
   void aSpecThatIsNotAnObjectIsInvalid() {
     DelayedTask task = read("\"spec\":5}");
-    assertThat(new SpecValidator().validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
         invalid -> assertThat(invalid.message()).contains("spec must be an object, not 5"));
   }
 
@@ -86,7 +87,7 @@ class LenientReadingTest {
     DelayedTask copy = new TaskCloner(new KubernetesSerialization()).clone(task);
     assertThat(copy).isNotSameAs(task);
     assertThat(copy.getSpec().unreadableFields()).containsExactlyElementsOf(task.getSpec().unreadableFields());
-    assertThat(new SpecValidator().validate(copy)).isInstanceOf(Validation.Invalid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(copy)).isInstanceOf(Validation.Invalid.class);
   }
 
   /** A jobTemplate as JSON of exactly {@code bytes} bytes (one env value sized to fit). */
@@ -103,7 +104,7 @@ class LenientReadingTest {
         + jobTemplateOf(DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES) + "}}");
     assertThat(task.getSpec().unreadableFields()).isEmpty();
     assertThat(task.getSpec().getJobTemplate()).isNotNull();
-    assertThat(new SpecValidator().validate(task)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(task)).isInstanceOf(Validation.Valid.class);
   }
 
   /** Not kept in memory at all (the informer holds every task), and the task is Invalid, saying why. */
@@ -112,7 +113,7 @@ class LenientReadingTest {
     DelayedTask task = read("\"spec\":{\"delay\":\"10m\",\"jobTemplate\":"
         + jobTemplateOf(DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES + 1) + "}}");
     assertThat(task.getSpec().getJobTemplate()).isNull();
-    assertThat(new SpecValidator().validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
         invalid -> assertThat(invalid.message()).contains("spec.jobTemplate is 131073 bytes as JSON, more than the "
             + "131072 allowed; move large scripts or data into a ConfigMap"));
   }

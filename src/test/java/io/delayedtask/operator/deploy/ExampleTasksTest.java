@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.task.Validation;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -107,7 +108,7 @@ class ExampleTasksTest {
     assertThat(zoned.getSpec().getTimeZone()).isEqualTo("Europe/Berlin");
     assertThat(zoned.getSpec().getRunAt()).as("wall-clock time, no offset").doesNotContain("Z", "+");
     zoned.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
-    assertThat(new SpecValidator().validate(zoned))
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(zoned))
         .as("07:00 CEST, as the file's comment says")
         .isEqualTo(new Validation.Valid(java.time.Instant.parse("2027-03-29T05:00:00Z")));
 
@@ -125,7 +126,7 @@ class ExampleTasksTest {
     assertThat(service.getSpec().getSelector()).isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
     receiverTask.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     receiverTask.getMetadata().setNamespace("shop");
-    assertThat(new SpecValidator().validate(receiverTask)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(receiverTask)).isInstanceOf(Validation.Valid.class);
 
     // Routed through a Knative Broker, with ceOverrides a Trigger filters on; says it needs Knative Eventing.
     DelayedTask broker = ExampleTasks.task(ExampleTasks.KNATIVE_BROKER);
@@ -136,7 +137,7 @@ class ExampleTasksTest {
     assertThat(ExampleTasks.yaml(ExampleTasks.KNATIVE_BROKER)).contains("NEEDS KNATIVE EVENTING");
     broker.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     broker.getMetadata().setNamespace("shop");
-    assertThat(new SpecValidator().validate(broker)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(broker)).isInstanceOf(Validation.Valid.class);
   }
 
   /** Through JSON text, so that 60 read as an Integer equals 60 written from a Long. */

@@ -10,6 +10,7 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.leader.ScheduleResync;
 import io.delayedtask.operator.schedule.RedisSchedule;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.testing.FixedTaskCache;
@@ -57,7 +58,7 @@ class ScheduleResyncIT {
       schedule.schedule(ns + "/deleted-long-ago/uid-0", LATER);
 
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(),
+      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(SinkSpecRules.defaults()),
           registry);
       ScheduleResync.Repairs repairs = resync.run();
 
@@ -90,7 +91,7 @@ class ScheduleResyncIT {
       reconciled.setStatus(status);
       client.resource(reconciled).updateStatus();
 
-      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(),
+      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(SinkSpecRules.defaults()),
           new SimpleMeterRegistry());
       assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(2, 0, 0, 1));
     }

@@ -10,6 +10,7 @@ import io.delayedtask.operator.schedule.RedisConnections;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.schedule.SchedulePoller;
 import io.delayedtask.operator.schedule.ScheduleProbe;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.testing.ApiFault;
@@ -124,7 +125,7 @@ class DueClaimsIT {
   @Test
   void anEntryOfATaskInANamespaceTheOperatorMayNotReadIsDroppedOnce() {
     api.inject(ApiFault.of("GET", ".*/namespaces/elsewhere/delayedtasks/.*", 403, 1000));
-    ScheduleResync resync = new ScheduleResync(cache, api.client(), schedule, new SpecValidator(),
+    ScheduleResync resync = new ScheduleResync(cache, api.client(), schedule, new SpecValidator(SinkSpecRules.defaults()),
         new SimpleMeterRegistry());
     Instant later = ScheduleProbe.serverTime(schedule).plusSeconds(3600);
     schedule.schedule("elsewhere/waiting/uid-1", later);

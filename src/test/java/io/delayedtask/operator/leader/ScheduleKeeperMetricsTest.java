@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.SpecValidator;
 import io.delayedtask.operator.testing.FixedTaskCache;
 import io.delayedtask.operator.testing.UnusedSchedule;
@@ -106,7 +107,7 @@ class ScheduleKeeperMetricsTest {
     final AtomicInteger runs = new AtomicInteger();
 
     CountingResync(TaskSchedule schedule) {
-      super(FixedTaskCache.of(), null, schedule, new SpecValidator(), new SimpleMeterRegistry());
+      super(FixedTaskCache.of(), null, schedule, new SpecValidator(SinkSpecRules.defaults()), new SimpleMeterRegistry());
     }
 
     @Override

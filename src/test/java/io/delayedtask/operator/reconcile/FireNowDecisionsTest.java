@@ -10,6 +10,7 @@ import io.delayedtask.operator.decision.ScheduleChange;
 import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.FireNow;
 import io.delayedtask.operator.task.JobNames;
 import io.delayedtask.operator.task.ScheduleIds;
@@ -36,8 +37,8 @@ class FireNowDecisionsTest {
   private static final String FIRE_AT = "2026-12-03T06:59:59.5Z";
   private static final Instant FIRE_DUE = Instant.parse(FIRE_AT);
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()));
-  private final SpecValidator validator = new SpecValidator();
+  private final TaskDecider decider = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.empty()));
+  private final SpecValidator validator = new SpecValidator(SinkSpecRules.defaults());
   private final Map<String, Job> jobs = new HashMap<>();
 
   @Test

@@ -11,6 +11,7 @@ import io.delayedtask.operator.decision.ScheduleChange;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.QueueHold;
 import io.delayedtask.operator.schedule.QueueRef;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.task.SecondsSetting;
@@ -31,7 +32,7 @@ class QueuedDecisionsTest {
   private static final Instant NOW = Instant.parse("2026-12-03T07:00:00Z");
   private static final QueueRef EMAILS = new QueueRef("ns", "emails");
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()));
+  private final TaskDecider decider = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.empty()));
 
   @Test
   void aHeldTaskIsScheduledReadyAndQueuedWithItsReasonUntilItsClaimFiresIt() {

@@ -18,6 +18,7 @@ import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.sink.DeliveryAttempt;
 import io.delayedtask.operator.sink.DeliveryDecisions;
 import io.delayedtask.operator.sink.DeliveryOutcome;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.Conditions;
 import io.delayedtask.operator.task.JobFactory;
 import io.delayedtask.operator.task.JobNames;
@@ -51,7 +52,7 @@ class TaskDeciderTest {
   private static final Instant DUE = NOW.minusMillis(20);
   private static final Instant LATER = NOW.plusSeconds(3600);
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()));
+  private final TaskDecider decider = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.empty()));
   private final Map<String, Job> jobs = new HashMap<>();
 
   // --- Scheduling, suspend, invalid input -------------------------------------------------------
@@ -258,7 +259,7 @@ class TaskDeciderTest {
 
   @Test
   void theOperatorWideDefaultDeadlineAppliesToATaskThatSetsNone() {
-    TaskDecider withDefault = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()),
+    TaskDecider withDefault = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.empty()),
         SecondsSetting.startingDeadline(Optional.of(60L)));
     DelayedTask task = scheduled(task(s -> {
       s.setRunAt(DUE.toString());
@@ -276,7 +277,7 @@ class TaskDeciderTest {
 
   @Test
   void aTasksOwnDeadlineWinsOverTheOperatorWideDefault() {
-    TaskDecider withDefault = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.empty()),
+    TaskDecider withDefault = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.empty()),
         SecondsSetting.startingDeadline(Optional.of(60L)));
     DelayedTask task = scheduled(task(s -> {
       s.setRunAt(DUE.toString());
@@ -450,7 +451,7 @@ class TaskDeciderTest {
     assertThat(again.status()).as("no status write").isEqualTo(task.getStatus());
     assertThat(again.schedule()).isEqualTo(ScheduleChange.KEEP);
     assertThat(again.events()).isEmpty();
-    assertThat(TaskState.waitingDue(task, new SpecValidator())).as("the resync adds no entry").isEmpty();
+    assertThat(TaskState.waitingDue(task, new SpecValidator(SinkSpecRules.defaults()))).as("the resync adds no entry").isEmpty();
     Plan claimed = decider.decide(facts(task, Optional.of(claim(task, LATER))));
     assertThat(claimed.jobToCreate()).isEmpty();
     assertThat(claimed.claim()).contains(ClaimVerdict.Settle.stale());
@@ -577,7 +578,7 @@ class TaskDeciderTest {
 
   @Test
   void aFinishedTaskWaitsOutItsTtlThenIsDeleted() {
-    TaskDecider withTtl = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.of(60L)));
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.of(60L)));
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
 
     Plan waiting = withTtl.decide(facts(task, Optional.empty()));
@@ -591,7 +592,7 @@ class TaskDeciderTest {
   /** The operator-wide default is not bounded by the CRD: a TTL beyond Instant's range must not throw. */
   @Test
   void aTtlBeyondInstantsRangeWaitsAtMostTenYearsAtATimeAndNeverThrows() {
-    TaskDecider withTtl = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.of(Long.MAX_VALUE)));
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.of(Long.MAX_VALUE)));
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
 
     Plan waiting = withTtl.decide(facts(task, Optional.empty()));
@@ -615,7 +616,7 @@ class TaskDeciderTest {
 
   @Test
   void aFinishedTaskAGitOpsToolManagesIsKeptAndSaysWhyOnce() {
-    TaskDecider withTtl = new TaskDecider(new SpecValidator(), SecondsSetting.finishedTtl(Optional.of(0L)));
+    TaskDecider withTtl = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.of(0L)));
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
     task.getMetadata().setAnnotations(Map.of("argocd.argoproj.io/tracking-id", "shop:delayedtask.io/DelayedTask:ns/t"));
 

@@ -121,7 +121,7 @@ class OkHttpSenderTlsTest {
 
   @Test
   void theTaskValidatorAcceptsTheCaCertsTheSenderTrustsAndRefusesWhatItCannotUse() {
-    SpecValidator validator = new SpecValidator(SinkConfig.defaults());
+    SpecValidator validator = new SpecValidator(new SinkSpecRules(SinkConfig.defaults()));
     assertThat(validator.validate(taskWithCaCerts(pem))).isInstanceOf(Validation.Valid.class);
     assertThat(validator.validate(taskWithCaCerts("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n")))
         .isInstanceOfSatisfying(Validation.Invalid.class,

@@ -11,6 +11,7 @@ import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpecBuilder;
@@ -26,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class SpecValidatorTest {
   private static final String CREATED = "2026-12-01T10:00:00Z";
-  private final SpecValidator validator = new SpecValidator();
+  private final SpecValidator validator = new SpecValidator(SinkSpecRules.defaults());
 
   static Stream<Arguments> validSpecs() {
     return Stream.of(
@@ -464,8 +465,8 @@ class SpecValidatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalidSinks")
   void refusesABadSinkNamingTheFieldAndTheFix(String name, DelayedTask task, String expected) {
-    SpecValidator allowingOnePrefix = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"),
-        "cluster.local", "delayedtask-sender", 256, 32));
+    SpecValidator allowingOnePrefix = new SpecValidator(new SinkSpecRules(new SinkConfig(List.of("http://127.0.0.1:8080/"),
+        "cluster.local", "delayedtask-sender", 256, 32)));
     assertThat(allowingOnePrefix.validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
         invalid -> assertThat(invalid.message()).contains(expected));
   }
@@ -482,14 +483,14 @@ class SpecValidatorTest {
         sink.setUri("/orders");
         s.setSink(sink);
       });
-      assertThat(new SpecValidator().validate(task)).as(ref.getApiVersion()).isInstanceOf(Validation.Valid.class);
+      assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(task)).as(ref.getApiVersion()).isInstanceOf(Validation.Valid.class);
     }
   }
 
   @Test
   void acceptsAServiceRefWithAPathAndAnAllowedUri() {
-    SpecValidator allowing = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"), "cluster.local",
-        "delayedtask-sender", 256, 32));
+    SpecValidator allowing = new SpecValidator(new SinkSpecRules(new SinkConfig(List.of("http://127.0.0.1:8080/"), "cluster.local",
+        "delayedtask-sender", 256, 32)));
     DelayedTask byRef = spec(s -> {
       s.setDelay("1m");
       Destination sink = new Destination();
@@ -507,8 +508,8 @@ class SpecValidatorTest {
 
   @Test
   void aNamespaceEntryAllowsAnAbsoluteUriOnlyForTheTasksOwnNamespaceAndAnAmbiguousPathIsNamed() {
-    SpecValidator allowing = new SpecValidator(new SinkConfig(List.of("https://{namespace}.hooks.example.com/",
-        "https://hooks.example.com/tenant-a/"), "cluster.local", "delayedtask-sender", 256, 32));
+    SpecValidator allowing = new SpecValidator(new SinkSpecRules(new SinkConfig(List.of("https://{namespace}.hooks.example.com/",
+        "https://hooks.example.com/tenant-a/"), "cluster.local", "delayedtask-sender", 256, 32)));
     DelayedTask own = spec(s -> {
       s.setDelay("1m");
       s.setSink(uri("https://tasks.hooks.example.com/due"));
@@ -537,7 +538,7 @@ class SpecValidatorTest {
       asked.incrementAndGet();
       return "Broker".equals(kind) ? answer.get() : new RefKinds.Verdict.Refused("not addressable, the fix");
     };
-    SpecValidator validator = new SpecValidator(SinkConfig.defaults(), kinds);
+    SpecValidator validator = new SpecValidator(new SinkSpecRules(SinkConfig.defaults(), kinds));
     DelayedTask job = spec(s -> {
       s.setDelay("1m");
       Destination sink = new Destination();
@@ -680,8 +681,8 @@ class SpecValidatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalidEvents")
   void refusesBadDataContentTypeAndOverridesNamingTheField(String name, DelayedTask task, String expected) {
-    SpecValidator allowingOnePrefix = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"),
-        "cluster.local", "delayedtask-sender", 256, 32));
+    SpecValidator allowingOnePrefix = new SpecValidator(new SinkSpecRules(new SinkConfig(List.of("http://127.0.0.1:8080/"),
+        "cluster.local", "delayedtask-sender", 256, 32)));
     assertThat(allowingOnePrefix.validate(task)).isInstanceOfSatisfying(Validation.Invalid.class,
         invalid -> assertThat(invalid.message()).contains(expected));
   }
@@ -714,8 +715,8 @@ class SpecValidatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("validEvents")
   void acceptsDataContentTypesAndOverridesWithinTheRules(String name, DelayedTask task) {
-    SpecValidator allowingOnePrefix = new SpecValidator(new SinkConfig(List.of("http://127.0.0.1:8080/"),
-        "cluster.local", "delayedtask-sender", 256, 32));
+    SpecValidator allowingOnePrefix = new SpecValidator(new SinkSpecRules(new SinkConfig(List.of("http://127.0.0.1:8080/"),
+        "cluster.local", "delayedtask-sender", 256, 32)));
     assertThat(allowingOnePrefix.validate(task)).isInstanceOf(Validation.Valid.class);
   }
 

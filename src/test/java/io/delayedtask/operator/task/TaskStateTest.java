@@ -7,6 +7,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.sink.SinkSpecRules;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class TaskStateTest {
   private static final Instant DUE = Instant.parse("2026-12-03T07:00:00Z");
-  private final SpecValidator validator = new SpecValidator();
+  private final SpecValidator validator = new SpecValidator(SinkSpecRules.defaults());
 
   @ParameterizedTest(name = "{0} for {1}: handled={2}")
   @CsvSource({

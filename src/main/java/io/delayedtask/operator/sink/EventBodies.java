@@ -1,4 +1,4 @@
-package io.delayedtask.operator.task;
+package io.delayedtask.operator.sink;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
