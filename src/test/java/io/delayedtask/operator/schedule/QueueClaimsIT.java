@@ -307,9 +307,12 @@ class QueueClaimsIT {
    */
   @Test
   void fiveHundredTasksDueAtOnceStayWithinTheBoundAcrossALeaderChangeInTheMiddle() {
-    double rate = 250;
-    int burst = 25;
+    // A bucket that takes half a second to fill: the new leader claims within milliseconds of the
+    // old one's last claim, so a reset bucket would show as up to maxBurst claims over the bound.
+    double rate = 100;
+    int burst = 50;
     RedisSchedule old = operator("old");
+    RedisSchedule leader = operator("new");
     old.queueLimits(EMAILS, QueueLimits.open(rate, burst, null));
     Instant due = redisNow(old).minusMillis(1);
     for (int i = 0; i < 500; i++) {
@@ -332,7 +335,6 @@ class QueueClaimsIT {
     Set<String> leftUnsettled = new HashSet<>();
     unsettled.forEach(entry -> leftUnsettled.add(entry.id()));
 
-    RedisSchedule leader = operator("new");
     leader.queueLimits(EMAILS, QueueLimits.open(rate, burst, null));
     leader.requeueAllClaims();
     Set<String> claimedByTheNew = new HashSet<>();
