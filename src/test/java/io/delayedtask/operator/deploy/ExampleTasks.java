@@ -21,6 +21,8 @@ final class ExampleTasks {
   static final String SINK_RETRY = "sink-retry.yaml";
   /** The receiver's Deployment and Service beside the task: works on any cluster. */
   static final String SINK_RECEIVER = "sink-receiver.yaml";
+  /** A paused DelayedTaskQueue and a task that names it. */
+  static final String QUEUE_PAUSED = "queue-paused.yaml";
   /** Needs Knative Eventing (a Broker): only the task is in the file. */
   static final String KNATIVE_BROKER = "knative-broker-sink.yaml";
 

@@ -66,7 +66,7 @@ class ExampleTasksIT {
         .extracting(t -> t.getMetadata().getName())
         .containsExactlyInAnyOrder("trial-ends-reminder", "new-year-greeting", "hello-in-30s", "paused-cleanup",
             "flash-sale-end", "berlin-morning-report", "cancel-unpaid-order-42", "remind-unpaid-order-43",
-            "hello-receiver", "cancel-order-42-via-broker");
+            "hello-receiver", "cancel-order-42-via-broker", "queued-reminder");
     assertThat(client.resources(DelayedTask.class).inNamespace(ns).withField("metadata.name", "hello-in-30s")
         .list().getItems()).hasSize(1);
   }

@@ -3,6 +3,7 @@ package io.delayedtask.operator.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskQueue;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.SpecValidator;
@@ -32,7 +33,7 @@ class ExampleTasksTest {
     assertThat(ExampleTasks.files()).extracting(p -> p.getFileName().toString())
         .containsExactlyInAnyOrder(ExampleTasks.STATUS_ONLY, ExampleTasks.JOB_RUN_AT, ExampleTasks.JOB_DELAY,
             ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL, ExampleTasks.TIMEZONE_RUN_AT, ExampleTasks.SINK_SERVICE,
-            ExampleTasks.SINK_RETRY, ExampleTasks.SINK_RECEIVER, ExampleTasks.KNATIVE_BROKER);
+            ExampleTasks.SINK_RETRY, ExampleTasks.SINK_RECEIVER, ExampleTasks.KNATIVE_BROKER, ExampleTasks.QUEUE_PAUSED);
   }
 
   @Test
@@ -127,6 +128,21 @@ class ExampleTasksTest {
     receiverTask.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     receiverTask.getMetadata().setNamespace("shop");
     assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(receiverTask)).isInstanceOf(Validation.Valid.class);
+
+    // A paused queue with its limits, and a task held by it once due.
+    DelayedTask queued = ExampleTasks.task(ExampleTasks.QUEUE_PAUSED);
+    assertThat(ExampleTasks.objects(ExampleTasks.QUEUE_PAUSED))
+        .extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+        .containsExactly("DelayedTaskQueue/reminders", "DelayedTask/queued-reminder");
+    DelayedTaskQueue queue = Manifests.SERIALIZATION.unmarshal(
+        Manifests.SERIALIZATION.asYaml(ExampleTasks.objects(ExampleTasks.QUEUE_PAUSED).get(0)), DelayedTaskQueue.class);
+    assertThat(queue.getSpec().paused()).isTrue();
+    assertThat(queue.getSpec().getMaxDispatchesPerSecond()).isEqualTo(5.0);
+    assertThat(queue.getSpec().getMaxConcurrentDispatches()).isEqualTo(2);
+    assertThat(queued.getSpec().getQueue()).isEqualTo("reminders");
+    queued.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
+    queued.getMetadata().setNamespace("shop");
+    assertThat(new SpecValidator().validate(queued)).isInstanceOf(Validation.Valid.class);
 
     // Routed through a Knative Broker, with ceOverrides a Trigger filters on; says it needs Knative Eventing.
     DelayedTask broker = ExampleTasks.task(ExampleTasks.KNATIVE_BROKER);

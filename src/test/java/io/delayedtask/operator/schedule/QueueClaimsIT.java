@@ -3,6 +3,8 @@ package io.delayedtask.operator.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskQueueSpec;
+import io.delayedtask.operator.leader.InformedQueues;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -10,8 +12,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,8 +32,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Queues in a real redis-server (queue-claim.lua through RedisSchedule): pause, a missing queue,
- * resume oldest first, the token bucket's bound across two claimers, concurrency slots, and that a
- * held queue neither delays other entries nor costs claims while it waits.
+ * resume oldest first, the token bucket's bound across two claimers and across a leader change in
+ * the middle of a burst, the bucket's size without maxBurst, concurrency slots, and that a held
+ * queue neither delays other entries nor costs claims while it waits.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QueueClaimsIT {
@@ -129,11 +136,13 @@ class QueueClaimsIT {
     schedule.queueLimits(EMAILS, QueueLimits.paused());
     Instant now = redisNow(schedule);
     schedule.schedule("shop/a/u", now.minusSeconds(1), Optional.of(EMAILS), Optional.empty());
-    schedule.schedule("shop/b/u", now.plusMillis(300), Optional.of(EMAILS), Optional.empty());
     assertThat(ids(schedule.claimDue(100, LEASE))).isEmpty();
 
     schedule.queueLimits(EMAILS, QueueLimits.RELEASED);
     assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/a/u");
+    // Written into the released queue after this operator's last claim (not by a timer: a loaded
+    // machine may take longer than any due time in the near future between two claims).
+    schedule.schedule("shop/b/u", now.minusSeconds(1), Optional.of(EMAILS), Optional.empty());
 
     RedisSchedule next = operator("b"); // a new leader, which never saw the queue: not "missing"
     next.knowQueues(List.of(EMAILS));
@@ -288,6 +297,121 @@ class QueueClaimsIT {
     }
     assertThat(millis.size()).as("the bucket is used, not starved").isGreaterThanOrEqualTo(burst + (int) (rate * span
         / 1000.0 * 0.8));
+  }
+
+  /**
+   * 500 tasks due at once; the leader dies in the middle of the burst with a batch claimed and not
+   * settled, and the next one takes over: the bucket lives on in Redis, so the bound holds over
+   * every window, the change included (a bucket reset would give the new leader maxBurst at once,
+   * on top of what the old one had taken).
+   */
+  @Test
+  void fiveHundredTasksDueAtOnceStayWithinTheBoundAcrossALeaderChangeInTheMiddle() {
+    // A bucket that takes half a second to fill: the new leader claims within milliseconds of the
+    // old one's last claim, so a reset bucket would show as up to maxBurst claims over the bound.
+    double rate = 100;
+    int burst = 50;
+    RedisSchedule old = operator("old");
+    RedisSchedule leader = operator("new");
+    old.queueLimits(EMAILS, QueueLimits.open(rate, burst, null));
+    Instant due = redisNow(old).minusMillis(1);
+    for (int i = 0; i < 500; i++) {
+      old.schedule("shop/t" + i + "/u", due, Optional.of(EMAILS), Optional.empty());
+    }
+
+    List<Long> claimedAt = new ArrayList<>();
+    Set<String> fired = new HashSet<>();
+    long oldLeadsUntil = System.nanoTime() + Duration.ofMillis(1_000).toNanos();
+    List<ClaimedEntry> unsettled = List.of();
+    while (System.nanoTime() < oldLeadsUntil) {
+      old.acknowledgeAll(unsettled);
+      unsettled.forEach(entry -> fired.add(entry.id()));
+      unsettled = old.claimDue(100, LEASE).entries();
+      unsettled.forEach(entry -> claimedAt.add(entry.claimedAt().toEpochMilli()));
+      LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+    }
+    // The old leader dies here, its last batch claimed and not settled.
+    assertThat(fired.size()).as("the change comes in the middle of the burst").isBetween(burst, 400);
+    Set<String> leftUnsettled = new HashSet<>();
+    unsettled.forEach(entry -> leftUnsettled.add(entry.id()));
+
+    leader.queueLimits(EMAILS, QueueLimits.open(rate, burst, null));
+    leader.requeueAllClaims();
+    Set<String> claimedByTheNew = new HashSet<>();
+    long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (fired.size() < 500 && System.nanoTime() < giveUp) {
+      List<ClaimedEntry> batch = leader.claimDue(100, LEASE).entries();
+      batch.forEach(entry -> claimedAt.add(entry.claimedAt().toEpochMilli()));
+      leader.acknowledgeAll(batch);
+      batch.forEach(entry -> {
+        fired.add(entry.id());
+        claimedByTheNew.add(entry.id());
+      });
+      LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+    }
+
+    assertThat(fired).as("every task fired").hasSize(500);
+    assertThat(claimedByTheNew).as("the old leader's unsettled claims, claimed again").containsAll(leftUnsettled);
+    assertWithinBurstPlusRateTimesTime(claimedAt, burst, rate);
+  }
+
+  /** Without maxBurst the bucket holds max(1, ceil(maxDispatchesPerSecond)), however long it was idle. */
+  @Test
+  void withoutMaxBurstTheBucketHoldsTheRateRoundedUpAndAtLeastOne() {
+    RedisSchedule schedule = operator("a");
+    schedule.queueLimits(EMAILS, InformedQueues.limitsOf(rateOnly(2.5)));
+    schedule.queueLimits(INVOICES, InformedQueues.limitsOf(rateOnly(0.5)));
+    Instant now = redisNow(schedule);
+    for (int i = 0; i < 20; i++) {
+      schedule.schedule("shop/e" + i + "/u", now.minusSeconds(1), Optional.of(EMAILS), Optional.empty());
+      schedule.schedule("shop/i" + i + "/u", now.minusSeconds(1), Optional.of(INVOICES), Optional.empty());
+    }
+
+    Map<QueueRef, Long> first = claimedPerQueue(schedule.claimDue(100, LEASE));
+    assertThat(first).as("a full bucket at first").containsEntry(EMAILS, 3L).containsEntry(INVOICES, 1L);
+
+    // An hour idle (each bucket's last refill moved back by an hour): full, not over.
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      for (QueueRef queue : List.of(EMAILS, INVOICES)) {
+        String bucket = schedule.keys().bucket(queue);
+        long at = Long.parseLong(connection.sync().hget(bucket, "at"));
+        connection.sync().hset(bucket, "at", Long.toString(at - 3_600_000));
+      }
+    } finally {
+      client.shutdown();
+    }
+    Map<QueueRef, Long> afterIdle = new HashMap<>();
+    await("each queue polled at its next token").atMost(Duration.ofSeconds(10)).until(() -> {
+      claimedPerQueue(schedule.claimDue(100, LEASE)).forEach(afterIdle::putIfAbsent);
+      return afterIdle.size() == 2;
+    });
+    assertThat(afterIdle).containsEntry(EMAILS, 3L).containsEntry(INVOICES, 1L);
+  }
+
+  private static DelayedTaskQueueSpec rateOnly(double rate) {
+    DelayedTaskQueueSpec spec = new DelayedTaskQueueSpec();
+    spec.setMaxDispatchesPerSecond(rate);
+    return spec;
+  }
+
+  private static Map<QueueRef, Long> claimedPerQueue(ClaimBatch batch) {
+    return batch.entries().stream().filter(entry -> entry.queue().isPresent())
+        .collect(Collectors.groupingBy(entry -> entry.queue().get(), Collectors.counting()));
+  }
+
+  /** Every window from one claim to a later one: at most burst + rate × its length. */
+  private static void assertWithinBurstPlusRateTimesTime(List<Long> claimedAt, int burst, double rate) {
+    List<Long> millis = claimedAt.stream().sorted().toList();
+    for (int i = 0; i < millis.size(); i++) {
+      for (int j = i; j < millis.size(); j++) {
+        double bound = burst + rate * (millis.get(j) - millis.get(i)) / 1000.0;
+        if (j - i + 1 > bound + 1e-9) {
+          throw new AssertionError(String.format("%d claims from %d to %d ms, over the bound %.2f", j - i + 1,
+              millis.get(i), millis.get(j), bound));
+        }
+      }
+    }
   }
 
   /** EVALSHA calls the Redis server has answered so far. */
