@@ -20,6 +20,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What the handover and failover runs share: operator processes with the production Lease (4 s,
@@ -32,7 +35,8 @@ final class HandoverLab implements AutoCloseable {
   static final String LEASE = "delayed-task-operator";
   static final Duration EVERY = Duration.ofMillis(100);
   /** How long before its due time each task of the stream is created: well above its way to Redis. */
-  static final Duration LEAD = Duration.ofSeconds(5);
+  static final Duration LEAD = Duration.ofSeconds(20);
+  static final int CREATORS = 4;
   /** The pods' JVM: the chart's limit (512 MiB) at its 60 % heap. */
   static final List<String> JVM = List.of("-Xmx300m", "-XX:+UseG1GC");
 
@@ -49,6 +53,7 @@ final class HandoverLab implements AutoCloseable {
   private final java.util.Set<String> createdLate = ConcurrentHashMap.newKeySet();
   private volatile boolean streaming;
   private Thread stream;
+  private final ExecutorService creators = Executors.newFixedThreadPool(CREATORS);
   private int started;
 
   /** One state of the Lease: when the harness's watch got it, its holder ("" when released), its times. */
@@ -157,8 +162,10 @@ final class HandoverLab implements AutoCloseable {
   }
 
   /**
-   * Starts creating one status-only task every {@link #EVERY}, each due {@link #LEAD} after its
-   * creation, until {@link #stopStream()}.
+   * Starts creating one status-only task every {@link #EVERY}, each due {@link #LEAD} after the
+   * instant its creation is sent, until {@link #stopStreamAndAwaitFirings()}. The creations go
+   * through {@link #CREATORS} threads, so a slow answer from a loaded API server does not hold
+   * the next ones back.
    */
   void startStream() {
     streaming = true;
@@ -166,35 +173,41 @@ final class HandoverLab implements AutoCloseable {
     stream = new Thread(() -> {
       for (long i = 0; streaming; i++) {
         Instant due = firstDue.plus(EVERY.multipliedBy(i));
-        Instant createAt = due.minus(LEAD);
-        long wait = Duration.between(Instant.now(), createAt).toNanos();
+        long wait = Duration.between(Instant.now(), due.minus(LEAD)).toNanos();
         try {
           if (wait > 0) {
             Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // pacing the load
           }
-          String name = "due-" + i;
-          dueByName.put(name, due);
-          lab.client().resource(Tasks.statusOnly(NS, name, due)).create();
-          if (!Instant.now().isBefore(due.minusSeconds(1))) {
-            createdLate.add(name); // created less than a second before its due time: its lag is the harness's
-          }
         } catch (InterruptedException e) {
           return;
-        } catch (RuntimeException e) {
-          System.out.println("WARNING: creating due-" + i + " failed: " + e);
         }
+        String name = "due-" + i;
+        dueByName.put(name, due);
+        creators.submit(() -> {
+          try {
+            lab.client().resource(Tasks.statusOnly(NS, name, due)).create();
+            if (!Instant.now().isBefore(due.minusSeconds(1))) {
+              createdLate.add(name); // its lag would be the harness's, not the operator's
+            }
+          } catch (RuntimeException e) {
+            dueByName.remove(name);
+            System.out.println("WARNING: creating " + name + " failed: " + e);
+          }
+        });
       }
     }, "due-stream");
     stream.setDaemon(true);
     stream.start();
   }
 
-  /** Stops the stream and waits (at most a minute) until every task it created has fired; prints what has not. */
+  /** Stops the stream and waits (at most a minute) until every task it created has fired. */
   void stopStreamAndAwaitFirings() throws InterruptedException {
     streaming = false;
     stream.interrupt();
     stream.join(10_000);
-    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+    creators.shutdown();
+    creators.awaitTermination(1, TimeUnit.MINUTES);
+    long deadline = System.nanoTime() + Duration.ofMinutes(1).plus(LEAD).toNanos();
     while (fired.count() < dueByName.size() && System.nanoTime() < deadline) {
       Thread.sleep(100);
     }
@@ -272,6 +285,7 @@ final class HandoverLab implements AutoCloseable {
     if (stream != null) {
       stream.interrupt();
     }
+    creators.shutdownNow();
     leaseWatch.close();
     informer.close();
     pods.values().forEach(OperatorProcess::close);
