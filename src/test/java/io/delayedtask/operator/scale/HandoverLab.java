@@ -55,6 +55,14 @@ final class HandoverLab implements AutoCloseable {
   private Thread stream;
   private final ExecutorService creators = Executors.newFixedThreadPool(CREATORS);
   private int started;
+  private final java.util.Set<String> stopped = ConcurrentHashMap.newKeySet();
+  private final List<String> restarts = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.ScheduledExecutorService kubelet =
+      Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "kubelet");
+        thread.setDaemon(true);
+        return thread;
+      });
 
   /** One state of the Lease: when the harness's watch got it, its holder ("" when released), its times. */
   record LeaseState(Instant seenAt, String holder, Instant acquireTime, Instant renewTime, int transitions) {}
@@ -70,6 +78,7 @@ final class HandoverLab implements AutoCloseable {
         }
       }
     });
+    kubelet.scheduleWithFixedDelay(this::restartExited, 200, 200, TimeUnit.MILLISECONDS);
     leaseWatch = lab.client().leases().inNamespace(NS).withName(LEASE).watch(new Watcher<>() {
       @Override
       public void eventReceived(Action action, Lease l) {
@@ -92,15 +101,55 @@ final class HandoverLab implements AutoCloseable {
     return time == null ? null : time.toInstant();
   }
 
-  /** Starts the next pod (op-0, op-1, ...) and waits until it is ready, as the Deployment does; returns it. */
-  OperatorProcess startReadyPod() throws InterruptedException {
+  /** Starts the next pod (op-0, op-1, ...) and waits until it is ready, as the Deployment does; returns its name. */
+  String startReadyPod() throws InterruptedException {
     String name = "op-" + started++;
     int port = Ports.freePort();
-    OperatorProcess pod = lab.startOperator(name, port, OperatorProcess.jar(), Map.of(), JVM);
-    pods.put(name, pod);
     ports.put(name, port);
+    OperatorProcess pod = launch(name);
     lab.awaitReady(pod, port);
+    return name;
+  }
+
+  private OperatorProcess launch(String name) {
+    OperatorProcess pod = lab.startOperator(name, ports.get(name), OperatorProcess.jar(), Map.of(), JVM);
+    pods.put(name, pod);
     return pod;
+  }
+
+  /**
+   * The kubelet's part: a pod's process that ended without being told to (a leader that lost its
+   * Lease exits on purpose, to come back as a standby) is started again under the same name.
+   * Printed and counted, since on a starved machine it says the Lease could not be renewed.
+   */
+  private void restartExited() {
+    pods.forEach((name, pod) -> {
+      if (!pod.isAlive() && !stopped.contains(name)) {
+        String said = pod.log().contains("Lost the leader lease") ? "lost the Lease and exited" : "exited";
+        restarts.add(Instant.now() + " " + name);
+        System.out.printf("%s %s %s; the kubelet's restart%n", Instant.now(), name, said);
+        launch(name);
+      }
+    });
+  }
+
+  /** SIGTERM, as the kubelet stops a pod after its preStop; returns once it exited, with the ms it took. */
+  long terminate(String name) {
+    stopped.add(name);
+    Instant from = Instant.now();
+    pods.get(name).terminate();
+    return Duration.between(from, Instant.now()).toMillis();
+  }
+
+  /** SIGKILL; returns once the process is gone. */
+  void kill(String name) {
+    stopped.add(name);
+    pods.get(name).kill();
+  }
+
+  /** Restarts of pods that exited on their own so far (their Lease lost under load), one line each. */
+  List<String> restarts() {
+    return List.copyOf(restarts);
   }
 
   /** The holder named in the Lease now, read from the API server ("" when none). */
@@ -109,21 +158,28 @@ final class HandoverLab implements AutoCloseable {
     return now == null || now.getSpec().getHolderIdentity() == null ? "" : now.getSpec().getHolderIdentity();
   }
 
-  /** Waits (a measuring loop) until a live pod of this run holds the Lease, and returns it. */
-  OperatorProcess awaitLiveLeader(Duration atMost) throws InterruptedException {
+  /** Waits (a measuring loop) until a live pod of this run holds the Lease, and returns its name. */
+  String awaitLiveLeader(Duration atMost) throws InterruptedException {
     long deadline = System.nanoTime() + atMost.toNanos();
     while (System.nanoTime() < deadline) {
-      OperatorProcess pod = pods.get(holderNow());
-      if (pod != null && pod.isAlive()) {
-        return pod;
+      String holder = holderNow();
+      OperatorProcess pod = pods.get(holder);
+      if (pod != null && pod.isAlive() && !stopped.contains(holder)) {
+        return holder;
       }
       Thread.sleep(50);
     }
     throw new IllegalStateException("no live pod leads after " + atMost + "; Lease holder '" + holderNow() + "'");
   }
 
-  List<OperatorProcess> livePods() {
-    return pods.values().stream().filter(OperatorProcess::isAlive).toList();
+  /** The pods not stopped by the run (a restarting one included), by name. */
+  List<String> livePods() {
+    return pods.keySet().stream().filter(name -> !stopped.contains(name)).sorted().toList();
+  }
+
+  /** Waits (a measuring loop) until the named pod answers /readyz. */
+  void awaitReady(String name) throws InterruptedException {
+    lab.awaitReady(pods.get(name), ports.get(name));
   }
 
   /**
@@ -286,6 +342,7 @@ final class HandoverLab implements AutoCloseable {
       stream.interrupt();
     }
     creators.shutdownNow();
+    kubelet.shutdownNow();
     leaseWatch.close();
     informer.close();
     pods.values().forEach(OperatorProcess::close);

@@ -1,6 +1,5 @@
 package io.delayedtask.operator.scale;
 
-import io.delayedtask.operator.testing.OperatorProcess;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,7 +21,7 @@ import java.util.Random;
  * <pre>
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.LeaderFailoverScale \
- *   -Doperator.jar=target/delayed-task-operator.jar -Dtarget=real [-Dkills=100] [-Dseed=35]
+ *   -Doperator.jar=target/delayed-task-operator.jar -Dtarget=real [-Dkills=100] [-Dseed=35] [-Dminutes=60]
  * </pre>
  */
 public final class LeaderFailoverScale {
@@ -39,6 +38,8 @@ public final class LeaderFailoverScale {
 
   private static void run(String targetName) throws Exception {
     int kills = Integer.getInteger("kills", 100);
+    // A time budget: on a starved machine each replacement pod takes long to be ready.
+    Instant giveUpAt = Instant.now().plus(Duration.ofMinutes(Long.getLong("minutes", 60)));
     Random random = new Random(Long.getLong("seed", 35));
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName));
          HandoverLab world = new HandoverLab(lab)) {
@@ -56,19 +57,21 @@ public final class LeaderFailoverScale {
       List<Long> worstLags = new ArrayList<>();
       List<Instant> killedAt = new ArrayList<>();
       int lost = 0;
-      for (int round = 1; round <= kills; round++) {
-        OperatorProcess leader = world.awaitLiveLeader(Duration.ofSeconds(60));
-        OperatorProcess standby = world.livePods().stream().filter(p -> p != leader).findFirst().orElseThrow();
+      int round = 1;
+      for (; round <= kills && Instant.now().isBefore(giveUpAt); round++) {
+        String leader = world.awaitLiveLeader(Duration.ofSeconds(60));
+        String standby = world.livePods().stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
+        world.awaitReady(standby);
         Thread.sleep(random.nextInt(2_000)); // anywhere in the leader's 1.2 s renewal cycle
         Instant kill = Instant.now();
-        leader.kill(); // SIGKILL; returns once the process is gone
+        world.kill(leader); // SIGKILL; returns once the process is gone
         killedAt.add(kill);
-        Optional<HandoverLab.LeaseState> taken = world.awaitLeaseHeldBy(standby.name(), kill, Duration.ofSeconds(30));
+        Optional<HandoverLab.LeaseState> taken = world.awaitLeaseHeldBy(standby, kill, Duration.ofSeconds(30));
         Optional<Instant> firing = world.awaitFiringAfter(kill, Duration.ofSeconds(30));
         if (taken.isEmpty() || firing.isEmpty()) {
           lost++;
           System.out.printf("round %3d: killed %s at %s; standby %s leading: %s, next firing: %s%n", round,
-              leader.name(), kill, standby.name(), taken.isPresent(), firing.orElse(null));
+              leader, kill, standby, taken.isPresent(), firing.orElse(null));
         } else {
           long acquire = taken.get().acquireTime() == null ? -1
               : Duration.between(kill, taken.get().acquireTime()).toMillis();
@@ -78,7 +81,7 @@ public final class LeaderFailoverScale {
           toSeen.add(seen);
           toFiring.add(next);
           System.out.printf("round %3d: killed %s; %s acquired the Lease +%d ms (watch +%d ms), next firing +%d ms%n",
-              round, leader.name(), standby.name(), acquire, seen, next);
+              round, leader, standby, acquire, seen, next);
         }
         world.startReadyPod(); // the Deployment's replacement
       }
@@ -96,7 +99,8 @@ public final class LeaderFailoverScale {
       toSeen.sort(null);
       toFiring.sort(null);
       worstLags.sort(null);
-      System.out.printf("%n%d kills, %d without a takeover measured%n", kills, lost);
+      System.out.printf("%n%d kills%s, %d without a takeover measured%n", round - 1,
+          round - 1 < kills ? " (of " + kills + ": the -Dminutes budget ran out)" : "", lost);
       System.out.printf("kill to the standby's acquireTime:           %s%n", HandoverLab.ms(toAcquire));
       System.out.printf("kill to the harness's watch seeing it lead:  %s%n", HandoverLab.ms(toSeen));
       System.out.printf("kill to the next firing (firedTime):         %s%n", HandoverLab.ms(toFiring));
@@ -104,6 +108,8 @@ public final class LeaderFailoverScale {
           HandoverLab.ms(worstLags));
       System.out.printf("every task due during the run: %s%n", HandoverLab.ms(world.lags(measuredFrom, measuredTo)));
       world.printLeaseRequests(measuredFrom, measuredTo);
+      System.out.printf("pods that exited on their own and were restarted (a Lease lost under load): %d %s%n",
+          world.restarts().size(), world.restarts());
     }
   }
 }

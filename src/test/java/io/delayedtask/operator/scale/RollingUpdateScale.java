@@ -1,6 +1,5 @@
 package io.delayedtask.operator.scale;
 
-import io.delayedtask.operator.testing.OperatorProcess;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,36 +53,33 @@ public final class RollingUpdateScale {
       Instant measuredFrom = Instant.now();
       List<Handover> handovers = new ArrayList<>();
       for (int rollout = 1; rollout <= rollouts; rollout++) {
-        OperatorProcess leader = world.awaitLiveLeader(Duration.ofSeconds(30));
-        List<OperatorProcess> old = new ArrayList<>(world.livePods());
+        String leader = world.awaitLiveLeader(Duration.ofSeconds(60));
+        List<String> old = new ArrayList<>(world.livePods());
         old.remove(leader);
         if (rollout % 2 == 1) {
           old.add(0, leader);
         } else {
           old.add(leader);
         }
-        for (OperatorProcess pod : old) {
-          OperatorProcess fresh = world.startReadyPod();
+        for (String pod : old) {
+          String fresh = world.startReadyPod();
           Thread.sleep(2_000); // the chart's preStop (sleep 2) before the kubelet sends SIGTERM
           String holder = world.holderNow();
           Instant sigterm = Instant.now();
-          pod.terminate(); // SIGTERM; returns once the process exited
-          long exitMs = Duration.between(sigterm, Instant.now()).toMillis();
-          if (!holder.equals(pod.name())) {
-            System.out.printf("rollout %d: %s (standby) stopped in %d ms; new pod %s%n", rollout, pod.name(), exitMs,
-                fresh.name());
+          long exitMs = world.terminate(pod); // SIGTERM; returns once the process exited
+          if (!holder.equals(pod)) {
+            System.out.printf("rollout %d: %s (standby) stopped in %d ms; new pod %s%n", rollout, pod, exitMs, fresh);
             continue;
           }
-          OperatorProcess next = world.awaitLiveLeader(Duration.ofSeconds(30));
+          String next = world.awaitLiveLeader(Duration.ofSeconds(60));
           Optional<HandoverLab.LeaseState> released = world.releasedAfter(sigterm);
-          Optional<HandoverLab.LeaseState> taken = world.awaitLeaseHeldBy(next.name(), sigterm, Duration.ofSeconds(5));
-          Handover h = new Handover(rollout, pod.name(), sigterm, exitMs,
-              released.map(s -> Duration.between(sigterm, s.seenAt()).toMillis()).orElse(null), next.name(),
+          Optional<HandoverLab.LeaseState> taken = world.awaitLeaseHeldBy(next, sigterm, Duration.ofSeconds(5));
+          Handover h = new Handover(rollout, pod, sigterm, exitMs,
+              released.map(s -> Duration.between(sigterm, s.seenAt()).toMillis()).orElse(null), next,
               taken.map(s -> Duration.between(sigterm, s.seenAt()).toMillis()).orElse(null));
           handovers.add(h);
           System.out.printf("rollout %d: leader %s SIGTERM at %s, exited in %d ms; Lease released +%s ms, held by %s "
-              + "+%s ms (new pod %s)%n", rollout, pod.name(), sigterm, exitMs, h.releasedMs(), next.name(),
-              h.leadsMs(), fresh.name());
+              + "+%s ms (new pod %s)%n", rollout, pod, sigterm, exitMs, h.releasedMs(), next, h.leadsMs(), fresh);
           Thread.sleep(AFTER.toMillis()); // the window measured falls due before the next step
         }
       }
@@ -119,6 +115,8 @@ public final class RollingUpdateScale {
       System.out.printf("the same away from every handover window (pods starting and standbys stopping): %s%n",
           HandoverLab.ms(away));
       world.printLeaseRequests(measuredFrom, measuredTo);
+      System.out.printf("pods that exited on their own and were restarted (a Lease lost under load): %d %s%n",
+          world.restarts().size(), world.restarts());
     }
   }
 
