@@ -76,6 +76,20 @@ class HelmChartTest {
   }
 
   @Test
+  void kubernetesOlderThanTheOldestClaimedIsRefusedAndVendorBuildsOfItAreNot() {
+    assertThat(Manifests.CHART.resolve("Chart.yaml")).content().contains("kubeVersion: \">=1.30.0-0\"");
+    for (String old : List.of("v1.29.9", "v1.29.15-eks-0a21954", "v1.20.0")) {
+      assertThatThrownBy(() -> RenderedChart.template("{}", old)).as("Kubernetes %s", old)
+          .hasMessageContaining("chart requires kubeVersion: >=1.30.0-0 which is incompatible with Kubernetes "
+              + old.replaceFirst("-.*", "")); // Helm prints the version without the vendor's suffix
+    }
+    for (String supported : List.of("v1.30.0", "v1.30.4-eks-a737599", "v1.31.1-gke.1146000", "v1.37.2")) {
+      assertThat(Manifests.parse(RenderedChart.template("{}", supported))).as("Kubernetes %s", supported)
+          .extracting(HasMetadata::getKind).contains("Deployment", "ValidatingAdmissionPolicy");
+    }
+  }
+
+  @Test
   void defaultsRenderTheOperatorWithBundledRedisAndNothingOptional() {
     assertThat(defaults.objects()).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
         .containsExactlyInAnyOrder(
@@ -581,6 +595,48 @@ class HelmChartTest {
     assertThat(env.get(OperatorConfig.REDIS_SHARDS).getValue()).isEqualTo("1");
   }
 
+  @Test
+  void bundledRedisPersistenceTakesItsSizeAndStorageClass() {
+    StatefulSet redis = RenderedChart.render("""
+        redis:
+          bundled:
+            persistence:
+              size: 5Gi
+              storageClass: fast-ssd
+        """).named(StatefulSet.class, REDIS);
+    assertThat(redis.getSpec().getVolumeClaimTemplates()).singleElement().satisfies(pvc -> {
+      assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("5Gi");
+      assertThat(pvc.getSpec().getStorageClassName()).isEqualTo("fast-ssd");
+    });
+    assertThat(defaults.named(StatefulSet.class, REDIS).getSpec().getVolumeClaimTemplates().get(0).getSpec()
+        .getStorageClassName()).as("empty: the cluster's default StorageClass").isNull();
+  }
+
+  @Test
+  void bundledRedisWithoutPersistenceWritesNothingToDiskAndAsksForNoVolume() {
+    StatefulSet redis = RenderedChart.render("""
+        redis:
+          bundled:
+            persistence:
+              enabled: false
+        """).named(StatefulSet.class, REDIS);
+    assertThat(redis.getSpec().getVolumeClaimTemplates()).as("no PersistentVolumeClaim").isNullOrEmpty();
+    PodSpec pod = redis.getSpec().getTemplate().getSpec();
+    assertThat(pod.getVolumes()).singleElement().satisfies(volume -> {
+      assertThat(volume.getName()).isEqualTo("data");
+      assertThat(volume.getEmptyDir()).isNotNull();
+      assertThat(volume.getPersistentVolumeClaim()).isNull();
+    });
+    Container container = pod.getContainers().get(0);
+    String command = String.join(" ", container.getCommand());
+    assertThat(command).contains("--appendonly no", "--save \"\"", "--dir /data").doesNotContain("--appendonly yes");
+    assertThat(container.getVolumeMounts()).singleElement().satisfies(m -> assertThat(m.getMountPath()).isEqualTo("/data"));
+    RestrictedPodSecurity.assertRestricted(pod, "bundled redis without persistence");
+
+    assertThatThrownBy(() -> RenderedChart.render("redis: {bundled: {persistence: {enabled: \"no\"}}}"))
+        .as("a string where a boolean belongs").hasMessageContaining("enabled");
+  }
+
   private static final String EXTERNAL_WITH_SECRET = """
       redis:
         mode: external
@@ -882,12 +938,20 @@ class HelmChartTest {
         "networkPolicy: {egress: {enabled: true, apiServerCidrs: ['10.0.0.1']}}")).hasMessageContaining("apiServerCidrs");
   }
 
+  /**
+   * A message that names the value {@code dotted}: as the chart's own checks write it
+   * (redis.external.uri), or as the JSON pointer Helm's schema check prints (/redis/external/uri).
+   */
+  private static String naming(String dotted) {
+    return "(?s).*(" + Pattern.quote(dotted) + "|" + Pattern.quote("/" + dotted.replace('.', '/')) + ").*";
+  }
+
   @Test
   void badValuesFailWithAMessageNamingTheValue() {
     assertThatThrownBy(() -> RenderedChart.template("redis: {mode: external}"))
-        .hasMessageContaining("redis.external.uri");
+        .hasMessageMatching(naming("redis.external.uri"));
     assertThatThrownBy(() -> RenderedChart.template("redis: {mode: sentinel}"))
-        .hasMessageContaining("redis.mode");
+        .hasMessageMatching(naming("redis.mode"));
     assertThatThrownBy(() -> RenderedChart.template("leaderElection: {enabled: false}"))
         .hasMessageContaining("replicaCount=1");
     assertThatThrownBy(() -> RenderedChart.template("watchNamespaces: [Team_A]"))
@@ -911,7 +975,7 @@ class HelmChartTest {
   @Test
   void notesTellTheUserWhatToTryFirstWithATaskTheApiAccepts() {
     String notes = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
-        .clientOnly().withDryRunOption(DryRun.CLIENT).call().getOutput();
+        .clientOnly().withKubeVersion(RenderedChart.KUBE_VERSION).withDryRunOption(DryRun.CLIENT).call().getOutput();
     assertThat(notes).contains("kubectl -n ops rollout status deployment/" + FULLNAME, "get dt hello-later -w");
 
     Matcher heredoc = Pattern.compile("(?s)<<'YAML'[^\\n]*\\n(.*?)\\n\\s*YAML\\n").matcher(notes);
@@ -927,10 +991,10 @@ class HelmChartTest {
         "kubectl -n ops rollout restart statefulset/" + REDIS + " deployment/" + FULLNAME)
         .doesNotContain("NOTE: the bundled Redis has no NetworkPolicy");
     String open = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
-        .clientOnly().withDryRunOption(DryRun.CLIENT).set("networkPolicy.enabled", false).call().getOutput();
+        .clientOnly().withKubeVersion(RenderedChart.KUBE_VERSION).withDryRunOption(DryRun.CLIENT).set("networkPolicy.enabled", false).call().getOutput();
     assertThat(open).contains("the bundled Redis has no NetworkPolicy", "without the Secret above it has no password");
     String own = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
-        .clientOnly().withDryRunOption(DryRun.CLIENT).set("networkPolicy.enabled", false)
+        .clientOnly().withKubeVersion(RenderedChart.KUBE_VERSION).withDryRunOption(DryRun.CLIENT).set("networkPolicy.enabled", false)
         .set("redis.auth.existingSecret", "redis-credentials").call().getOutput();
     assertThat(own).contains("and try its password").doesNotContain("create secret generic");
   }
@@ -938,11 +1002,11 @@ class HelmChartTest {
   @Test
   void theUnpullableDefaultImageIsWarnedOfAndRefusedWhereItCanNeverStart() {
     String notes = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
-        .clientOnly().withDryRunOption(DryRun.CLIENT).call().getOutput();
+        .clientOnly().withKubeVersion(RenderedChart.KUBE_VERSION).withDryRunOption(DryRun.CLIENT).call().getOutput();
     assertThat(notes).contains("WARNING: image.repository is \"delayed-task-operator\"", "ImagePullBackOff",
         "--reuse-values");
     String pushed = new Helm(Manifests.CHART).install().withName(RenderedChart.RELEASE).withNamespace(NAMESPACE)
-        .clientOnly().withDryRunOption(DryRun.CLIENT).set("image.repository", "registry.example.com/dto").call()
+        .clientOnly().withKubeVersion(RenderedChart.KUBE_VERSION).withDryRunOption(DryRun.CLIENT).set("image.repository", "registry.example.com/dto").call()
         .getOutput();
     assertThat(pushed).doesNotContain("WARNING: image.repository");
     assertThatThrownBy(() -> RenderedChart.template("image: {pullPolicy: Always}"))

@@ -278,7 +278,8 @@ class HelmChartValuesTest {
       }
       Path values = Files.writeString(copy.resolve("test-values.yaml"), valuesYaml);
       return new RenderedChart(Manifests.parse(new Helm(copy).template()
-          .withName(RenderedChart.RELEASE).withNamespace(RenderedChart.NAMESPACE).withValuesFile(values).call()));
+          .withName(RenderedChart.RELEASE).withNamespace(RenderedChart.NAMESPACE)
+          .withKubeVersion(RenderedChart.KUBE_VERSION).withValuesFile(values).call()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

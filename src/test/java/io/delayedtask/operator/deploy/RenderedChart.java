@@ -19,6 +19,11 @@ record RenderedChart(List<HasMetadata> objects) {
   static final String RELEASE = "dto";
   static final String NAMESPACE = "ops";
   static final String FULLNAME = "dto-delayed-task-operator";
+  /**
+   * The Kubernetes version every render assumes: the oldest the chart claims (Chart.yaml's
+   * kubeVersion). Without it helm-java's engine assumes v1.20 and refuses the chart.
+   */
+  static final String KUBE_VERSION = "v1.30.0";
 
   /** Renders with the given values file content (YAML) on top of values.yaml. */
   static RenderedChart render(String valuesYaml) {
@@ -26,6 +31,11 @@ record RenderedChart(List<HasMetadata> objects) {
   }
 
   static String template(String valuesYaml) {
+    return template(valuesYaml, KUBE_VERSION);
+  }
+
+  /** The same as Helm renders it for a cluster of {@code kubeVersion} ({@code helm template --kube-version}). */
+  static String template(String valuesYaml, String kubeVersion) {
     Path values = null;
     try {
       values = Files.createTempFile("values-", ".yaml");
@@ -33,6 +43,7 @@ record RenderedChart(List<HasMetadata> objects) {
       return new Helm(Manifests.CHART).template()
           .withName(RELEASE)
           .withNamespace(NAMESPACE)
+          .withKubeVersion(kubeVersion)
           .withValuesFile(values)
           .call();
     } catch (IOException e) {
