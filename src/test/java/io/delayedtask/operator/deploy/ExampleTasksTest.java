@@ -142,7 +142,7 @@ class ExampleTasksTest {
     assertThat(queued.getSpec().getQueue()).isEqualTo("reminders");
     queued.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     queued.getMetadata().setNamespace("shop");
-    assertThat(new SpecValidator().validate(queued)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(queued)).isInstanceOf(Validation.Valid.class);
 
     // Routed through a Knative Broker, with ceOverrides a Trigger filters on; says it needs Knative Eventing.
     DelayedTask broker = ExampleTasks.task(ExampleTasks.KNATIVE_BROKER);
