@@ -60,7 +60,9 @@ class RedisLogsIT {
       wrong.put(OperatorConfig.NAMESPACES, "logs-wrong");
       wrong.put(OperatorConfig.LEASE_NAMESPACE, "logs-wrong");
       try (DelayedTaskOperator refused = OperatorFixture.start(wrong, api.newClient())) {
-        await("the refusal is logged").atMost(TIMEOUT).until(() -> captured.count(UNREACHABLE) == 3);
+        // untilAsserted: a failure says how many lines there were (once seen 60 s without the third).
+        await("the refusal is logged").atMost(TIMEOUT)
+            .untilAsserted(() -> assertThat(captured.count(UNREACHABLE)).isEqualTo(3));
       }
       assertThat(captured.lines()).as("lines captured").hasSizeGreaterThan(10);
       assertThat(captured.lines()).as("every line, with its stack trace")
