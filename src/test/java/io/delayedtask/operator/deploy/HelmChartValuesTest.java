@@ -4,7 +4,6 @@ import static io.delayedtask.operator.deploy.RenderedChart.FULLNAME;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.marcnuri.helm.Helm;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -20,10 +19,6 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -257,32 +252,10 @@ class HelmChartValuesTest {
     assertThatThrownBy(() -> RenderedChart.template("test: {enabled: true, image: {tag: ''}}")).hasMessageContaining("tag");
   }
 
-  private static final String HOOK = "rendered.test/hook";
+  private static final String HOOK = RenderedChart.HOOK;
 
-  /**
-   * helm-java renders a release's manifest, which leaves hooks out; a copy of the chart whose
-   * "helm.sh/hook" annotations are renamed to HOOK renders them as ordinary objects.
-   */
   private static RenderedChart withHooksAsObjects(String valuesYaml) {
-    try {
-      Path copy = Files.createTempDirectory("chart-");
-      try (var paths = Files.walk(Manifests.CHART)) {
-        for (Path source : paths.toList()) {
-          Path target = copy.resolve(Manifests.CHART.relativize(source).toString());
-          if (Files.isDirectory(source)) {
-            Files.createDirectories(target);
-          } else {
-            Files.writeString(target, Files.readString(source).replace("helm.sh/hook:", HOOK + ":"));
-          }
-        }
-      }
-      Path values = Files.writeString(copy.resolve("test-values.yaml"), valuesYaml);
-      return new RenderedChart(Manifests.parse(new Helm(copy).template()
-          .withName(RenderedChart.RELEASE).withNamespace(RenderedChart.NAMESPACE)
-          .withKubeVersion(RenderedChart.KUBE_VERSION).withValuesFile(values).call()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return RenderedChart.renderWithHooks(valuesYaml, RenderedChart.NAMESPACE);
   }
 
   private static String image(RenderedChart chart) {

@@ -30,6 +30,35 @@ record RenderedChart(List<HasMetadata> objects) {
     return new RenderedChart(Manifests.parse(template(valuesYaml)));
   }
 
+  /** What a hook's {@code helm.sh/hook} annotation is renamed to by {@link #renderWithHooks}. */
+  static final String HOOK = "rendered.test/hook";
+
+  /**
+   * Renders for a release in {@code namespace} with the hooks ({@code helm test}) among the objects:
+   * helm-java renders a release's manifest, which leaves hooks out, so a copy of the chart whose
+   * {@code helm.sh/hook} annotations are renamed to {@link #HOOK} renders them as ordinary objects.
+   */
+  static RenderedChart renderWithHooks(String valuesYaml, String namespace) {
+    try {
+      Path copy = Files.createTempDirectory("chart-");
+      try (var paths = Files.walk(Manifests.CHART)) {
+        for (Path source : paths.toList()) {
+          Path target = copy.resolve(Manifests.CHART.relativize(source).toString());
+          if (Files.isDirectory(source)) {
+            Files.createDirectories(target);
+          } else {
+            Files.writeString(target, Files.readString(source).replace("helm.sh/hook:", HOOK + ":"));
+          }
+        }
+      }
+      Path values = Files.writeString(copy.resolve("test-values.yaml"), valuesYaml);
+      return new RenderedChart(Manifests.parse(new Helm(copy).template()
+          .withName(RELEASE).withNamespace(namespace).withKubeVersion(KUBE_VERSION).withValuesFile(values).call()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   static String template(String valuesYaml) {
     return template(valuesYaml, KUBE_VERSION);
   }
