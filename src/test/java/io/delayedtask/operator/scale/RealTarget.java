@@ -64,7 +64,8 @@ final class RealTarget extends ScaleTarget {
     String role = "delayedtask-scale-" + namespace;
     client.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(role).endMetadata()
         .withRules(
-            rule("delayedtask.io", "delayedtasks", "delayedtasks/status", "delayedtasks/finalizers"),
+            rule("delayedtask.io", "delayedtasks", "delayedtasks/status", "delayedtasks/finalizers",
+                "delayedtaskqueues", "delayedtaskqueues/status"),
             rule("batch", "jobs", "jobs/status"),
             rule("", "events"),
             rule("events.k8s.io", "events"),

@@ -26,14 +26,15 @@ import java.util.Objects;
  * environment only, so each round starts an operator of its own: tracing off (no {@code OTEL_*}
  * variable), or exported ({@code OTEL_EXPORTER_OTLP_ENDPOINT} to an OTLP/HTTP receiver on
  * 127.0.0.1, {@code testing/OtlpReceiver}, every other setting OpenTelemetry's default). Which goes
- * first alternates by round; each operator gets a 5 s warm-up load before its measured
- * {@code -Dseconds}. Lag = arrival on the receiver's clock − {@code ce-time} (the due time). Prints
+ * first alternates by round; each operator gets a warm-up load ({@code -Dwarmup} seconds, 5 by
+ * default; its first export, which loads the exporter's classes, falls in it when it is over the
+ * batch processor's 5 s delay) before its measured {@code -Dseconds}. Lag = arrival on the receiver's clock − {@code ce-time} (the due time). Prints
  * each round, both sides pooled, and the spans the OTLP receiver decoded.
  *
  * <pre>
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.TracingLagScale \
- *   -Doperator.jar=target/delayed-task-operator.jar -Dtarget=real [-Drate=17] [-Dseconds=15] [-Drounds=3]
+ *   -Doperator.jar=target/delayed-task-operator.jar -Dtarget=real [-Drate=17] [-Dseconds=15] [-Drounds=3] [-Dwarmup=5]
  * </pre>
  */
 public final class TracingLagScale {
@@ -54,12 +55,13 @@ public final class TracingLagScale {
     int rate = Integer.getInteger("rate", 17);
     int seconds = Integer.getInteger("seconds", 15);
     int rounds = Integer.getInteger("rounds", 3);
+    int warmup = Integer.getInteger("warmup", 5);
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName));
          Receiver receiver = Receiver.start();
          OtlpReceiver otlp = OtlpReceiver.start()) {
       OperatorScaleLab.banner("TracingLagScale, " + rate + "/s sink tasks, " + rounds + " rounds of " + seconds
-          + " s each with tracing off and exported (OTLP to 127.0.0.1), alternated, an operator process per round",
-          lab.target);
+          + " s each after " + warmup + " s of warm-up with tracing off and exported (OTLP to 127.0.0.1), "
+          + "alternated, an operator process per round", lab.target);
       List<Long> off = new ArrayList<>();
       List<Long> exported = new ArrayList<>();
       for (int round = 0; round < rounds; round++) {
@@ -74,7 +76,7 @@ public final class TracingLagScale {
           int port = Ports.freePort();
           try (OperatorProcess operator = lab.startOperator(run, port, OperatorProcess.jar(), env)) {
             long ready = lab.awaitReady(operator, port);
-            steady(lab, receiver, run + "-warmup", rate, 5);
+            steady(lab, receiver, run + "-warmup", rate, warmup);
             steady(lab, receiver, run, rate, seconds);
             operator.terminate(); // SIGTERM: the next round's operator takes the Lease at once; spans flushed
             List<Long> lags = lags(receiver.requestsTo("/" + run));
