@@ -90,6 +90,8 @@ class OldestKubernetesIT {
   private static final String STATUS_WRITER_POLICY = "delayed-task-operator-status-writer";
   /** All verbs on delayedtasks, nothing on Jobs: the first policy refuses its jobTemplate. */
   private static final String TASK_WRITER = "task-writer";
+  /** All verbs on delayedtasks and create on Jobs in the namespace: the first policy admits its jobTemplate. */
+  private static final String JOB_WRITER = "job-writer";
   /** Reads tasks and writes their status: the second policy refuses it. */
   private static final String STATUS_WRITER = "status-writer";
   private static final Path[] INSTALL = {Manifests.PLAIN.resolve("00-namespace.yaml"),
@@ -230,6 +232,9 @@ class OldestKubernetesIT {
     }
     bindRole(TASK_WRITER, new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks")
         .withVerbs("*").build());
+    bindRole(JOB_WRITER,
+        new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks").withVerbs("*").build(),
+        new PolicyRuleBuilder().withApiGroups("batch").withResources("jobs").withVerbs("create").build());
     bindRole(STATUS_WRITER,
         new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks")
             .withVerbs("get", "list", "watch").build(),
@@ -237,7 +242,7 @@ class OldestKubernetesIT {
             .withVerbs("get", "update", "patch").build());
     create(admin, statusOnly(ns, "written-by-admin", Instant.now().plus(Duration.ofHours(1))));
 
-    try (KubernetesClient taskWriter = impersonating(TASK_WRITER);
+    try (KubernetesClient taskWriter = impersonating(TASK_WRITER); KubernetesClient jobWriter = impersonating(JOB_WRITER);
         KubernetesClient statusWriter = impersonating(STATUS_WRITER)) {
       await("the author-rights policy refuses").atMost(ACTIVE).untilAsserted(() -> assertRefused(
           () -> taskWriter.resource(withJob(ns, "refused", Instant.now().plus(Duration.ofHours(1)))).create(),
@@ -245,6 +250,9 @@ class OldestKubernetesIT {
               + ns + ": ask for the create verb on jobs.batch there, or remove spec.jobTemplate"));
       assertThat(taskWriter.resource(statusOnly(ns, "admitted", Instant.now().plus(Duration.ofHours(1)))).create())
           .as("a task without a jobTemplate passes").isNotNull();
+      // Job rights in this namespace only (a Role): admitted only if the check asks about this namespace.
+      assertThat(jobWriter.resource(withJob(ns, "admitted-job", Instant.now().plus(Duration.ofHours(1)))).create())
+          .as("a jobTemplate from whoever may create Jobs in the namespace passes").isNotNull();
 
       await("the status-writer policy refuses").atMost(ACTIVE).untilAsserted(() -> assertRefused(
           () -> statusWriter.resources(DelayedTask.class).inNamespace(ns).withName("written-by-admin")
@@ -329,6 +337,7 @@ class OldestKubernetesIT {
     create(admin, withJob(ns, "unchecked", Instant.now()));
     await("it waits, not ready, saying why").atMost(STEP).untilAsserted(() -> {
       DelayedTaskStatus status = get(admin, ns, "unchecked").getStatus();
+      assertThat(status).as("a status written").isNotNull();
       assertThat(status.getPhase()).isEqualTo(Phase.Scheduled);
       assertThat(status.getConditions()).filteredOn(c -> Condition.READY.equals(c.getType())).singleElement()
           .satisfies(ready -> assertThat(ready.getReason()).isEqualTo("AdmissionPolicyMissing"));
