@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds a real Kubernetes control plane (kube-apiserver, etcd, kubectl, kube-controller-manager,
-# kube-scheduler, kwok) from upstream Go modules and puts it where fabric8 kube-api-test looks:
+# Builds real Kubernetes control planes (kube-apiserver, etcd, kubectl, kube-controller-manager,
+# kube-scheduler, kwok) from upstream Go modules and puts each where fabric8 kube-api-test looks:
 #   ${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}/k8s/<version>-linux-amd64/
+# Two releases: the newest, on which every test runs, and the oldest the docs claim (1.30), on
+# which OldestKubernetesIT runs the CRDs, the admission policy, the RBAC and one task of each kind.
 #
 # Why from modules: these machines reach the Go module proxy but not the internet, so
 # kube-api-test cannot download its envtest binaries. On a machine with internet and no Go, skip
-# this script: kube-api-test downloads the binaries itself on first use.
+# this script: kube-api-test downloads the binaries itself on first use (the newest only).
 #
 # Idempotent: when every binary is there and reports the right version, it exits in well under a
 # second. The Go module and build caches stay where Go keeps them, so a rebuild is warm.
@@ -14,18 +16,26 @@
 #   --force  rebuild even when the binaries are there
 #   --if-go  (what `mvn verify` runs) without Go on PATH, say so and succeed: the real-API-server
 #            tests then skip loudly on a developer machine, and fail in CI
+# DELAYEDTASK_KUBE_VERSION (with DELAYEDTASK_ETCD_VERSION, DELAYEDTASK_KWOK_VERSION) builds that
+# one release instead of the two below; DELAYEDTASK_KWOK_VERSION=none leaves kwok out.
 set -euo pipefail
 
-# The newest release whose whole dependency graph the module proxy serves (see docs/control-plane.md).
-KUBE_VERSION=${DELAYEDTASK_KUBE_VERSION:-1.37.2}
-# The etcd envtest pairs with Kubernetes 1.37; v3.7.3 is its newest patch release.
-ETCD_VERSION=${DELAYEDTASK_ETCD_VERSION:-3.7.3}
-KWOK_VERSION=${DELAYEDTASK_KWOK_VERSION:-0.8.0}
+# The newest release whose whole dependency graph the module proxy serves (see docs/control-plane.md),
+# with the etcd envtest pairs with Kubernetes 1.37 (v3.7.3, its newest patch release) and kwok.
+NEWEST="1.37.2 3.7.3 0.8.0"
+# The oldest release the docs claim (1.30: ValidatingAdmissionPolicy v1), its newest patch release,
+# with the etcd minor it was released with (3.5; v3.5.36, its newest patch release). No kwok: what
+# runs there needs no pod to run (OldestKubernetesIT writes the Job's outcome itself).
+OLDEST="1.30.14 3.5.36 none"
+if [ -n "${DELAYEDTASK_KUBE_VERSION:-}" ]; then
+  RELEASES=("$DELAYEDTASK_KUBE_VERSION ${DELAYEDTASK_ETCD_VERSION:-3.7.3} ${DELAYEDTASK_KWOK_VERSION:-0.8.0}")
+else
+  RELEASES=("$NEWEST" "$OLDEST")
+fi
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 
 base=${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}
-out="$base/k8s/${KUBE_VERSION}-linux-amd64"
 work=${XDG_CACHE_HOME:-$HOME/.cache}/delayed-task-operator/control-plane
 force=false
 if_go=false
@@ -48,8 +58,8 @@ up_to_date() {
     && have kube-scheduler "v$KUBE_VERSION" --version \
     && have kubectl "v$KUBE_VERSION" version --client \
     && have etcd "$ETCD_VERSION" --version \
-    && have kwok "$KWOK_VERSION" --version \
-    && [ -f "$out/kwok-stages/pod-delete.yaml" ]
+    && { [ "$KWOK_VERSION" = none ] || { have kwok "$KWOK_VERSION" --version \
+      && [ -f "$out/kwok-stages/pod-delete.yaml" ]; }; }
 }
 
 # tools/kstatus's modules (KstatusIT's `go build` runs with GOPROXY=off, so it needs nothing but
@@ -71,8 +81,22 @@ kubectl_dt_modules() {
     && GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /dev/null .)
 }
 
-if ! $force && up_to_date; then
-  log "Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION already in $out"
+# release KUBE ETCD KWOK: sets the versions and the directory of one release.
+release() {
+  KUBE_VERSION=$1 ETCD_VERSION=$2 KWOK_VERSION=$3
+  out="$base/k8s/${KUBE_VERSION}-linux-amd64"
+}
+
+missing=()
+for r in "${RELEASES[@]}"; do
+  release $r
+  if ! $force && up_to_date; then
+    log "Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION already in $out"
+  else
+    missing+=("$r")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
   kstatus_modules
   kubectl_dt_modules
   exit 0
@@ -84,8 +108,7 @@ if ! command -v go >/dev/null; then
   $if_go && exit 0
   exit 1
 fi
-log "building the real control plane into $out (cold: about 7 minutes on 2 idle cores, up to 40 shared; cached afterwards)"
-mkdir -p "$out" "$work"
+mkdir -p "$work"
 # One build at a time (CI's explicit run, Maven's, a developer's): a second waits, then finds the
 # binaries built.
 exec 9>"$work/.lock"
@@ -98,12 +121,13 @@ if ! flock -n 9; then
   fi
   log "another build of the control plane is running; waiting for it"
   flock 9
-  if ! $force && up_to_date; then
-    log "built meanwhile: Kubernetes $KUBE_VERSION in $out"
-    exit 0
-  fi
 fi
+
+# build_release: builds the release set by `release` into $out.
+build_release() {
 started=$(date +%s)
+log "building the real control plane into $out (cold: about 7 minutes on 2 idle cores, up to 40 shared; cached afterwards)"
+mkdir -p "$out"
 
 # --- Kubernetes: a module of our own that requires k8s.io/kubernetes and pins its staging modules.
 # k8s.io/kubernetes requires k8s.io/<staging> v0.0.0 and replaces them with ./staging paths, which
@@ -193,18 +217,30 @@ log "building etcd v$ETCD_VERSION"
 
 # --- kwok: fake nodes and pods, so Jobs run to an outcome without a kubelet. It has no replace
 # directives, so a plain `go install` of the tagged module works.
-log "building kwok v$KWOK_VERSION"
-GOBIN="$out" go install -trimpath -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=v$KWOK_VERSION" \
-  "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
-# kwok's stage files (what fake pods do) ship in its module; keep the ones we use beside it.
-kwok_dir=$(go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')
-mkdir -p "$out/kwok-stages"
-for stage in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
-    pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
-  cp -f "$kwok_dir/kustomize/stage/$stage" "$out/kwok-stages/"
+if [ "$KWOK_VERSION" != none ]; then
+  log "building kwok v$KWOK_VERSION"
+  GOBIN="$out" go install -trimpath -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=v$KWOK_VERSION" \
+    "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
+  # kwok's stage files (what fake pods do) ship in its module; keep the ones we use beside it.
+  kwok_dir=$(go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')
+  mkdir -p "$out/kwok-stages"
+  for stage in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
+      pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+    cp -f "$kwok_dir/kustomize/stage/$stage" "$out/kwok-stages/"
+  done
+  chmod -R u+w "$out/kwok-stages"
+fi
+log "done in $(( $(date +%s) - started )) s: $(ls "$out" | tr '\n' ' ')"
+}
+
+for r in "${missing[@]}"; do
+  release $r
+  if ! $force && up_to_date; then
+    log "built meanwhile: Kubernetes $KUBE_VERSION in $out"
+    continue
+  fi
+  build_release
 done
-chmod -R u+w "$out/kwok-stages"
 
 kstatus_modules
 kubectl_dt_modules
-log "done in $(( $(date +%s) - started )) s: $(ls "$out" | tr '\n' ' ')"

@@ -419,9 +419,9 @@ class HelmChartTest {
       assertThat(policy.getSpec().getValidations()).filteredOn(v -> v.getMessage().contains("with " + field + " "))
           .singleElement().satisfies(v -> {
             assertThat(v.getExpression()).contains("!has(object." + field + ")", "authorizer.group('').resource('secrets')"
-                + ".namespace(object.metadata.namespace).name(variables.signingSecret).check('get').allowed()");
+                + ".namespace(request.namespace).name(variables.signingSecret).check('get').allowed()");
             assertThat(v.getReason()).isEqualTo("Forbidden");
-            assertThat(v.getMessageExpression()).contains("request.userInfo.username", "object.metadata.namespace",
+            assertThat(v.getMessageExpression()).contains("request.userInfo.username", "request.namespace",
                 "ask for the get verb on secrets", "remove " + field + "'");
           });
     }
@@ -430,17 +430,17 @@ class HelmChartTest {
         .isEqualTo("'webhook-keys'");
     assertThat(policy.getSpec().getValidations().get(0)).satisfies(v -> {
       assertThat(v.getExpression()).isEqualTo("!has(object.spec.jobTemplate) || "
-          + "authorizer.group('batch').resource('jobs').namespace(object.metadata.namespace).check('create').allowed()");
+          + "authorizer.group('batch').resource('jobs').namespace(request.namespace).check('create').allowed()");
       assertThat(v.getReason()).isEqualTo("Forbidden");
       assertThat(v.getMessageExpression()).contains("request.userInfo.username", "ask for the create verb on jobs.batch");
       assertThat(v.getMessage()).as("the fallback message").contains("remove spec.jobTemplate");
     });
     assertThat(policy.getSpec().getValidations().get(1)).satisfies(v -> {
       assertThat(v.getExpression()).isEqualTo("!has(object.spec.sink) || !has(object.spec.sink.audience) || "
-          + "authorizer.group('').resource('serviceaccounts').subresource('token').namespace(object.metadata.namespace)"
+          + "authorizer.group('').resource('serviceaccounts').subresource('token').namespace(request.namespace)"
           + ".name(variables.senderServiceAccount).check('create').allowed()");
       assertThat(v.getReason()).isEqualTo("Forbidden");
-      assertThat(v.getMessageExpression()).contains("request.userInfo.username", "object.metadata.namespace",
+      assertThat(v.getMessageExpression()).contains("request.userInfo.username", "request.namespace",
           "serviceaccounts/token", "remove spec.sink.audience");
       assertThat(v.getMessage()).as("the fallback message").contains("remove spec.sink.audience");
     });

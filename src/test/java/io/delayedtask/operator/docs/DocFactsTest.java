@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.delayedtask.operator.config.ConfigException;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.testing.ControlPlaneBinaries;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -260,6 +261,31 @@ class DocFactsTest {
         .containsAll(called.stream().map(c -> c.toLowerCase(java.util.Locale.ROOT)).toList())
         .contains("evalsha", "eval", "script|load", "info", "subscribe", "zscan");
     assertThat(acl).contains("~delayedtask:*", "&delayedtask:wakeup");
+  }
+
+  /**
+   * Issue 35: the oldest Kubernetes claimed is run. The releases operations.md says the tests ran
+   * on are the two tools/build-control-plane.sh builds, and the older is the one the README,
+   * install.md, the chart's kubeVersion and OldestKubernetesIT's annotation claim.
+   */
+  @Test
+  void theKubernetesReleasesTheDocsSayWereTestedAreTheOnesBuiltAndTheOldestIsTheClaimed() throws IOException {
+    String script = Files.readString(Path.of("tools", "build-control-plane.sh"));
+    Matcher newest = Pattern.compile("(?m)^NEWEST=\"([0-9.]+) ([0-9.]+) ").matcher(script);
+    Matcher oldest = Pattern.compile("(?m)^OLDEST=\"([0-9.]+) ([0-9.]+) ").matcher(script);
+    assertThat(newest.find()).as("NEWEST= in the script").isTrue();
+    assertThat(oldest.find()).as("OLDEST= in the script").isTrue();
+    String operations = Files.readString(OPERATIONS);
+    String tested = operations.substring(operations.indexOf("## What was tested"));
+    tested = tested.substring(0, tested.indexOf("\n## ", 3));
+    assertThat(tested).contains("**" + newest.group(1) + "**", "etcd " + newest.group(2),
+        "**" + oldest.group(1) + "**", "etcd " + oldest.group(2), "OldestKubernetesIT");
+    String claimed = ControlPlaneBinaries.OLDEST_CLAIMED;
+    assertThat(oldest.group(1)).as("the older release built").startsWith(claimed + ".");
+    assertThat(Files.readString(Path.of("README.md"))).contains("Kubernetes **" + claimed + " or later**");
+    assertThat(Files.readString(Path.of("docs", "install.md"))).contains("Kubernetes " + claimed + " or later");
+    assertThat(Files.readString(Path.of("helm", "delayed-task-operator", "Chart.yaml")))
+        .contains("kubeVersion: \">=" + claimed + ".0-0\"");
   }
 
   private static long number(String text) {

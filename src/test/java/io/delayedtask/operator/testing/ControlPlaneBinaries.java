@@ -14,11 +14,25 @@ import java.util.stream.Stream;
  * the directory fabric8 kube-api-test reads and {@code tools/build-control-plane.sh} fills.
  */
 public record ControlPlaneBinaries(Path testDir, Path dir, String version) {
+  /**
+   * The oldest Kubernetes minor release the docs claim (ValidatingAdmissionPolicy v1 is GA there),
+   * which {@code tools/build-control-plane.sh} builds beside the newest and OldestKubernetesIT runs on.
+   */
+  public static final String OLDEST_CLAIMED = "1.30";
+
   /** What kube-api-test itself needs; the rest (controller manager, scheduler, kwok) is optional. */
   private static final List<String> REQUIRED = List.of("kube-apiserver", "etcd", "kubectl");
 
   /** The newest complete set of binaries, if any. */
   public static Optional<ControlPlaneBinaries> find() {
+    return find("");
+  }
+
+  /**
+   * The newest complete set of binaries of one minor release ({@code "1.30"}), or of any when
+   * {@code minor} is empty.
+   */
+  public static Optional<ControlPlaneBinaries> find(String minor) {
     String configured = System.getenv("KUBE_API_TEST_DIR");
     Path testDir = configured != null && !configured.isBlank() ? Path.of(configured)
         : Path.of(System.getProperty("user.home"), ".kubeapitest");
@@ -28,6 +42,7 @@ public record ControlPlaneBinaries(Path testDir, Path dir, String version) {
     }
     try (Stream<Path> dirs = Files.list(k8s)) {
       return dirs.filter(d -> REQUIRED.stream().allMatch(b -> Files.isExecutable(d.resolve(b))))
+          .filter(d -> minor.isEmpty() || versionOf(d).startsWith(minor + "."))
           .max(Comparator.comparing(ControlPlaneBinaries::versionOf, ControlPlaneBinaries::compareVersions))
           .map(d -> new ControlPlaneBinaries(testDir, d, versionOf(d)));
     } catch (IOException e) {

@@ -160,6 +160,18 @@ public final class RealKubernetes implements AutoCloseable {
   }
 
   /**
+   * A server of its own of one minor release ({@code "1.30"}, built by
+   * {@code tools/build-control-plane.sh} beside the newest), with this build's CRDs; the caller
+   * closes it. Fails when that release's binaries are missing ({@link RequiresRealKubernetes#minor}
+   * skips or fails the class first).
+   */
+  public static RealKubernetes startDedicatedOfMinor(String minor, String... extraApiServerFlags) {
+    ControlPlaneBinaries binaries = ControlPlaneBinaries.find(minor).orElseThrow(() -> new IllegalStateException(
+        "no Kubernetes " + minor + " binaries: run tools/build-control-plane.sh"));
+    return new RealKubernetes(binaries, List.of(extraApiServerFlags), true);
+  }
+
+  /**
    * A server of its own that has never served this build's CRDs, for a test in which something
    * else (the chart) must bring them. Deleting them from a server instead waits on the API
    * server's CRD finalizer, which took over a minute on a loaded machine.

@@ -14,4 +14,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @ExtendWith(RealKubernetesCondition.class)
-public @interface RequiresRealKubernetes {}
+public @interface RequiresRealKubernetes {
+  /**
+   * The minor release the class needs ({@code "1.30"}, see {@link ControlPlaneBinaries#find(String)});
+   * empty: the newest there is.
+   */
+  String minor() default "";
+}
