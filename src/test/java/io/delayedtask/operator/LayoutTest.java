@@ -1,6 +1,7 @@
 package io.delayedtask.operator;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -16,6 +17,12 @@ import org.junit.jupiter.api.Test;
  * never import each other the wrong way: {@code sink/} answers the decider with a plan made of them,
  * never importing {@code reconcile/}; {@code decision/} imports nothing of the operator's. {@code
  * leader/} hands claims to the reconciler through callbacks, never importing it or its thread pool.
+ *
+ * <p>The shared task rules are one package per job, themselves in one order: {@code task.status}
+ * (what a status says) on {@code task.spec} (what a spec asks), which reads {@code task.cache}
+ * (what the informers keep), which names {@code task.job} (the Job a firing creates) and {@code
+ * task.lifetime} (deadline, TTL, GitOps keep); all on {@code task.time} (the contract's times). No
+ * class lives in {@code task} itself.
  */
 class LayoutTest {
   private static final String ROOT = "io.delayedtask.operator";
@@ -31,7 +38,12 @@ class LayoutTest {
         .layer("http").definedBy(ROOT + ".http..")
         .layer("reconcile").definedBy(ROOT + ".reconcile..")
         .layer("leader").definedBy(ROOT + ".leader..")
-        .layer("task").definedBy(ROOT + ".task..")
+        .layer("task.status").definedBy(ROOT + ".task.status..")
+        .layer("task.spec").definedBy(ROOT + ".task.spec..")
+        .layer("task.cache").definedBy(ROOT + ".task.cache..")
+        .layer("task.job").definedBy(ROOT + ".task.job..")
+        .layer("task.lifetime").definedBy(ROOT + ".task.lifetime..")
+        .layer("task.time").definedBy(ROOT + ".task.time..")
         .layer("schedule").definedBy(ROOT + ".schedule..")
         .layer("sink").definedBy(ROOT + ".sink..")
         .layer("decision").definedBy(ROOT + ".decision..")
@@ -42,13 +54,24 @@ class LayoutTest {
         .whereLayer("http").mayOnlyBeAccessedByLayers("process")
         .whereLayer("reconcile").mayOnlyBeAccessedByLayers("process")
         .whereLayer("leader").mayOnlyBeAccessedByLayers("process", "reconcile")
-        .whereLayer("task").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink", "trace")
+        .whereLayer("task.status").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
+        .whereLayer("task.spec").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink", "task.status")
+        .whereLayer("task.cache").mayOnlyBeAccessedByLayers("process", "reconcile", "sink", "task.spec")
+        .whereLayer("task.job").mayOnlyBeAccessedByLayers("process", "reconcile", "sink", "trace", "task.cache")
+        .whereLayer("task.lifetime").mayOnlyBeAccessedByLayers("process", "reconcile", "task.cache")
+        .whereLayer("task.time").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink", "trace",
+            "task.status", "task.spec", "task.job")
         .whereLayer("schedule").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
         .whereLayer("sink").mayOnlyBeAccessedByLayers("process", "reconcile")
         .whereLayer("decision").mayOnlyBeAccessedByLayers("process", "reconcile", "sink")
         .whereLayer("trace").mayOnlyBeAccessedByLayers("process", "reconcile", "sink")
-        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule", "task", "sink", "reconcile", "trace")
+        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule", "sink", "reconcile", "trace")
         .check(operator);
+  }
+
+  @Test
+  void theTaskRulesLiveInTheirSubpackagesNotInTaskItself() {
+    noClasses().should().resideInAPackage(ROOT + ".task").check(operator);
   }
 
   @Test

@@ -4,7 +4,6 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.AsyncDueEntryHandler;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.Disposition;
-import io.delayedtask.operator.task.ScheduleIds;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.Event;

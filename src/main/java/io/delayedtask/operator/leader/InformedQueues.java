@@ -9,7 +9,7 @@ import io.delayedtask.operator.schedule.QueueLimits;
 import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.schedule.ScheduleUnavailableException;
 import io.delayedtask.operator.schedule.TaskSchedule;
-import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.task.time.Times;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;

@@ -2,7 +2,6 @@ package io.delayedtask.operator.leader;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.QueueHold;
-import io.delayedtask.operator.task.ScheduleIds;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;

@@ -2,7 +2,7 @@ package io.delayedtask.operator.leader;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.QueueRef;
-import io.delayedtask.operator.task.FireNow;
+import io.delayedtask.operator.task.status.FireNow;
 import java.util.Optional;
 
 /**

@@ -1,6 +1,6 @@
 package io.delayedtask.operator.reconcile;
 
-import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.job.TaskLabels;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.sink.DeliveryDecisions;
-import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.task.time.Times;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;

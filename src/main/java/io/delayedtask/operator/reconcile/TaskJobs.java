@@ -3,7 +3,7 @@ package io.delayedtask.operator.reconcile;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.task.JobFactory;
+import io.delayedtask.operator.task.job.JobFactory;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.Collection;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.task.FireNow;
+import io.delayedtask.operator.task.status.FireNow;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import java.util.Objects;
 

@@ -1,8 +1,7 @@
 package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.sink.Destinations.Resolution;
-import io.delayedtask.operator.task.LeanItemStore;
-import io.delayedtask.operator.task.RefKinds;
+import io.delayedtask.operator.task.cache.LeanItemStore;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;

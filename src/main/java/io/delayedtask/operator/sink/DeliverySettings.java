@@ -1,7 +1,7 @@
 package io.delayedtask.operator.sink;
 
 import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
-import io.delayedtask.operator.task.Durations;
+import io.delayedtask.operator.task.time.Durations;
 import java.time.Duration;
 
 /**

@@ -1,6 +1,6 @@
 package io.delayedtask.operator.sink;
 
-import io.delayedtask.operator.task.LeanItemStore;
+import io.delayedtask.operator.task.cache.LeanItemStore;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,8 +1,8 @@
 package io.delayedtask.operator.trace;
 
 import io.delayedtask.operator.config.ConfigException;
-import io.delayedtask.operator.task.TaskTrace;
-import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.task.job.TaskTrace;
+import io.delayedtask.operator.task.time.Times;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;

@@ -17,7 +17,7 @@ import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.reconcile.AdmissionPolicies;
-import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.job.TaskLabels;
 import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.OperatorHttp;

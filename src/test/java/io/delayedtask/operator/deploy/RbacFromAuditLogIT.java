@@ -20,7 +20,7 @@ import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.schedule.RedisSchedule;
-import io.delayedtask.operator.task.JobNames;
+import io.delayedtask.operator.task.job.JobNames;
 import io.delayedtask.operator.testing.AuditLog;
 import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.JobOutcomes;

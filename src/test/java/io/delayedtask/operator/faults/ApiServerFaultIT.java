@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.job.TaskLabels;
 import io.delayedtask.operator.testing.ApiCall;
 import io.delayedtask.operator.testing.ApiFault;
 import io.delayedtask.operator.testing.JobOutcomes;

@@ -8,8 +8,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.leader.ScheduleIds;
 import io.delayedtask.operator.schedule.ScheduleKeys;
-import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.FiringLedger;
 import io.delayedtask.operator.testing.OperatorFixture;

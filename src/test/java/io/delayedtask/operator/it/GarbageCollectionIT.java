@@ -10,7 +10,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.task.JobFactory;
+import io.delayedtask.operator.task.job.JobFactory;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;

@@ -12,7 +12,7 @@ import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
-import io.delayedtask.operator.task.Conditions;
+import io.delayedtask.operator.task.status.Conditions;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;

@@ -10,7 +10,7 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.task.ScheduleIds;
+import io.delayedtask.operator.leader.ScheduleIds;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.OperatorFixture.OnRealKubernetes;
 import io.delayedtask.operator.testing.OperatorHttp;

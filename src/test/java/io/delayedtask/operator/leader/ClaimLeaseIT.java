@@ -34,12 +34,8 @@ class ClaimLeaseIT {
       // The firing's write (and only it) waits 10 s, then conflicts: meanwhile the claim is in flight.
       ApiFault held = api.inject(ApiFault.of("PUT", ".*/delayedtasks/held/status", 409, 1)
           .whenBodyContains("\"phase\":\"Fired\"").delayed(Duration.ofSeconds(10)));
-      Map<String, String> env = OperatorFixture.env(redis, "lease", "op-lease");
-      env.put(OperatorConfig.NAMESPACES, "lease");
-      env.put(OperatorConfig.LEASE_NAMESPACE, "lease");
-      env.put(OperatorConfig.CLAIM_LEASE_SECONDS, Long.toString(CLAIM_LEASE.toSeconds()));
-      try (DelayedTaskOperator operator = OperatorFixture.start(env, api.newClient())) {
-        await("the operator leads").atMost(Duration.ofSeconds(60)).until(operator::isFiring);
+      try (DelayedTaskOperator operator = OperatorFixture.startLeading(api.newClient(), redis, "lease", "lease",
+          Map.of(OperatorConfig.CLAIM_LEASE_SECONDS, Long.toString(CLAIM_LEASE.toSeconds())))) {
         Tasks.create(api.client(), Tasks.statusOnly("lease", "held", Instant.now().plusSeconds(1)));
         await("the firing's write is held").atMost(Duration.ofSeconds(60)).until(() -> held.hits() > 0);
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.Disposition;
-import io.delayedtask.operator.task.ScheduleIds;
 import io.delayedtask.operator.testing.FixedTaskCache;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.schedule.ScheduleCounts;
 import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.SinkSpecRules;
-import io.delayedtask.operator.task.SpecValidator;
+import io.delayedtask.operator.task.spec.SpecValidator;
 import io.delayedtask.operator.testing.FixedTaskCache;
 import io.delayedtask.operator.testing.UnusedSchedule;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -3,7 +3,7 @@ package io.delayedtask.operator.scale;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.config.SinkConfig;
-import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.task.time.Times;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.OtlpReceiver;
 import io.delayedtask.operator.testing.Ports;

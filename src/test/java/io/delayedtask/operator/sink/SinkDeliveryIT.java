@@ -15,7 +15,7 @@ import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
-import io.delayedtask.operator.task.Times;
+import io.delayedtask.operator.task.time.Times;
 import io.delayedtask.operator.testing.Events;
 import io.delayedtask.operator.testing.LogCapture;
 import io.delayedtask.operator.testing.OperatorFixture;

@@ -120,14 +120,42 @@ public final class OperatorFixture {
       Function<String, Map<String, String>> extraEnvFor, UnaryOperator<DelayedTaskOperator.Options> adjust) {
     String namespace = kube.createNamespace(name);
     RedisProcess redis = RedisProcess.start();
+    KubernetesClient operatorClient = kube.newClient();
+    DelayedTaskOperator operator = startLeading(operatorClient, redis, namespace, name, extraEnvFor.apply(namespace),
+        adjust);
+    return new OnRealKubernetes(kube, namespace, redis, operator, operatorClient);
+  }
+
+  /**
+   * An operator that watches {@code namespace} alone and keeps its Lease there (identity and key
+   * prefix {@code name}), on a Redis and an API server client the caller brings and closes: for a
+   * test whose subject is one of them (a Redis with a password, or one it kills; a client holding
+   * only a ServiceAccount's rights; the mock API server), or that starts a second operator on the
+   * same Redis. Returns once it leads. {@code extraEnv} adds to or overrides {@link #env}.
+   */
+  public static DelayedTaskOperator startLeading(KubernetesClient operatorClient, RedisProcess redis, String namespace,
+      String name, Map<String, String> extraEnv) {
+    return startLeading(operatorClient, redis, namespace, name, extraEnv, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #startLeading(KubernetesClient, RedisProcess, String, String, Map)}, with {@code
+   * adjust} applied to {@link #testOptions()}.
+   */
+  public static DelayedTaskOperator startLeading(KubernetesClient operatorClient, RedisProcess redis, String namespace,
+      String name, Map<String, String> extraEnv, UnaryOperator<DelayedTaskOperator.Options> adjust) {
     Map<String, String> env = env(redis, name, "op-" + name);
     env.put(OperatorConfig.NAMESPACES, namespace);
     env.put(OperatorConfig.LEASE_NAMESPACE, namespace);
-    env.putAll(extraEnvFor.apply(namespace));
-    KubernetesClient operatorClient = kube.newClient();
+    env.putAll(extraEnv);
     DelayedTaskOperator operator = start(env, operatorClient, adjust);
-    Awaitility.await("the operator leads").atMost(Duration.ofSeconds(60)).until(operator::isFiring);
-    return new OnRealKubernetes(kube, namespace, redis, operator, operatorClient);
+    try {
+      Awaitility.await("the operator leads").atMost(Duration.ofSeconds(60)).until(operator::isFiring);
+    } catch (RuntimeException | Error e) {
+      operator.close(); // not left running behind a failed test
+      throw e;
+    }
+    return operator;
   }
 
   /**

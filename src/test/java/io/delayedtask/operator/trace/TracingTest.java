@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.config.ConfigException;
-import io.delayedtask.operator.task.TaskTrace;
+import io.delayedtask.operator.task.job.TaskTrace;
 import io.delayedtask.operator.testing.OtlpReceiver;
 import io.delayedtask.operator.testing.Tasks;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;

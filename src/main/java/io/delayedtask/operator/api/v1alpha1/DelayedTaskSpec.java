@@ -72,7 +72,7 @@ public class DelayedTaskSpec {
   /**
    * The largest spec.jobTemplate, in bytes of its JSON: a pod template with a long inline script and
    * many environment variables stays far below; the operator keeps every task in memory, so a task
-   * that is larger is not kept as written (task/SpecValidator and sink/SinkSpecRules, docs/reference.md).
+   * that is larger is not kept as written (task/spec/SpecValidator and sink/SinkSpecRules, docs/reference.md).
    */
   public static final int JOB_TEMPLATE_MAX_BYTES = 128 * 1024;
 
