@@ -19,7 +19,7 @@ import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
-import io.delayedtask.operator.task.TaskLabels;
+import io.delayedtask.operator.task.job.TaskLabels;
 import io.delayedtask.operator.testing.ControlPlaneBinaries;
 import io.delayedtask.operator.testing.JobOutcomes;
 import io.delayedtask.operator.testing.OperatorFixture;
