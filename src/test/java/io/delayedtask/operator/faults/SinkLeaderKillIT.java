@@ -46,11 +46,10 @@ class SinkLeaderKillIT {
   void everyDeliveryIsMadeOnceMoreByTheStandbyAndNeverAfterItsSuccessWasRecorded(FaultLab lab) {
     try (Receiver receiver = Receiver.start()
         .answer("/retry", Answer.status(503))
-        // Held long enough for the kill to land while all ten are open (it lands within a second of
-        // the first on an idle machine), and answered within the held tasks' 9 s timeout. The standby
-        // sends them again at their safety net, 9 s + 15 s (DeliveryDecisions.SAFETY_MARGIN) after
-        // the dead leader's claim, in step with the retry tasks' 20 s backoff.
-        .answer("/held", Answer.status(200).after(Duration.ofSeconds(7)))) {
+        // Held long enough for the kill to land while all ten are open, even on a machine ten times
+        // slower than an idle one, and answered within the held tasks' 15 s timeout. The retry tasks'
+        // 20 s backoff, not this, is what the standby waits for, so the hold costs no time.
+        .answer("/held", Answer.status(200).after(Duration.ofSeconds(12)))) {
       Map<String, String> env = Map.of(SinkConfig.ALLOWED_URIS, receiver.base());
       lab.startOperator("op-a", env);
       OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
@@ -59,7 +58,7 @@ class SinkLeaderKillIT {
       List<String> names = new ArrayList<>();
       for (int i = 0; i < EACH; i++) {
         names.add(lab.create(task(lab, "retry-" + i, due, receiver.base() + "/retry", "20s", "6s")).getMetadata().getName());
-        names.add(lab.create(task(lab, "held-" + i, due, receiver.base() + "/held", "2s", "9s")).getMetadata().getName());
+        names.add(lab.create(task(lab, "held-" + i, due, receiver.base() + "/held", "2s", "15s")).getMetadata().getName());
       }
       lab.awaitScheduled(names, Duration.ofSeconds(60));
 
