@@ -25,20 +25,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code java -jar target/delayed-task-operator.jar} as a process: configuration errors (no API
  * server needed), and firing and SIGTERM against a real API server found through KUBECONFIG.
- *
- * <p>Each test starts a process of its own, with its own directory, Redis and ports (the one on the
- * real API server its own namespace), and mostly waits for it, so the tests run side by side.
  */
 @RequiresLoopbackOnlyNetwork
-@Execution(ExecutionMode.CONCURRENT)
 class OperatorJarIT {
   private static final Path JAR = Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
 
