@@ -16,21 +16,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Redis is an index rebuilt from the DelayedTasks: losing its data or its connection must never
  * lose a task. One operator (leader election on) against a Redis that dies, is emptied, or is
  * cut off mid-flight. No API fault is injected, so the API server is the real one.
- *
- * <p>Each test has a lab of its own (Redis, namespace and Lease, operator process) and spends most of
- * its time waiting for due times and the resync, so the tests run side by side.
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
 @RequiresLoopbackOnlyNetwork
-@Execution(ExecutionMode.CONCURRENT)
 class RedisFaultIT {
   private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(90);
   private static final String RESYNC_ADDED = "delayedtask_resync_repairs_total";
