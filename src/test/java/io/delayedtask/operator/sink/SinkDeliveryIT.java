@@ -41,24 +41,15 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A sink task end to end: the operator in-process on a real API server and a real Redis, delivering
  * to a real HTTP server on 127.0.0.1 (the only address any of these tests reaches), allowed by the
  * entries naming each receiver's origin. What the receiver records, on its own clock, is the proof.
- *
- * <p>The tests run side by side: each has tasks and receiver paths of its own; the two that create
- * and delete the sender ServiceAccount take turns ({@link #SENDER_ACCOUNT}).
  */
 @RequiresRealKubernetes
-@Execution(ExecutionMode.CONCURRENT)
 class SinkDeliveryIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
-  /** The namespace's sender ServiceAccount, which one test creates and another deletes. */
-  private static final String SENDER_ACCOUNT = "the sender ServiceAccount of SinkDeliveryIT";
 
   private static RealKubernetes kube;
   private static KubernetesClient client;
@@ -386,7 +377,6 @@ class SinkDeliveryIT {
   }
 
   @Test
-  @ResourceLock(SENDER_ACCOUNT)
   void anAudienceSendsTheSenderServiceAccountsTokenForExactlyThatAudience() {
     client.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata()
         .withName("delayedtask-sender").endMetadata().build()).createOr(existing -> existing.update());
@@ -405,7 +395,6 @@ class SinkDeliveryIT {
   }
 
   @Test
-  @ResourceLock(SENDER_ACCOUNT)
   void anAudienceWithoutTheSenderServiceAccountFailsSayingWhichToCreate() {
     // Another audience than the test above, so no cached token stands in for the missing account.
     client.serviceAccounts().inNamespace(ns).withName("delayedtask-sender").delete();
