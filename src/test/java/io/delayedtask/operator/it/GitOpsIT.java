@@ -26,6 +26,8 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -36,8 +38,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * deleted (its tool would re-create it, and it would fire again). A task deleted and created again
  * is a new task that fires again, unless the operator-wide DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS
  * has passed. The real operator against a real API server and a real Redis.
+ *
+ * <p>Each test has tasks of its own names, and most of its time is a TTL watched run out or not, so
+ * the tests run side by side against the one operator.
  */
 @RequiresRealKubernetes
+@Execution(ExecutionMode.CONCURRENT)
 class GitOpsIT {
   private static String NS;
   private static final Duration TIMEOUT = Duration.ofSeconds(20);

@@ -50,6 +50,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The life cycle of a DelayedTask, end to end: the real operator (production wiring, leader
@@ -58,9 +60,11 @@ import org.junit.jupiter.api.TestInfo;
  * drive the operator; nothing re-reconciles on a timer, so a missing event handler fails here,
  * and the schedule resync runs at production's interval, so a reconcile that forgets its Redis
  * entry fails here too. The tests share one operator, and each has a namespace of its own, so one
- * test's leftovers cannot satisfy another's assertions.
+ * test's leftovers cannot satisfy another's assertions, and they run side by side (the FLUSHALL
+ * is of a Redis of its own test's operator).
  */
 @RequiresRealKubernetes
+@Execution(ExecutionMode.CONCURRENT)
 class LifecycleIT {
   /** Only waits: room for a machine ten times slower than an idle one. */
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
