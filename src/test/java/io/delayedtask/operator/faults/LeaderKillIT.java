@@ -166,7 +166,8 @@ class LeaderKillIT {
 
       assertThat(lab.leaseHolder()).as("the Lease after the kill of %s", killed.name()).contains(standby.name());
       QueueDispatchSamples.Takeover takeover = dispatches.takeoverAfter(killed.deadAt())
-          .orElseThrow(() -> new AssertionError("the standby " + standby.name() + " claimed none of the queue's tasks"));
+          .orElseThrow(() -> new AssertionError("the standby " + standby.name()
+              + " claimed none of the queue's tasks"));
       assertThat(takeover.lastBefore().dispatched()).as("claims of the queue when %s died", killed.name())
           .isBetween(250L, 450L);
       QueueDispatchSamples.Worst worst = dispatches.worstWindow(burst, rate);
@@ -179,7 +180,7 @@ class LeaderKillIT {
     }
   }
 
-  /** Status-only tasks of the queue {@code queue}, named {@code queue-i}, all due at {@code due}, created 8 at a time. */
+  /** Status-only tasks of the queue {@code queue}, named {@code queue-i}, due at {@code due}, created 8 at a time. */
   private static List<String> createQueuedTasks(FaultLab lab, String queue, int count, Instant due) {
     List<String> names = IntStream.range(0, count).mapToObj(i -> queue + "-" + i).toList();
     ExecutorService creators = Executors.newFixedThreadPool(8);

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * An HTTP server on 127.0.0.1 that answers no request until the test says so: a sink that hangs.
  * Each request is recorded as it arrives (path and time, on this process's clock) and held open
- * until {@link #answer} names its path (then 200, or the status given) or the receiver closes; a request the sender gave
- * up on (its timeout) stays held here, as a receiver that never answers would. Loopback only.
+ * until {@link #answer(String)} names its path (then 200; {@link #answer(String, int)}: the status
+ * given) or the receiver closes; a request the sender gave up on (its timeout) stays held here, as
+ * a receiver that never answers would. Loopback only.
  */
 public final class HangingReceiver implements AutoCloseable {
   /** A request as it arrived. */
