@@ -242,7 +242,8 @@ class QueueIT {
     }
 
     await("two requests open").atMost(TIMEOUT).until(() -> hanging.paths().size() == 2);
-    assertThat(hanging.paths()).containsExactly("/hangs-0", "/hangs-1");
+    // One claim may take both (due 200 ms apart) and send them at once: either may arrive first.
+    assertThat(hanging.paths()).containsExactlyInAnyOrder("/hangs-0", "/hangs-1");
     await("the third waits for a slot").atMost(TIMEOUT).until(() -> concurrencyLimited("hangs-2"));
     await("no third request while two hang").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
         .until(() -> hanging.paths().size() == 2);
