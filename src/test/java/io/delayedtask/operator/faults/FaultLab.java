@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.config.OperatorConfig;
+import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.testing.FiringInvariants;
 import io.delayedtask.operator.testing.FiringLedger;
@@ -206,10 +207,20 @@ final class FaultLab implements AutoCloseable {
    * lab's tasks waiting or claimed (in flight), as a snapshot.
    */
   synchronized ScheduleSnapshot scheduleSnapshot() {
+    return new ScheduleSnapshot(names(schedule().waitingEntries().keySet()), names(schedule().inFlightIds()));
+  }
+
+  /** The Redis key of the token bucket of the lab's queue {@code queue} (read directly, not through the proxy). */
+  synchronized String queueBucketKey(String queue) {
+    return schedule().keys().bucket(new QueueRef(namespace, queue));
+  }
+
+  /** The schedule as the operators see it, with their default key prefix. */
+  private synchronized RedisSchedule schedule() {
     if (schedule == null) {
       schedule = RedisSchedule.open(OperatorConfig.fromEnv(Map.of(OperatorConfig.REDIS_URI, redis.uri())));
     }
-    return new ScheduleSnapshot(names(schedule.waitingEntries().keySet()), names(schedule.inFlightIds()));
+    return schedule;
   }
 
   /** Task names from schedule ids ({@code namespace/name/uid}) of this lab's namespace. */

@@ -46,8 +46,8 @@ import org.junit.jupiter.api.TestInstance;
  * due task (Scheduled, Ready, Queued=True/QueuePaused) and resuming fires it; a task naming a queue
  * that does not exist waits (QueueMissing) until the queue is created; a rate-limited queue spreads
  * a burst of tasks due at once; a concurrency of one holds a second Job until the first finishes,
- * fails or is deleted; deliveries to a sink that hangs hold their slots until answered or timed
- * out; fire-now bypasses a paused queue, once per value; a deadline passing while the queue is
+ * fails or is deleted; deliveries to a sink that hangs hold their slots until answered (a retry
+ * to come or not) or timed out; fire-now bypasses a paused queue, once per value; a deadline passing while the queue is
  * paused makes the task Missed when the queue lets it go; the queue's status counts what waits and
  * what was dispatched; the resync rebuilds a queue's entries after a Redis flush.
  */
@@ -228,8 +228,13 @@ class QueueIT {
         sink.setUri(hanging.base() + "/hangs-" + n);
         spec.setSink(sink);
         DeliverySpec delivery = new DeliverySpec();
-        delivery.setRetry(0);
-        // hangs-2 is never answered: its 2 s timeout ends its attempt. The others wait for an answer.
+        // hangs-0 is answered 503 and retried 10 minutes later, long after this test: its answer
+        // puts its entry back in the queue for the retry, so only the reconcile recording the
+        // answer can free its slot (a final answer, as the others get, also frees it by removing
+        // the entry). hangs-2 is never answered: its 2 s timeout ends its attempt. The others wait
+        // for an answer.
+        delivery.setRetry(n == 0 ? 1 : 0);
+        delivery.setBackoffDelay("10m");
         delivery.setTimeout(n == 2 ? "2s" : "50s");
         spec.setDelivery(delivery);
         spec.setQueue("hanging-sinks");
@@ -237,15 +242,26 @@ class QueueIT {
     }
 
     await("two requests open").atMost(TIMEOUT).until(() -> hanging.paths().size() == 2);
-    assertThat(hanging.paths()).containsExactly("/hangs-0", "/hangs-1");
+    // One claim may take both (due 200 ms apart) and send them at once: either may arrive first.
+    assertThat(hanging.paths()).containsExactlyInAnyOrder("/hangs-0", "/hangs-1");
     await("the third waits for a slot").atMost(TIMEOUT).until(() -> concurrencyLimited("hangs-2"));
     await("no third request while two hang").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
         .until(() -> hanging.paths().size() == 2);
 
-    hanging.answer("/hangs-0");
-    await("an answer frees its slot").atMost(TIMEOUT).until(() -> hanging.paths().size() == 3);
+    // Nothing else frees hangs-0's slot within this wait: its retry is 10 minutes away, and the
+    // resync frees a slot whose end it missed only after 6.
+    hanging.answer("/hangs-0", 503);
+    await("an answer frees its slot, a retry to come or not").atMost(TIMEOUT)
+        .until(() -> hanging.paths().size() == 3);
     assertThat(hanging.paths().get(2)).isEqualTo("/hangs-2");
-    await().atMost(TIMEOUT).until(() -> phase("hangs-0") == Phase.Succeeded);
+    await("hangs-0 waits for its retry").atMost(TIMEOUT).until(() -> {
+      DelayedTask retried = get(client, namespace, "hangs-0");
+      return retried.getStatus().getDelivery() != null
+          && Integer.valueOf(503).equals(retried.getStatus().getDelivery().getResponseCode());
+    });
+    DelayedTask retried = get(client, namespace, "hangs-0");
+    assertThat(retried.getStatus().getPhase()).isEqualTo(Phase.Running);
+    assertThat(retried.getStatus().getDelivery().getNextAttemptTime()).as("its retry's time").isNotNull();
 
     // hangs-1 and hangs-2 hang now; only hangs-2's timeout can free a slot.
     await("a timeout frees its slot").atMost(TIMEOUT).until(() -> hanging.paths().size() == 4);

@@ -280,7 +280,7 @@ class QueueClaimsIT {
         CompletableFuture.runAsync(() -> {
           while (System.nanoTime() < until) {
             schedule.claimDue(100, LEASE).entries().forEach(entry -> claimedAt.add(entry.claimedAt()));
-            LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+            LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
           }
         })).toList();
     claimers.forEach(CompletableFuture::join);
@@ -328,7 +328,7 @@ class QueueClaimsIT {
       unsettled.forEach(entry -> fired.add(entry.id()));
       unsettled = old.claimDue(100, LEASE).entries();
       unsettled.forEach(entry -> claimedAt.add(entry.claimedAt().toEpochMilli()));
-      LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+      LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
     }
     // The old leader dies here, its last batch claimed and not settled.
     assertThat(fired.size()).as("the change comes in the middle of the burst").isBetween(burst, 400);
@@ -347,7 +347,7 @@ class QueueClaimsIT {
         fired.add(entry.id());
         claimedByTheNew.add(entry.id());
       });
-      LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+      LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
     }
 
     assertThat(fired).as("every task fired").hasSize(500);

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * An HTTP server on 127.0.0.1 that answers no request until the test says so: a sink that hangs.
  * Each request is recorded as it arrives (path and time, on this process's clock) and held open
- * until {@link #answer} names its path (then 200) or the receiver closes; a request the sender gave
- * up on (its timeout) stays held here, as a receiver that never answers would. Loopback only.
+ * until {@link #answer(String)} names its path (then 200; {@link #answer(String, int)}: the status
+ * given) or the receiver closes; a request the sender gave up on (its timeout) stays held here, as
+ * a receiver that never answers would. Loopback only.
  */
 public final class HangingReceiver implements AutoCloseable {
   /** A request as it arrived. */
@@ -28,6 +29,7 @@ public final class HangingReceiver implements AutoCloseable {
   private final HttpServer server;
   private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
   private final Map<String, CountDownLatch> answers = new ConcurrentHashMap<>();
+  private final Map<String, Integer> statuses = new ConcurrentHashMap<>();
   private final CountDownLatch closed = new CountDownLatch(1);
 
   private HangingReceiver(HttpServer server) {
@@ -68,6 +70,12 @@ public final class HangingReceiver implements AutoCloseable {
 
   /** Answers 200 to the request(s) to {@code path}, held now or arriving later. */
   public void answer(String path) {
+    answer(path, 200);
+  }
+
+  /** Answers {@code status} to the request(s) to {@code path}, held now or arriving later. */
+  public void answer(String path, int status) {
+    statuses.put(path, status);
     latch(path).countDown();
   }
 
@@ -90,7 +98,7 @@ public final class HangingReceiver implements AutoCloseable {
           return;
         }
       }
-      exchange.sendResponseHeaders(200, -1);
+      exchange.sendResponseHeaders(statuses.getOrDefault(path, 200), -1);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException e) {
