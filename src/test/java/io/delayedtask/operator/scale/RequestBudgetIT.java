@@ -129,7 +129,52 @@ class RequestBudgetIT {
         assertThat(addressable.keySet()).as("no GET of the Broker per attempt").noneMatch(k -> k.startsWith("get brokers"));
         assertThat(perTask(addressable)).as("requests per Addressable sink task: %s", addressable)
             .isLessThanOrEqualTo(5.0);
+
+        refsToBuiltInKindsStartNoInformer(lab);
       }
+    }
+  }
+
+  /**
+   * Finding 4 of issue 32: a {@code sink.ref} naming the operator's own kind, a Job or an
+   * EndpointSlice is {@code Invalid} and starts no informer. The operator lists and watches these
+   * kinds for itself from its start, so any list of them while the tasks are written and fall due
+   * would be an informer a task started; nor is the API server asked about those kinds (discovery).
+   */
+  private static void refsToBuiltInKindsStartNoInformer(OperatorScaleLab lab) {
+    Instant from = Instant.now();
+    Instant due = from.plusSeconds(2);
+    List<ServiceReference> refs = List.of(new ServiceReference("delayedtask.io/v1alpha1", "DelayedTask", "s-0"),
+        new ServiceReference("batch/v1", "Job", "j-0"),
+        new ServiceReference("discovery.k8s.io/v1", "EndpointSlice", "kubernetes"));
+    for (int i = 0; i < refs.size(); i++) {
+      ServiceReference ref = refs.get(i);
+      lab.client().resource(Tasks.task(NS, "k-" + i, s -> {
+        s.setRunAt(Tasks.rfc3339(due));
+        Destination destination = new Destination();
+        destination.setRef(ref);
+        s.setSink(destination);
+      })).create();
+    }
+    // Past the due time, so a task let through would have been attempted (and its kind's informer started).
+    Instant to = due.plus(TRAILING);
+    await("the trailing " + TRAILING + " past the due time").atMost(TRAILING.plusSeconds(10))
+        .pollInterval(Duration.ofMillis(100)).until(() -> Instant.now().isAfter(to.plusSeconds(1)));
+    Map<String, Long> requests = lab.target.operatorRequests(from, to);
+    System.out.printf("k-*: refs to DelayedTask, Job, EndpointSlice; the operator's requests %s%n", requests);
+    assertThat(requests.keySet()).as("no list of a kind a task named: %s", requests)
+        .noneMatch(k -> k.startsWith("list delayedtasks") || k.startsWith("list jobs")
+            || k.startsWith("list endpointslices"));
+    assertThat(requests.keySet()).as("no discovery of a kind a task named: %s", requests)
+        .noneMatch(k -> k.startsWith("get /apis/delayedtask.io") || k.startsWith("get /apis/batch")
+            || k.startsWith("get /apis/discovery.k8s.io"));
+    for (int i = 0; i < refs.size(); i++) {
+      String name = "k-" + i;
+      String kind = refs.get(i).getKind();
+      await(name + " Invalid, naming " + kind).atMost(TIMEOUT).until(() -> Optional.ofNullable(
+          lab.client().resources(DelayedTask.class).inNamespace(NS).withName(name).get().getStatus())
+          .filter(status -> status.getPhase() == Phase.Invalid)
+          .filter(status -> status.getMessage() != null && status.getMessage().contains(kind)).isPresent());
     }
   }
 

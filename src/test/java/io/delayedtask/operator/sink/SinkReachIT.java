@@ -8,23 +8,33 @@ import static io.delayedtask.operator.testing.Tasks.task;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
+import io.delayedtask.operator.task.ScheduleIds;
+import io.delayedtask.operator.testing.HangingReceiver;
 import io.delayedtask.operator.testing.LoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -41,7 +51,9 @@ import org.junit.jupiter.api.Test;
  * "loopback-only-network" execution), its operator's sockets connecting to loopback only besides.
  *
  * <p>The allowlist names one receiver ({@code allowed}, by {@code http://localhost:<port>}); the
- * {@code victim} listens on another loopback port, which no entry names.
+ * {@code victim} listens on another loopback port, which no entry names. A namespace has one
+ * delivery slot, so an attempt can be made to wait for it while the test changes what its Service
+ * lists (finding 1 of issue 32).
  */
 @RequiresRealKubernetes
 class SinkReachIT {
@@ -65,7 +77,8 @@ class SinkReachIT {
     client = kube.client();
     elsewhere = kube.createNamespace("reach-victim");
     world = OperatorFixture.startOnRealKubernetes(kube, "reach", Map.of(SinkConfig.ALLOWED_URIS,
-        "http://localhost:" + allowed.port() + ",https://hooks.example.com/acme"));
+        "http://localhost:" + allowed.port() + ",https://hooks.example.com/acme",
+        SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, "1"));
     ns = world.namespace();
   }
 
@@ -88,7 +101,12 @@ class SinkReachIT {
   }
 
   private static void refTask(String name, String service, String path, String audience) {
-    create(client, task(ns, name, s -> {
+    create(client, refTask(name, service, path, audience, 1, "2s"));
+  }
+
+  private static DelayedTask refTask(String name, String service, String path, String audience, int retry,
+      String timeout) {
+    return task(ns, name, s -> {
       s.setRunAt(rfc3339(Instant.now()));
       Destination sink = new Destination();
       sink.setRef(new ServiceReference("v1", "Service", service));
@@ -96,11 +114,11 @@ class SinkReachIT {
       sink.setAudience(audience);
       s.setSink(sink);
       DeliverySpec delivery = new DeliverySpec();
-      delivery.setRetry(1);
+      delivery.setRetry(retry);
       delivery.setBackoffDelay("100ms");
-      delivery.setTimeout("2s");
+      delivery.setTimeout(timeout);
       s.setDelivery(delivery);
-    }));
+    });
   }
 
   private static String failedMessage(String name) {
@@ -169,6 +187,95 @@ class SinkReachIT {
     assertThat(failedMessage("to-other-manager")).contains(REF_RULE, "10.244.8.10", "not a Pod of namespace " + ns,
         "the operator knows no Pod made-up there");
     assertThat(victimSawNothing(forgedIp, meshIp)).isTrue();
+  }
+
+  /**
+   * Finding 1 of issue 32: the namespace rule is checked when the destination is dialled, not only
+   * when it resolves. The Service's one Pod (a stand-in address the test's sockets lead to a
+   * hanging receiver) holds the namespace's one delivery slot; a second attempt resolves while the
+   * Service lists only that Pod, and waits for the slot. Meanwhile a hand-made EndpointSlice lists
+   * a victim Pod of another namespace, and the Service's clusterIP leads to the victim too (as
+   * kube-proxy would route it): when the slot frees, the attempt is judged again and refused.
+   */
+  @Test
+  void anEndpointSliceAddedWhileAnAttemptWaitsForItsSlotIsJudgedWhenDialledAndTheVictimGetsNothing()
+      throws Exception {
+    String podIp = "10.244.32.5";
+    String victimIp = "10.244.32.9";
+    runningPod("orders-1", podIp);
+    String clusterIp = service("orders", null, podIp, pod(ns, "orders-1"), null);
+    RedisClient redis = RedisClient.create(world.redis().uri());
+    try (HangingReceiver ordersPod = HangingReceiver.start();
+         StatefulRedisConnection<String, String> schedule = redis.connect();
+         AutoCloseable toThePod = OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(podIp), ordersPod.port());
+         AutoCloseable toTheVictim = OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(victimIp),
+             victim.port());
+         AutoCloseable throughTheClusterIp = OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(clusterIp),
+             victim.port())) {
+      create(client, refTask("holds-the-slot", "orders", "/hold", null, 0, "30s"));
+      await("the Service's Pod holds the namespace's one slot").atMost(TIMEOUT)
+          .until(() -> ordersPod.paths().contains("/hold"));
+
+      Instant created = Instant.now();
+      String waiting = ScheduleIds.idOf(create(client, refTask("waits-for-a-slot", "orders", "/refund", null, 0,
+          "30s")));
+      // The reconciler hands the claim back (its entry at the attempt's safety net) only after the
+      // attempt resolved and went to the sender, where it waits for the slot.
+      await("the attempt resolved and waits for the slot").atMost(TIMEOUT).until(() -> {
+        Double score = schedule.sync().zscore("reach:{0}:due", waiting);
+        return score != null && score > created.toEpochMilli() + DeliveryDecisions.SAFETY_MARGIN.toMillis();
+      });
+
+      victimSlice("orders-victim", "orders", victimIp, pod(elsewhere, "payments-0"));
+      // The operator has seen the slice once a task resolving now is refused for it.
+      create(client, refTask("sees-the-slice", "orders", "/probe", null, 50, "1s"));
+      assertThat(failedMessage("sees-the-slice")).contains(REF_RULE, victimIp);
+
+      ordersPod.answer("/hold");
+      await("holds-the-slot Succeeded").atMost(TIMEOUT)
+          .until(() -> phase(client, ns, "holds-the-slot").orElse(null) == Phase.Succeeded);
+      String why = REF_RULE + ": Service orders lists " + victimIp + " in its EndpointSlices, which is not a Pod of "
+          + "namespace " + ns;
+      assertThat(failedMessage("waits-for-a-slot")).contains(why, SinkConfig.ALLOWED_URIS);
+      await("its DeliveryFailed Event says why").atMost(TIMEOUT).untilAsserted(() -> assertThat(
+          client.v1().events().inNamespace(ns).list().getItems()).filteredOn(e -> "waits-for-a-slot".equals(
+              e.getInvolvedObject().getName()) && DeliveryDecisions.DELIVERY_FAILED.equals(e.getReason()))
+          .extracting(Event::getMessage).anySatisfy(message -> assertThat(message).contains(why)));
+      assertThat(victim.requests()).as("the victim received nothing").isEmpty();
+      assertThat(ordersPod.paths()).as("the Service's own Pod got only the request that held the slot")
+          .containsExactly("/hold");
+    } finally {
+      redis.shutdown();
+    }
+  }
+
+  /** A Pod of the task's namespace as the kubelet would report it: Running, with {@code ip}. */
+  private static void runningPod(String name, String ip) {
+    if (client.serviceAccounts().inNamespace(ns).withName("default").get() == null) {
+      // No controller manager: the ServiceAccount admission plugin wants the namespace's default.
+      client.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata()
+          .withName("default").endMetadata().build()).create();
+    }
+    Pod created = client.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName(name)
+        .endMetadata().withNewSpec().addNewContainer().withName("receiver").withImage("registry.invalid/receiver:1")
+        .endContainer().endSpec().build()).create();
+    created.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running").withPodIP(ip)
+        .addNewPodIP().withIp(ip).endPodIP().build());
+    client.pods().inNamespace(ns).resource(created).updateStatus();
+  }
+
+  private static ObjectReference pod(String namespace, String name) {
+    return new ObjectReferenceBuilder().withKind("Pod").withNamespace(namespace).withName(name).build();
+  }
+
+  /** One more EndpointSlice, made by hand, for an existing Service. */
+  private static void victimSlice(String name, String service, String address, ObjectReference target) {
+    client.discovery().v1().endpointSlices().inNamespace(ns).resource(new EndpointSliceBuilder().withNewMetadata()
+        .withName(name).withLabels(Map.of("kubernetes.io/service-name", service)).endMetadata()
+        .withAddressType("IPv4")
+        .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
+        .withEndpoints(new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
+        .build()).create();
   }
 
   private static boolean victimSawNothing(String... clusterIps) {

@@ -58,6 +58,11 @@ public final class HangingReceiver implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
+  /** The port it listens on, on 127.0.0.1. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
   /** Every request so far, in order of arrival. */
   public List<Arrival> arrivals() {
     return List.copyOf(arrivals);
