@@ -14,7 +14,7 @@ import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.api.v1alpha1.ServiceReference;
 import io.delayedtask.operator.config.SinkConfig;
-import io.delayedtask.operator.task.ScheduleIds;
+import io.delayedtask.operator.leader.ScheduleIds;
 import io.delayedtask.operator.testing.HangingReceiver;
 import io.delayedtask.operator.testing.LoopbackOnlyNetwork;
 import io.delayedtask.operator.testing.OperatorFixture;
