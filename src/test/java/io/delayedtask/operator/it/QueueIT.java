@@ -228,11 +228,11 @@ class QueueIT {
         sink.setUri(hanging.base() + "/hangs-" + n);
         spec.setSink(sink);
         DeliverySpec delivery = new DeliverySpec();
-        // hangs-0 is answered 503 and retried 10 minutes later, long after this test: its answer
-        // puts its entry back in the queue for the retry, so only the reconcile recording the
-        // answer can free its slot (a final answer, as the others get, also frees it by removing
-        // the entry). hangs-2 is never answered: its 2 s timeout ends its attempt. The others wait
-        // for an answer.
+        // hangs-0 is answered 503 and retried 10 minutes later, long after this test: its slot is
+        // freed at the answer (the reconcile recording it, and the retry's rescheduling of the
+        // entry, whose cancel frees a slot too). hangs-2 is never answered: its 2 s timeout ends
+        // its attempt, and only the reconcile recording the timeout frees its slot. The others
+        // wait for an answer.
         delivery.setRetry(n == 0 ? 1 : 0);
         delivery.setBackoffDelay("10m");
         delivery.setTimeout(n == 2 ? "2s" : "50s");
@@ -248,8 +248,7 @@ class QueueIT {
     await("no third request while two hang").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
         .until(() -> hanging.paths().size() == 2);
 
-    // Nothing else frees hangs-0's slot within this wait: its retry is 10 minutes away, and the
-    // resync frees a slot whose end it missed only after 6.
+    // Its retry is 10 minutes away, and the resync frees a slot whose end it missed only after 6.
     hanging.answer("/hangs-0", 503);
     await("an answer frees its slot, a retry to come or not").atMost(TIMEOUT)
         .until(() -> hanging.paths().size() == 3);
