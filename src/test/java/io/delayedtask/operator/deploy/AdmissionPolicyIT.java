@@ -21,17 +21,12 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -274,7 +269,7 @@ class AdmissionPolicyIT {
         .as("nothing written").isNull();
 
     Path kubeconfig = release.serviceAccountKubeconfig(dir.resolve("operator.kubeconfig"));
-    try (KubernetesClient operator = clientOf(kubeconfig)) {
+    try (KubernetesClient operator = RealKubernetes.clientOf(kubeconfig)) {
       var asOperator = operator.resources(DelayedTask.class).inNamespace(ns);
       DelayedTask read = asOperator.withName("running").get();
       read.setStatus(status(Phase.Running, "written by the operator"));
@@ -369,24 +364,11 @@ class AdmissionPolicyIT {
   /** DelayedTasks of the test namespace, as {@code user}. */
   private static NonNamespaceOperation<DelayedTask, KubernetesResourceList<DelayedTask>, Resource<DelayedTask>> tasks(
       String user) {
-    KubernetesClient client = users.computeIfAbsent(user, AdmissionPolicyIT::impersonating);
+    KubernetesClient client = users.computeIfAbsent(user, name -> kube.impersonating(name, null));
     return client.resources(DelayedTask.class).inNamespace(ns);
   }
 
-  /** The admin's connection, acting as {@code user} (the API server adds system:authenticated). */
-  private static KubernetesClient impersonating(String user) {
-    Config config = Config.fromKubeconfig(kube.kubeconfigYaml());
-    config.setImpersonateUsername(user);
-    return new KubernetesClientBuilder().withConfig(config).build();
-  }
 
-  private static KubernetesClient clientOf(Path kubeconfig) {
-    try {
-      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   private static void bindRole(String user, PolicyRule... rules) {
     admin.rbac().roles().inNamespace(ns).resource(new RoleBuilder().withNewMetadata().withName(user).endMetadata()

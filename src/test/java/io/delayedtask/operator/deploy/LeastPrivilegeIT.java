@@ -1,5 +1,6 @@
 package io.delayedtask.operator.deploy;
 
+import static io.delayedtask.operator.testing.AccessReviews.can;
 import static io.delayedtask.operator.testing.Tasks.busyboxJob;
 import static io.delayedtask.operator.testing.Tasks.create;
 import static io.delayedtask.operator.testing.Tasks.get;
@@ -25,21 +26,14 @@ import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -334,22 +328,9 @@ class LeastPrivilegeIT {
   }
 
   private static KubernetesClient clientOf(ChartRelease release) {
-    Path kubeconfig = release.serviceAccountKubeconfig(dir.resolve(release.name() + "-review.kubeconfig"));
-    try {
-      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return RealKubernetes.clientOf(release.serviceAccountKubeconfig(dir.resolve(release.name() + "-review.kubeconfig")));
   }
 
-  /** A SelfSubjectAccessReview through the identity's own client: what {@code kubectl auth can-i} asks. */
-  private static boolean can(KubernetesClient identity, String verb, String group, String resource, String namespace,
-      String name) {
-    SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewSpec().withNewResourceAttributes()
-        .withVerb(verb).withGroup(group).withResource(resource).withNamespace(namespace).withName(name)
-        .endResourceAttributes().endSpec().build();
-    return identity.resource(review).create().getStatus().getAllowed();
-  }
 
   private static void assertForbidden(Runnable request) {
     assertThatThrownBy(request::run).isInstanceOfSatisfying(KubernetesClientException.class,

@@ -1,5 +1,6 @@
 package io.delayedtask.operator.deploy;
 
+import static io.delayedtask.operator.testing.AccessReviews.can;
 import static io.delayedtask.operator.testing.Tasks.create;
 import static io.delayedtask.operator.testing.Tasks.get;
 import static io.delayedtask.operator.testing.Tasks.phase;
@@ -33,21 +34,14 @@ import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -242,8 +236,8 @@ class OldestKubernetesIT {
             .withVerbs("get", "update", "patch").build());
     create(admin, statusOnly(ns, "written-by-admin", Instant.now().plus(Duration.ofHours(1))));
 
-    try (KubernetesClient taskWriter = impersonating(TASK_WRITER); KubernetesClient jobWriter = impersonating(JOB_WRITER);
-        KubernetesClient statusWriter = impersonating(STATUS_WRITER)) {
+    try (KubernetesClient taskWriter = kube.impersonating(TASK_WRITER, ns); KubernetesClient jobWriter = kube.impersonating(JOB_WRITER, ns);
+        KubernetesClient statusWriter = kube.impersonating(STATUS_WRITER, ns)) {
       await("the author-rights policy refuses").atMost(ACTIVE).untilAsserted(() -> assertRefused(
           () -> taskWriter.resource(withJob(ns, "refused", Instant.now().plus(Duration.ofHours(1)))).create(),
           "a DelayedTask with spec.jobTemplate creates Jobs, and " + TASK_WRITER + " may not create Jobs in namespace "
@@ -275,7 +269,7 @@ class OldestKubernetesIT {
   void underTheLeastPrivilegeRbacATaskOfEachKindRunsAndAJobTaskWaitsWithoutThePolicy() {
     Path kubeconfig = kube.serviceAccountKubeconfig(OPERATOR_NAMESPACE, OPERATOR_ACCOUNT, dir.resolve("operator"));
     try (Receiver receiver = Receiver.start(); RedisProcess redis = RedisProcess.start();
-        KubernetesClient asOperator = clientOf(kubeconfig)) {
+        KubernetesClient asOperator = RealKubernetes.clientOf(kubeconfig)) {
       // The sink: a Service naming this host's receiver.
       admin.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName("orders").endMetadata()
           .withNewSpec().withType("ExternalName").withExternalName("localhost")
@@ -375,30 +369,8 @@ class OldestKubernetesIT {
         .build()).create();
   }
 
-  /** The admin's connection, acting as {@code user} (the API server adds system:authenticated). */
-  private static KubernetesClient impersonating(String user) {
-    Config config = Config.fromKubeconfig(kube.kubeconfigYaml());
-    config.setImpersonateUsername(user);
-    config.setNamespace(ns);
-    return new KubernetesClientBuilder().withConfig(config).build();
-  }
 
-  private static KubernetesClient clientOf(Path kubeconfig) {
-    try {
-      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
-  /** A SelfSubjectAccessReview through the identity's own client: what {@code kubectl auth can-i} asks. */
-  private static boolean can(KubernetesClient identity, String verb, String group, String resource, String namespace,
-      String name) {
-    SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewSpec().withNewResourceAttributes()
-        .withVerb(verb).withGroup(group).withResource(resource).withNamespace(namespace).withName(name)
-        .endResourceAttributes().endSpec().build();
-    return identity.resource(review).create().getStatus().getAllowed();
-  }
 
   private static Kubectl.Result apply(String manifest, String... flags) {
     String[] args = Stream.concat(Stream.of("apply", "-n", ns, "-f", "-"), Stream.of(flags)).toArray(String[]::new);

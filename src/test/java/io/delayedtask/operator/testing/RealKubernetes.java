@@ -209,6 +209,28 @@ public final class RealKubernetes implements AutoCloseable {
     return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfigYaml)).build();
   }
 
+  /**
+   * A client of this server acting as {@code user} through the admin's connection (the API server
+   * adds system:authenticated), with {@code namespace} as its default when not null.
+   */
+  public KubernetesClient impersonating(String user, String namespace) {
+    Config config = Config.fromKubeconfig(kubeconfigYaml);
+    config.setImpersonateUsername(user);
+    if (namespace != null) {
+      config.setNamespace(namespace);
+    }
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /** A client with the credentials of a kubeconfig file (a ServiceAccount's, say). */
+  public static KubernetesClient clientOf(Path kubeconfig) {
+    try {
+      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The cluster-admin kubeconfig, as a file for kubectl and operator processes. */
   public Path kubeconfig() {
     return kubeconfigFile;
