@@ -101,6 +101,19 @@ final class HandoverLab implements AutoCloseable {
     return time == null ? null : time.toInstant();
   }
 
+  /**
+   * What both runs begin with: two ready pods, one leading, and the stream of tasks started and
+   * falling due under that leader for a while; returns the instant the measurement starts.
+   */
+  Instant startTwoPodsAndStream() throws InterruptedException {
+    startReadyPod();
+    startReadyPod();
+    awaitLiveLeader(Duration.ofSeconds(60));
+    startStream();
+    Thread.sleep(LEAD.plusSeconds(5).toMillis()); // the stream's first tasks fall due under one leader
+    return Instant.now();
+  }
+
   /** Starts the next pod (op-0, op-1, ...) and waits until it is ready, as the Deployment does; returns its name. */
   String startReadyPod() throws InterruptedException {
     String name = "op-" + started++;

@@ -45,12 +45,7 @@ public final class LeaderFailoverScale {
          HandoverLab world = new HandoverLab(lab)) {
       OperatorScaleLab.banner("LeaderFailoverScale, " + kills + " SIGKILLs of the leader of 2 replicas, tasks due every "
           + HandoverLab.EVERY.toMillis() + " ms", lab.target);
-      world.startReadyPod();
-      world.startReadyPod();
-      world.awaitLiveLeader(Duration.ofSeconds(60));
-      world.startStream();
-      Thread.sleep(HandoverLab.LEAD.plusSeconds(5).toMillis()); // the stream's first tasks fall due under one leader
-      Instant measuredFrom = Instant.now();
+      Instant measuredFrom = world.startTwoPodsAndStream();
       List<Long> toAcquire = new ArrayList<>();
       List<Long> toSeen = new ArrayList<>();
       List<Long> toFiring = new ArrayList<>();

@@ -45,12 +45,7 @@ public final class RollingUpdateScale {
          HandoverLab world = new HandoverLab(lab)) {
       OperatorScaleLab.banner("RollingUpdateScale, " + rollouts + " rolling updates of 2 replicas, tasks due every "
           + HandoverLab.EVERY.toMillis() + " ms", lab.target);
-      world.startReadyPod();
-      world.startReadyPod();
-      world.awaitLiveLeader(Duration.ofSeconds(60));
-      world.startStream();
-      Thread.sleep(HandoverLab.LEAD.plusSeconds(5).toMillis()); // the stream's first tasks fall due under one leader
-      Instant measuredFrom = Instant.now();
+      Instant measuredFrom = world.startTwoPodsAndStream();
       List<Handover> handovers = new ArrayList<>();
       for (int rollout = 1; rollout <= rollouts; rollout++) {
         String leader = world.awaitLiveLeader(Duration.ofSeconds(60));
