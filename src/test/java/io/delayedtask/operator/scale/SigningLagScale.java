@@ -1,21 +1,13 @@
 package io.delayedtask.operator.scale;
 
-import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.api.v1alpha1.Destination;
-import io.delayedtask.operator.api.v1alpha1.Signing;
 import io.delayedtask.operator.config.SinkConfig;
-import io.delayedtask.operator.task.time.Times;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Receiver;
-import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * Scale run (not a test): what {@code sink.signing} does to the sink's fire lag. One operator
@@ -33,8 +25,6 @@ import java.util.Objects;
  */
 public final class SigningLagScale {
   private static final String NS = OperatorScaleLab.NAMESPACE;
-  private static final Duration LEAD = Duration.ofSeconds(4);
-  private static final Map<String, String> PAYLOAD = Map.of("orderId", "4".repeat(1024 - 14));
 
   private SigningLagScale() {}
 
@@ -60,25 +50,25 @@ public final class SigningLagScale {
       try (OperatorProcess operator = lab.startOperator("signing-op", port, OperatorProcess.jar(),
           Map.of(SinkConfig.ALLOWED_URIS, receiver.base()))) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
-        steady(lab, receiver, "warmup-u", rate, 5, false);
-        steady(lab, receiver, "warmup-s", rate, 5, true);
+        SinkLoad.steady(lab, receiver, "warmup-u", rate, 5, false);
+        SinkLoad.steady(lab, receiver, "warmup-s", rate, 5, true);
         List<Long> unsigned = new ArrayList<>();
         List<Long> signed = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
           for (boolean sign : round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
             String run = (sign ? "s" : "u") + round;
-            steady(lab, receiver, run, rate, seconds, sign);
+            SinkLoad.steady(lab, receiver, run, rate, seconds, sign);
             List<Receiver.Request> requests = receiver.requestsTo("/" + run);
             if (sign && !requests.stream().allMatch(r -> r.header("webhook-signature") != null)) {
               throw new IllegalStateException("a signed round's request came without its signature");
             }
-            List<Long> lags = lags(requests);
-            report("round " + round + ", " + (sign ? "signed  " : "unsigned"), lags);
+            List<Long> lags = SinkLoad.lags(requests);
+            SinkLoad.report("round " + round + ", " + (sign ? "signed  " : "unsigned"), lags);
             (sign ? signed : unsigned).addAll(lags);
           }
         }
-        report("all unsigned", unsigned.stream().sorted().toList());
-        report("all signed  ", signed.stream().sorted().toList());
+        SinkLoad.report("all unsigned", unsigned.stream().sorted().toList());
+        SinkLoad.report("all signed  ", signed.stream().sorted().toList());
         System.out.printf("p99 signed - unsigned: %d ms%n",
             OperatorScaleLab.percentile(signed.stream().sorted().toList(), 0.99)
                 - OperatorScaleLab.percentile(unsigned.stream().sorted().toList(), 0.99));
@@ -86,44 +76,6 @@ public final class SigningLagScale {
     }
   }
 
-  /** Creates {@code rate} sink tasks a second for {@code seconds}, each due {@link #LEAD} later; waits for all. */
-  private static void steady(OperatorScaleLab lab, Receiver receiver, String run, int rate, int seconds,
-      boolean sign) throws Exception {
-    long start = System.nanoTime();
-    int count = rate * seconds;
-    for (int i = 0; i < count; i++) {
-      long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
-      if (wait > 0) {
-        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // pacing the load, not waiting for a result
-      }
-      Instant due = Instant.now().plus(LEAD);
-      DelayedTask task = Tasks.task(NS, run + "-" + i, s -> {
-        s.setRunAt(Tasks.rfc3339(due));
-        Destination sink = new Destination();
-        sink.setUri(receiver.base() + "/" + run);
-        if (sign) {
-          sink.setSigning(new Signing("lag"));
-        }
-        s.setSink(sink);
-        s.setPayload(PAYLOAD);
-      });
-      lab.client().resource(task).create();
-    }
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    while (receiver.requestsTo("/" + run).size() < count && System.nanoTime() < deadline) {
-      Thread.sleep(200); // a measuring loop
-    }
-  }
 
-  private static List<Long> lags(List<Receiver.Request> requests) {
-    return requests.stream()
-        .map(r -> Duration.between(Objects.requireNonNull(Times.parseOrNull(r.header("ce-time"))), r.at()).toMillis())
-        .sorted().toList();
-  }
 
-  private static void report(String what, List<Long> sorted) {
-    System.out.printf("%s: n=%,d p50 %d ms, p99 %d ms, max %d ms, early %d%n", what, sorted.size(),
-        OperatorScaleLab.percentile(sorted, 0.50), OperatorScaleLab.percentile(sorted, 0.99),
-        sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), sorted.stream().filter(l -> l < 0).count());
-  }
 }

@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -74,13 +73,13 @@ public final class SinkLagScale {
         // client and the CloudEvents writer, and open the first connections.
         steady(lab, fast, null, "warmup", rate, 5);
         List<String> statusOnly = steady(lab, fast, null, "a", rate, seconds);
-        report("1. steady, one receiver: sink lag (receiver clock)", lags(fast.requestsTo("/a")));
-        report("1. steady: status-only lag (firedTime - dueTime)", firedLags(lab, statusOnly));
+        SinkLoad.report("1. steady, one receiver: sink lag (receiver clock)", SinkLoad.lags(fast.requestsTo("/a")));
+        SinkLoad.report("1. steady: status-only lag (firedTime - dueTime)", firedLags(lab, statusOnly));
 
         steady(lab, fast, slow, "b", rate, seconds);
-        report("2. steady, half the sink tasks to a receiver answering after 5 s: the FAST receiver's lag",
-            lags(fast.requestsTo("/b")));
-        report("2. the slow receiver's lag (arrival, not answer)", lags(slow.requestsTo("/slow")));
+        SinkLoad.report("2. steady, half the sink tasks to a receiver answering after 5 s: the FAST receiver's lag",
+            SinkLoad.lags(fast.requestsTo("/b")));
+        SinkLoad.report("2. the slow receiver's lag (arrival, not answer)", SinkLoad.lags(slow.requestsTo("/slow")));
 
         Instant from = Instant.now();
         Instant due = Instant.now().plus(Duration.ofSeconds(Long.getLong("burstLeadSeconds", 60)));
@@ -88,7 +87,7 @@ public final class SinkLagScale {
         System.out.printf("created %,d burst tasks, due %s%n", burst, due);
         awaitPhases(lab, "burst-", burst, Duration.ofMinutes(5));
         List<Receiver.Request> delivered = fast.requestsTo("/burst");
-        report("3. burst of " + burst + " due at once: sink lag (receiver clock)", lags(delivered));
+        SinkLoad.report("3. burst of " + burst + " due at once: sink lag (receiver clock)", SinkLoad.lags(delivered));
         System.out.printf("   bodies of the expected %,d bytes: %,d of %,d requests, every one a CloudEvent: %s%n",
             DATA == null ? 2 : DATA.length(), fast.requests().stream()
                 .filter(r -> r.body().length() == (DATA == null ? 2 : DATA.length())).count(), fast.requests().size(),
@@ -165,11 +164,6 @@ public final class SinkLagScale {
     System.out.println("WARNING: not every " + prefix + "* task finished within " + limit);
   }
 
-  private static List<Long> lags(List<Receiver.Request> requests) {
-    return requests.stream()
-        .map(r -> Duration.between(Objects.requireNonNull(Times.parseOrNull(r.header("ce-time"))), r.at()).toMillis())
-        .sorted().toList();
-  }
 
   private static List<Long> firedLags(OperatorScaleLab lab, List<String> names) {
     return lab.client().resources(DelayedTask.class).inNamespace(NS).list().getItems().stream()
@@ -180,9 +174,4 @@ public final class SinkLagScale {
         .sorted().toList();
   }
 
-  private static void report(String what, List<Long> sorted) {
-    System.out.printf("%s: n=%,d p50 %d ms, p99 %d ms, max %d ms, early %d%n", what, sorted.size(),
-        OperatorScaleLab.percentile(sorted, 0.50), OperatorScaleLab.percentile(sorted, 0.99),
-        sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), sorted.stream().filter(l -> l < 0).count());
-  }
 }

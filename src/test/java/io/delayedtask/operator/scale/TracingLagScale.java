@@ -1,22 +1,15 @@
 package io.delayedtask.operator.scale;
 
-import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.config.SinkConfig;
-import io.delayedtask.operator.task.time.Times;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.OtlpReceiver;
 import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Receiver;
-import io.delayedtask.operator.testing.Tasks;
 import io.delayedtask.operator.trace.Tracing;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * Scale run (not a test), issue 34's benchmark: what exporting traces does to the fire lag. Sink
@@ -39,8 +32,6 @@ import java.util.Objects;
  */
 public final class TracingLagScale {
   private static final String NS = OperatorScaleLab.NAMESPACE;
-  private static final Duration LEAD = Duration.ofSeconds(4);
-  private static final Map<String, String> PAYLOAD = Map.of("orderId", "4".repeat(1024 - 14));
 
   private TracingLagScale() {}
 
@@ -76,12 +67,12 @@ public final class TracingLagScale {
           int port = Ports.freePort();
           try (OperatorProcess operator = lab.startOperator(run, port, OperatorProcess.jar(), env)) {
             long ready = lab.awaitReady(operator, port);
-            steady(lab, receiver, run + "-warmup", rate, warmup);
-            steady(lab, receiver, run, rate, seconds);
+            SinkLoad.steady(lab, receiver, run + "-warmup", rate, warmup, false);
+            SinkLoad.steady(lab, receiver, run, rate, seconds, false);
             operator.terminate(); // SIGTERM: the next round's operator takes the Lease at once; spans flushed
-            List<Long> lags = lags(receiver.requestsTo("/" + run));
+            List<Long> lags = SinkLoad.lags(receiver.requestsTo("/" + run));
             int spans = otlp.spans(Tracing.FIRE).size() - spansBefore;
-            report(String.format("round %d, %s (ready in %,d ms, %,d fire spans exported)", round,
+            SinkLoad.report(String.format("round %d, %s (ready in %,d ms, %,d fire spans exported)", round,
                 traced ? "exported" : "off     ", ready, spans), lags);
             if (traced && spans < lags.size()) {
               throw new IllegalStateException("tracing exported " + spans + " fire spans for " + lags.size()
@@ -96,8 +87,8 @@ public final class TracingLagScale {
       }
       List<Long> offSorted = off.stream().sorted().toList();
       List<Long> exportedSorted = exported.stream().sorted().toList();
-      report("all off     ", offSorted);
-      report("all exported", exportedSorted);
+      SinkLoad.report("all off     ", offSorted);
+      SinkLoad.report("all exported", exportedSorted);
       System.out.printf("p50 exported - off: %d ms; p99 exported - off: %d ms%n",
           OperatorScaleLab.percentile(exportedSorted, 0.50) - OperatorScaleLab.percentile(offSorted, 0.50),
           OperatorScaleLab.percentile(exportedSorted, 0.99) - OperatorScaleLab.percentile(offSorted, 0.99));
@@ -106,41 +97,6 @@ public final class TracingLagScale {
     }
   }
 
-  /** Creates {@code rate} sink tasks a second for {@code seconds}, each due {@link #LEAD} later; waits for all. */
-  private static void steady(OperatorScaleLab lab, Receiver receiver, String run, int rate, int seconds)
-      throws Exception {
-    long start = System.nanoTime();
-    int count = rate * seconds;
-    for (int i = 0; i < count; i++) {
-      long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
-      if (wait > 0) {
-        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // pacing the load, not waiting for a result
-      }
-      Instant due = Instant.now().plus(LEAD);
-      DelayedTask task = Tasks.task(NS, run + "-" + i, s -> {
-        s.setRunAt(Tasks.rfc3339(due));
-        Destination sink = new Destination();
-        sink.setUri(receiver.base() + "/" + run);
-        s.setSink(sink);
-        s.setPayload(PAYLOAD);
-      });
-      lab.client().resource(task).create();
-    }
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    while (receiver.requestsTo("/" + run).size() < count && System.nanoTime() < deadline) {
-      Thread.sleep(200); // a measuring loop
-    }
-  }
 
-  private static List<Long> lags(List<Receiver.Request> requests) {
-    return requests.stream()
-        .map(r -> Duration.between(Objects.requireNonNull(Times.parseOrNull(r.header("ce-time"))), r.at()).toMillis())
-        .sorted().toList();
-  }
 
-  private static void report(String what, List<Long> sorted) {
-    System.out.printf("%s: n=%,d p50 %d ms, p99 %d ms, max %d ms, early %d%n", what, sorted.size(),
-        OperatorScaleLab.percentile(sorted, 0.50), OperatorScaleLab.percentile(sorted, 0.99),
-        sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), sorted.stream().filter(l -> l < 0).count());
-  }
 }
