@@ -378,7 +378,8 @@ class DocFactsTest {
   static Map<String, Set<String>> codeMetricLabels() throws IOException {
     Pattern builder =
         Pattern.compile(
-            "builder\\((\\w+|\"delayedtask\\.[a-z.]+\")[^;]*?(?:\\.register\\(|;)", Pattern.DOTALL);
+            "builder\\(\\s*(\\w+|\"delayedtask\\.[a-z.]+\")[^;]*?(?:\\.register\\(|;)",
+            Pattern.DOTALL);
     Pattern tag = Pattern.compile("\\.tag\\(\"([a-z_]+)\"");
     Map<String, Set<String>> labels = new HashMap<>();
     try (Stream<Path> sources = Files.walk(Path.of("src", "main", "java"))) {
