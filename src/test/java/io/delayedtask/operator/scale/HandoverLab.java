@@ -2,6 +2,7 @@ package io.delayedtask.operator.scale;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
+import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Ports;
 import io.delayedtask.operator.testing.Tasks;
@@ -44,6 +45,16 @@ final class HandoverLab implements AutoCloseable {
 
   /** The pods' JVM: the chart's limit (512 MiB) at its 60 % heap. */
   static final List<String> JVM = List.of("-Xmx300m", "-XX:+UseG1GC");
+
+  /**
+   * {@code -DfinishedTtl=SECONDS}: the pods delete each fired task that long after it fired
+   * (DELAYEDTASK_FINISHED_TTL_SECONDS), so the cache a replacement pod lists stays the same size
+   * through a long run instead of growing by 10 tasks a second; unset, every task is kept.
+   */
+  private static Map<String, String> podEnvironment() {
+    String ttl = System.getProperty("finishedTtl");
+    return ttl == null ? Map.of() : Map.of(OperatorConfig.FINISHED_TTL_SECONDS, ttl);
+  }
 
   final OperatorScaleLab lab;
   private final Map<String, OperatorProcess> pods = new ConcurrentHashMap<>();
@@ -158,7 +169,7 @@ final class HandoverLab implements AutoCloseable {
 
   private OperatorProcess launch(String name) {
     OperatorProcess pod =
-        lab.startOperator(name, ports.get(name), OperatorProcess.jar(), Map.of(), JVM);
+        lab.startOperator(name, ports.get(name), OperatorProcess.jar(), podEnvironment(), JVM);
     pods.put(name, pod);
     return pod;
   }

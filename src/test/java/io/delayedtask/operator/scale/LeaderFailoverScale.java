@@ -21,7 +21,7 @@ import java.util.Random;
  * <pre>
  * mvn -o package -DskipTests
  * mvn -o exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.delayedtask.operator.scale.LeaderFailoverScale \
- *   -Doperator.jar=target/delayed-task-operator.jar -Dtarget=real [-Dkills=100] [-Dseed=35] [-Dminutes=60]
+ *   -Doperator.jar=target/delayed-task-operator.jar -Dtarget=real [-Dkills=100] [-Dseed=35] [-Dminutes=60] [-DfinishedTtl=60]
  * </pre>
  */
 public final class LeaderFailoverScale {
