@@ -112,8 +112,8 @@ final class RedisProbe implements AutoCloseable {
         longestCommand = command + (command.startsWith("EVAL") || args.size() < 2 ? "" : " " + args.get(1));
       }
     }
-    Map<String, Durations> durations = new TreeMap<>();
-    durationsByName.forEach((command, histogram) -> durations.put(command, new Durations(histogram.getTotalCount(),
+    Map<String, CommandTimes> durations = new TreeMap<>();
+    durationsByName.forEach((command, histogram) -> durations.put(command, new CommandTimes(histogram.getTotalCount(),
         histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99), histogram.getMaxValue())));
     return new CommandLog(clientCommands, scriptCommands, longestMicros, longestCommand,
         clientCommandsByName, durations, entries.size() >= capacity);
@@ -155,8 +155,8 @@ final class RedisProbe implements AutoCloseable {
    * scripts, the longest client command and its duration, and whether the log overflowed.
    */
   record CommandLog(long clientCommands, long scriptCommands, long longestMicros, String longestCommand,
-      Map<String, Long> clientCommandsByName, Map<String, Durations> durations, boolean overflowed) {}
+      Map<String, Long> clientCommandsByName, Map<String, CommandTimes> durations, boolean overflowed) {}
 
   /** How long one kind of client command took inside Redis, in microseconds. */
-  record Durations(long count, long p50Micros, long p99Micros, long maxMicros) {}
+  record CommandTimes(long count, long p50Micros, long p99Micros, long maxMicros) {}
 }
