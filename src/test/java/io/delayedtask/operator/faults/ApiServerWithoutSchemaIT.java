@@ -47,9 +47,7 @@ class ApiServerWithoutSchemaIT {
     redis = RedisProcess.start();
     kube = MockApiServer.start();
     client = kube.client();
-    Map<String, String> env = OperatorFixture.env(redis, "no-schema", "op-1");
-    operator = OperatorFixture.start(env, kube.newClient());
-    await().atMost(TIMEOUT).until(operator::isFiring);
+    operator = OperatorFixture.startLeading(kube.newClient(), redis, NS, "no-schema", Map.of());
     create(client, task(NS, "warm-up", s -> s.setRunAt("2099-01-01T00:00:00Z")));
     await().atMost(TIMEOUT).until(() -> phase(client, NS, "warm-up").orElse(null) == Phase.Scheduled);
   }
