@@ -1,5 +1,6 @@
 package io.delayedtask.operator.reconcile;
 
+import static io.delayedtask.operator.reconcile.AttemptBuilder.request;
 import static io.delayedtask.operator.reconcile.ClaimBuilder.claimOf;
 import static io.delayedtask.operator.reconcile.DecidedTasks.task;
 import static io.delayedtask.operator.reconcile.DeciderBuilder.taskDecider;
@@ -657,8 +658,7 @@ class TaskDeciderTest {
 
     Plan plan = decide(task, Optional.of(claim(task, NOW)));
 
-    assertThat(plan.delivery()).contains(new DeliveryAttempt(DeliveryOutcome.Target.SINK, 1, 1,
-        Duration.ofSeconds(10), Map.of()));
+    assertThat(plan.delivery()).contains(request(1).build());
     assertThat(plan.status()).as("no status write before the answer").isEqualTo(task.getStatus());
     assertThat(plan.claim()).contains(new ClaimVerdict.HandBack(NOW.plusSeconds(10).plus(
         DeliveryDecisions.SAFETY_MARGIN), Optional.empty()));
@@ -766,8 +766,8 @@ class TaskDeciderTest {
     task.setStatus(failed.status());
 
     Plan toDeadLetter = decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
-    assertThat(toDeadLetter.delivery()).contains(new DeliveryAttempt(DeliveryOutcome.Target.DEAD_LETTER_SINK,
-        3, 1, Duration.ofSeconds(10), Map.of("delayedtaskerrorcode", "502")));
+    assertThat(toDeadLetter.delivery()).contains(request(3)
+        .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1).extension("delayedtaskerrorcode", "502").build());
 
     Plan taken = decideOutcome(task, outcome(3, DeliveryOutcome.Target.DEAD_LETTER_SINK, answered(202)));
     assertThat(taken.status().getPhase()).isEqualTo(Phase.Failed);
@@ -844,8 +844,8 @@ class TaskDeciderTest {
     assertThat(resumed.status().getPhase()).isEqualTo(Phase.Failed);
     task.setStatus(resumed.status());
     Plan send = decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
-    assertThat(send.delivery()).contains(new DeliveryAttempt(DeliveryOutcome.Target.DEAD_LETTER_SINK, 2, 1,
-        Duration.ofSeconds(10), Map.of("delayedtaskerrorcode", "400")));
+    assertThat(send.delivery()).contains(request(2)
+        .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1).extension("delayedtaskerrorcode", "400").build());
   }
 
   @Test
