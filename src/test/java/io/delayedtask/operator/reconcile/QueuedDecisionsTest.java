@@ -32,21 +32,28 @@ class QueuedDecisionsTest {
 
   @Test
   void aHeldTaskIsScheduledReadyAndQueuedWithItsReasonUntilItsClaimFiresIt() {
-    DelayedTask task = scheduled(task(s -> {
-      s.setRunAt(NOW.minusSeconds(1).toString());
-      s.setQueue("emails");
-    }));
+    DelayedTask task =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(NOW.minusSeconds(1).toString());
+                  s.setQueue("emails");
+                }));
 
     Plan held = decide(task, Optional.empty(), hold(task, QueueHold.QUEUE_PAUSED));
     assertThat(held.status().getPhase()).isEqualTo(Phase.Scheduled);
     assertThat(held.schedule()).isEqualTo(ScheduleChange.KEEP);
-    assertThat(Conditions.find(held.status(), Condition.QUEUED)).get()
-        .satisfies(queued -> {
-          assertThat(queued.getStatus()).isEqualTo("True");
-          assertThat(queued.getReason()).isEqualTo("QueuePaused");
-          assertThat(queued.getMessage()).contains("DelayedTaskQueue emails is paused");
-        });
-    assertThat(Conditions.find(held.status(), Condition.READY)).get().extracting(Condition::getStatus)
+    assertThat(Conditions.find(held.status(), Condition.QUEUED))
+        .get()
+        .satisfies(
+            queued -> {
+              assertThat(queued.getStatus()).isEqualTo("True");
+              assertThat(queued.getReason()).isEqualTo("QueuePaused");
+              assertThat(queued.getMessage()).contains("DelayedTaskQueue emails is paused");
+            });
+    assertThat(Conditions.find(held.status(), Condition.READY))
+        .get()
+        .extracting(Condition::getStatus)
         .isEqualTo("True");
     task.setStatus(held.status());
 
@@ -55,7 +62,9 @@ class QueuedDecisionsTest {
     assertThat(again.events()).isEmpty();
 
     Plan limited = decide(task, Optional.empty(), hold(task, QueueHold.RATE_LIMITED));
-    assertThat(Conditions.find(limited.status(), Condition.QUEUED)).get().extracting(Condition::getReason)
+    assertThat(Conditions.find(limited.status(), Condition.QUEUED))
+        .get()
+        .extracting(Condition::getReason)
         .isEqualTo("RateLimited");
     task.setStatus(limited.status());
 
@@ -63,22 +72,31 @@ class QueuedDecisionsTest {
         .build();
     Plan fired = decide(task, Optional.of(claim), Optional.empty());
     assertThat(fired.status().getPhase()).isEqualTo(Phase.Fired);
-    assertThat(Conditions.find(fired.status(), Condition.QUEUED)).as("its queue let it go").isEmpty();
+    assertThat(Conditions.find(fired.status(), Condition.QUEUED))
+        .as("its queue let it go")
+        .isEmpty();
   }
 
   @Test
   void aHoldOfAnotherQueueOrOfNoneIsNotShown() {
     DelayedTask unqueued = scheduled(task(s -> s.setRunAt(NOW.minusSeconds(1).toString())));
-    Plan plan = decide(unqueued, Optional.empty(), Optional.of(new QueueHold(ScheduleIds.idOf(unqueued), EMAILS,
-        QueueHold.QUEUE_PAUSED)));
+    Plan plan =
+        decide(
+            unqueued,
+            Optional.empty(),
+            Optional.of(new QueueHold(ScheduleIds.idOf(unqueued), EMAILS, QueueHold.QUEUE_PAUSED)));
     assertThat(Conditions.find(plan.status(), Condition.QUEUED)).isEmpty();
 
-    DelayedTask moved = scheduled(task(s -> {
-      s.setRunAt(NOW.minusSeconds(1).toString());
-      s.setQueue("invoices");
-    }));
+    DelayedTask moved =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(NOW.minusSeconds(1).toString());
+                  s.setQueue("invoices");
+                }));
     Plan other = decide(moved, Optional.empty(), hold(moved, QueueHold.QUEUE_MISSING));
-    assertThat(Conditions.find(other.status(), Condition.QUEUED)).as("the hold names emails, the task invoices")
+    assertThat(Conditions.find(other.status(), Condition.QUEUED))
+        .as("the hold names emails, the task invoices")
         .isEmpty();
   }
 
