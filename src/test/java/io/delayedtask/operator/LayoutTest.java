@@ -135,30 +135,38 @@ class LayoutTest {
   /**
    * A test helper never takes a main class's simple name, so that a reader who meets it in a test
    * need not look at the imports to know which one it is (a test of the class, {@code NameTest} or
-   * {@code NameIT}, has a name of its own). A test type, top-level or nested, takes no main top-level
-   * class's name, and a test's top-level class no main type's; two nested types named for their role
-   * ({@code Result}, {@code Request}), each read with its outer class anywhere else, may share one.
+   * {@code NameIT}, has a name of its own). A test type, top-level or nested, takes no main
+   * top-level class's name, and a test's top-level class no main type's; two nested types named for
+   * their role ({@code Result}, {@code Request}), each read with its outer class anywhere else, may
+   * share one.
    */
   @Test
   void noTestTypeSharesASimpleNameWithAMainClass() {
-    JavaClasses tests = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.ONLY_INCLUDE_TESTS)
-        .importPackages(ROOT);
+    JavaClasses tests =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.ONLY_INCLUDE_TESTS)
+            .importPackages(ROOT);
     Set<String> mainTopLevel = named(operator.stream().filter(JavaClass::isTopLevelClass));
     Set<String> mainAll = named(operator.stream());
 
-    List<String> clashes = tests.stream()
-        .filter(c -> !c.getSimpleName().isEmpty() && !c.getSimpleName().equals("package-info"))
-        .filter(c -> !c.getSimpleName().endsWith("Test") && !c.getSimpleName().endsWith("IT"))
-        .filter(c -> mainTopLevel.contains(c.getSimpleName())
-            || c.isTopLevelClass() && mainAll.contains(c.getSimpleName()))
-        .map(JavaClass::getName)
-        .sorted()
-        .toList();
+    List<String> clashes =
+        tests.stream()
+            .filter(c -> !c.getSimpleName().isEmpty() && !c.getSimpleName().equals("package-info"))
+            .filter(c -> !c.getSimpleName().endsWith("Test") && !c.getSimpleName().endsWith("IT"))
+            .filter(
+                c ->
+                    mainTopLevel.contains(c.getSimpleName())
+                        || c.isTopLevelClass() && mainAll.contains(c.getSimpleName()))
+            .map(JavaClass::getName)
+            .sorted()
+            .toList();
     assertThat(clashes).as("test types named like a main class").isEmpty();
   }
 
   private static Set<String> named(Stream<JavaClass> classes) {
-    return classes.map(JavaClass::getSimpleName).filter(name -> !name.isEmpty()).collect(Collectors.toSet());
+    return classes
+        .map(JavaClass::getSimpleName)
+        .filter(name -> !name.isEmpty())
+        .collect(Collectors.toSet());
   }
 }

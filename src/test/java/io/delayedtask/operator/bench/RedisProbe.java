@@ -125,10 +125,23 @@ final class RedisProbe implements AutoCloseable {
       }
     }
     Map<String, CommandTimes> durations = new TreeMap<>();
-    durationsByName.forEach((command, histogram) -> durations.put(command, new CommandTimes(histogram.getTotalCount(),
-        histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99), histogram.getMaxValue())));
-    return new CommandLog(clientCommands, scriptCommands, longestMicros, longestCommand,
-        clientCommandsByName, durations, entries.size() >= capacity);
+    durationsByName.forEach(
+        (command, histogram) ->
+            durations.put(
+                command,
+                new CommandTimes(
+                    histogram.getTotalCount(),
+                    histogram.getValueAtPercentile(50),
+                    histogram.getValueAtPercentile(99),
+                    histogram.getMaxValue())));
+    return new CommandLog(
+        clientCommands,
+        scriptCommands,
+        longestMicros,
+        longestCommand,
+        clientCommandsByName,
+        durations,
+        entries.size() >= capacity);
   }
 
   /**
@@ -171,8 +184,14 @@ final class RedisProbe implements AutoCloseable {
    * What the command log showed: commands sent by clients (round trips), commands run inside
    * scripts, the longest client command and its duration, and whether the log overflowed.
    */
-  record CommandLog(long clientCommands, long scriptCommands, long longestMicros, String longestCommand,
-      Map<String, Long> clientCommandsByName, Map<String, CommandTimes> durations, boolean overflowed) {}
+  record CommandLog(
+      long clientCommands,
+      long scriptCommands,
+      long longestMicros,
+      String longestCommand,
+      Map<String, Long> clientCommandsByName,
+      Map<String, CommandTimes> durations,
+      boolean overflowed) {}
 
   /** How long one kind of client command took inside Redis, in microseconds. */
   record CommandTimes(long count, long p50Micros, long p99Micros, long maxMicros) {}

@@ -74,16 +74,27 @@ class RedisAclUserIT {
     }
   }
 
-  /** Whether a status-only task due in 2 s fires within 20 s, the operator connecting as {@code user}. */
-  private static boolean fires(MockApiServer api, RedisProcess redis, String user, String password, String ns) {
+  /**
+   * Whether a status-only task due in 2 s fires within 20 s, the operator connecting as {@code
+   * user}.
+   */
+  private static boolean fires(
+      MockApiServer api, RedisProcess redis, String user, String password, String ns) {
     // The documented rule grants the keys of the default prefix only.
-    Map<String, String> asUser = Map.of(
-        OperatorConfig.REDIS_URI, redis.uri().replace("redis://", "redis://" + user + ":from-secret@"),
-        OperatorConfig.REDIS_PASSWORD, password,
-        OperatorConfig.KEY_PREFIX, "delayedtask");
+    Map<String, String> asUser =
+        Map.of(
+            OperatorConfig.REDIS_URI,
+            redis.uri().replace("redis://", "redis://" + user + ":from-secret@"),
+            OperatorConfig.REDIS_PASSWORD,
+            password,
+            OperatorConfig.KEY_PREFIX,
+            "delayedtask");
     try (KubernetesClient operatorClient = api.newClient();
-         DelayedTaskOperator operator = OperatorFixture.startLeading(operatorClient, redis, ns, ns, asUser)) {
-      api.client().resource(Tasks.statusOnly(ns, "due-soon", Instant.now().plusSeconds(2))).create();
+        DelayedTaskOperator operator =
+            OperatorFixture.startLeading(operatorClient, redis, ns, ns, asUser)) {
+      api.client()
+          .resource(Tasks.statusOnly(ns, "due-soon", Instant.now().plusSeconds(2)))
+          .create();
       try {
         await("fired")
             .atMost(Duration.ofSeconds(20))

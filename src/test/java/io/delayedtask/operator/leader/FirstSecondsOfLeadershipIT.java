@@ -75,8 +75,9 @@ class FirstSecondsOfLeadershipIT {
           }
         }
         try (KubernetesClient operatorClient = api.newClient();
-             DelayedTaskOperator operator = OperatorFixture.startLeading(operatorClient, redis, namespace, namespace,
-                 Map.of())) {
+            DelayedTaskOperator operator =
+                OperatorFixture.startLeading(
+                    operatorClient, redis, namespace, namespace, Map.of())) {
           Instant created = Instant.now();
           Tasks.create(client, Tasks.statusOnly(namespace, "late", created.minusSeconds(10)));
           Tasks.create(

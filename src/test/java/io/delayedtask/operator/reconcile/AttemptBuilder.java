@@ -23,7 +23,10 @@ final class AttemptBuilder {
     this.targetAttempt = attempt;
   }
 
-  /** Request {@code attempt} of the due time, to the sink and its {@code attempt}-th there unless named. */
+  /**
+   * Request {@code attempt} of the due time, to the sink and its {@code attempt}-th there unless
+   * named.
+   */
   static AttemptBuilder request(int attempt) {
     return new AttemptBuilder(attempt);
   }

@@ -48,6 +48,7 @@ final class ClaimBuilder {
   }
 
   ClaimedEntry build() {
-    return new ClaimedEntry(ScheduleIds.idOf(task), due, claimedAt, token, System.nanoTime(), queue);
+    return new ClaimedEntry(
+        ScheduleIds.idOf(task), due, claimedAt, token, System.nanoTime(), queue);
   }
 }

@@ -19,7 +19,10 @@ final class DeciderBuilder {
     return new DeciderBuilder();
   }
 
-  /** The TTL after finishing of a task that sets none (the operator's DELAYEDTASK_FINISHED_TTL_SECONDS). */
+  /**
+   * The TTL after finishing of a task that sets none (the operator's
+   * DELAYEDTASK_FINISHED_TTL_SECONDS).
+   */
   DeciderBuilder defaultFinishedTtlSeconds(long seconds) {
     this.defaultFinishedTtlSeconds = Optional.of(seconds);
     return this;
@@ -32,7 +35,9 @@ final class DeciderBuilder {
   }
 
   TaskDecider build() {
-    return new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(defaultFinishedTtlSeconds),
+    return new TaskDecider(
+        new SpecValidator(SinkSpecRules.defaults()),
+        SecondsSetting.finishedTtl(defaultFinishedTtlSeconds),
         SecondsSetting.startingDeadline(defaultStartingDeadlineSeconds));
   }
 }

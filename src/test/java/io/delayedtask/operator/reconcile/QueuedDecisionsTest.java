@@ -68,8 +68,12 @@ class QueuedDecisionsTest {
         .isEqualTo("RateLimited");
     task.setStatus(limited.status());
 
-    ClaimedEntry claim = claimOf(task).due(NOW.minusSeconds(1)).claimedAt(NOW).inQueue(EMAILS, "op:q:ns/emails:1")
-        .build();
+    ClaimedEntry claim =
+        claimOf(task)
+            .due(NOW.minusSeconds(1))
+            .claimedAt(NOW)
+            .inQueue(EMAILS, "op:q:ns/emails:1")
+            .build();
     Plan fired = decide(task, Optional.of(claim), Optional.empty());
     assertThat(fired.status().getPhase()).isEqualTo(Phase.Fired);
     assertThat(Conditions.find(fired.status(), Condition.QUEUED))

@@ -293,10 +293,13 @@ class TaskDeciderTest {
   @Test
   void theOperatorWideDefaultDeadlineAppliesToATaskThatSetsNone() {
     TaskDecider withDefault = taskDecider().defaultStartingDeadlineSeconds(60).build();
-    DelayedTask task = scheduled(task(s -> {
-      s.setRunAt(DUE.toString());
-      s.setJobTemplate(Tasks.jobTemplate());
-    }));
+    DelayedTask task =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(DUE.toString());
+                  s.setJobTemplate(Tasks.jobTemplate());
+                }));
 
     Plan late = withDefault.decide(facts(task, Optional.of(claim(task, DUE.plusSeconds(61)))));
     assertThat(late.status().getPhase()).isEqualTo(Phase.Missed);
@@ -315,10 +318,13 @@ class TaskDeciderTest {
   @Test
   void aTasksOwnDeadlineWinsOverTheOperatorWideDefault() {
     TaskDecider withDefault = taskDecider().defaultStartingDeadlineSeconds(60).build();
-    DelayedTask task = scheduled(task(s -> {
-      s.setRunAt(DUE.toString());
-      s.setStartingDeadlineSeconds(600L);
-    }));
+    DelayedTask task =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(DUE.toString());
+                  s.setStartingDeadlineSeconds(600L);
+                }));
 
     assertThat(
             withDefault
@@ -844,11 +850,17 @@ class TaskDeciderTest {
 
     task.setStatus(retry.status());
     Plan waiting = decider.decide(factsOf(task, NOW).jobs(jobs).build());
-    assertThat(waiting.status()).as("no claim: nothing changes while the retry waits").isEqualTo(task.getStatus());
+    assertThat(waiting.status())
+        .as("no claim: nothing changes while the retry waits")
+        .isEqualTo(task.getStatus());
     assertThat(waiting.schedule()).isEqualTo(ScheduleChange.KEEP);
 
-    Plan second = decider.decide(factsOf(task, NOW.plusSeconds(1)).jobs(jobs)
-        .claim(claim(task, redisEnd.plusSeconds(1))).build());
+    Plan second =
+        decider.decide(
+            factsOf(task, NOW.plusSeconds(1))
+                .jobs(jobs)
+                .claim(claim(task, redisEnd.plusSeconds(1)))
+                .build());
     assertThat(second.delivery()).map(DeliveryAttempt::targetAttempt).contains(2);
     assertThat(second.delivery()).map(DeliveryAttempt::attempt).contains(2);
   }
@@ -860,24 +872,39 @@ class TaskDeciderTest {
     assertThat(first.status().getSinkUri()).isEqualTo(URL);
 
     task.setStatus(first.status());
-    Plan second = decideOutcome(task, outcome(2).url("Broker default")
-        .result(new DeliveryOutcome.Result.NotSent(NOW, "Broker default has no address yet", true)).build());
+    Plan second =
+        decideOutcome(
+            task,
+            outcome(2)
+                .url("Broker default")
+                .result(
+                    new DeliveryOutcome.Result.NotSent(
+                        NOW, "Broker default has no address yet", true))
+                .build());
     assertThat(second.status().getDelivery().getAttempts()).isEqualTo(2);
     assertThat(second.status().getSinkUri())
         .as("not sent anywhere: the last URL stays")
         .isEqualTo(URL);
 
     task.setStatus(second.status());
-    Plan third = decideOutcome(task, outcome(3)
-        .url("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default").result(answered(202)).build());
-    assertThat(third.status().getSinkUri()).isEqualTo("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default");
+    Plan third =
+        decideOutcome(
+            task,
+            outcome(3)
+                .url("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default")
+                .result(answered(202))
+                .build());
+    assertThat(third.status().getSinkUri())
+        .isEqualTo("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default");
   }
 
   @Test
   void aRequestStillInFlightIsNotSentTwice() {
     DelayedTask task = scheduled(sinkTask(null));
 
-    Plan plan = decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).deliveryInFlight().build());
+    Plan plan =
+        decider.decide(
+            factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).deliveryInFlight().build());
 
     assertThat(plan.delivery()).isEmpty();
     assertThat(plan.claim())
@@ -924,9 +951,14 @@ class TaskDeciderTest {
     assertThat(failed.requeue()).as("no TTL while the dead-letter sink waits").isEmpty();
     task.setStatus(failed.status());
 
-    Plan toDeadLetter = decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
-    assertThat(toDeadLetter.delivery()).contains(request(3)
-        .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1).extension("delayedtaskerrorcode", "502").build());
+    Plan toDeadLetter =
+        decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
+    assertThat(toDeadLetter.delivery())
+        .contains(
+            request(3)
+                .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1)
+                .extension("delayedtaskerrorcode", "502")
+                .build());
 
     Plan taken =
         decideOutcome(task, outcome(3, DeliveryOutcome.Target.DEAD_LETTER_SINK, answered(202)));
@@ -1031,8 +1063,12 @@ class TaskDeciderTest {
     assertThat(resumed.status().getPhase()).isEqualTo(Phase.Failed);
     task.setStatus(resumed.status());
     Plan send = decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
-    assertThat(send.delivery()).contains(request(2)
-        .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1).extension("delayedtaskerrorcode", "400").build());
+    assertThat(send.delivery())
+        .contains(
+            request(2)
+                .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1)
+                .extension("delayedtaskerrorcode", "400")
+                .build());
   }
 
   @Test
@@ -1152,14 +1188,23 @@ class TaskDeciderTest {
         .isLessThanOrEqualTo(Duration.ofSeconds(20));
 
     task.setStatus(plan.status());
-    Plan again = decider.decide(factsOf(task, NOW.plusSeconds(10)).jobs(jobs).claim(claim(task, DUE.plusSeconds(10)))
-        .build().withAdmissionPolicyMissing(POLICY_MISSING));
+    Plan again =
+        decider.decide(
+            factsOf(task, NOW.plusSeconds(10))
+                .jobs(jobs)
+                .claim(claim(task, DUE.plusSeconds(10)))
+                .build()
+                .withAdmissionPolicyMissing(POLICY_MISSING));
     assertThat(again.events()).as("the Warning once, not per recheck").isEmpty();
     assertThat(again.jobToCreate()).isEmpty();
 
     task.setStatus(again.status());
-    Plan back = decider.decide(factsOf(task, NOW.plusSeconds(20)).jobs(jobs).claim(claim(task, DUE.plusSeconds(20)))
-        .build());
+    Plan back =
+        decider.decide(
+            factsOf(task, NOW.plusSeconds(20))
+                .jobs(jobs)
+                .claim(claim(task, DUE.plusSeconds(20)))
+                .build());
     assertThat(back.jobToCreate()).as("the policy is back: the Job").isPresent();
   }
 
@@ -1317,11 +1362,15 @@ class TaskDeciderTest {
     return decider.decide(factsOf(task, NOW).jobs(jobs).delivery(outcome).build());
   }
 
-  private static DeliveryOutcome outcome(int attempt, DeliveryOutcome.Target target, DeliveryOutcome.Result result) {
+  private static DeliveryOutcome outcome(
+      int attempt, DeliveryOutcome.Target target, DeliveryOutcome.Result result) {
     return outcome(attempt).to(target).result(result).build();
   }
 
-  /** Attempt {@code attempt} of the task's firing for {@link #DUE}, to {@link #URL}, ended at {@link #NOW}. */
+  /**
+   * Attempt {@code attempt} of the task's firing for {@link #DUE}, to {@link #URL}, ended at {@link
+   * #NOW}.
+   */
   private static OutcomeBuilder outcome(int attempt) {
     return OutcomeBuilder.attemptOf("uid-1", DUE, attempt).url(URL).endedAt(NOW);
   }
