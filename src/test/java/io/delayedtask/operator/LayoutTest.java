@@ -3,10 +3,16 @@ package io.delayedtask.operator;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -124,5 +130,43 @@ class LayoutTest {
         .onlyDependOnClassesThat()
         .resideInAnyPackage(ROOT + ".decision..", "java..")
         .check(operator);
+  }
+
+  /**
+   * A test helper never takes a main class's simple name, so that a reader who meets it in a test
+   * need not look at the imports to know which one it is (a test of the class, {@code NameTest} or
+   * {@code NameIT}, has a name of its own). A test type, top-level or nested, takes no main
+   * top-level class's name, and a test's top-level class no main type's; two nested types named for
+   * their role ({@code Result}, {@code Request}), each read with its outer class anywhere else, may
+   * share one.
+   */
+  @Test
+  void noTestTypeSharesASimpleNameWithAMainClass() {
+    JavaClasses tests =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.ONLY_INCLUDE_TESTS)
+            .importPackages(ROOT);
+    Set<String> mainTopLevel = named(operator.stream().filter(JavaClass::isTopLevelClass));
+    Set<String> mainAll = named(operator.stream());
+
+    List<String> clashes =
+        tests.stream()
+            .filter(c -> !c.getSimpleName().isEmpty() && !c.getSimpleName().equals("package-info"))
+            .filter(c -> !c.getSimpleName().endsWith("Test") && !c.getSimpleName().endsWith("IT"))
+            .filter(
+                c ->
+                    mainTopLevel.contains(c.getSimpleName())
+                        || c.isTopLevelClass() && mainAll.contains(c.getSimpleName()))
+            .map(JavaClass::getName)
+            .sorted()
+            .toList();
+    assertThat(clashes).as("test types named like a main class").isEmpty();
+  }
+
+  private static Set<String> named(Stream<JavaClass> classes) {
+    return classes
+        .map(JavaClass::getSimpleName)
+        .filter(name -> !name.isEmpty())
+        .collect(Collectors.toSet());
   }
 }

@@ -124,12 +124,12 @@ final class RedisProbe implements AutoCloseable {
             command + (command.startsWith("EVAL") || args.size() < 2 ? "" : " " + args.get(1));
       }
     }
-    Map<String, Durations> durations = new TreeMap<>();
+    Map<String, CommandTimes> durations = new TreeMap<>();
     durationsByName.forEach(
         (command, histogram) ->
             durations.put(
                 command,
-                new Durations(
+                new CommandTimes(
                     histogram.getTotalCount(),
                     histogram.getValueAtPercentile(50),
                     histogram.getValueAtPercentile(99),
@@ -190,9 +190,9 @@ final class RedisProbe implements AutoCloseable {
       long longestMicros,
       String longestCommand,
       Map<String, Long> clientCommandsByName,
-      Map<String, Durations> durations,
+      Map<String, CommandTimes> durations,
       boolean overflowed) {}
 
   /** How long one kind of client command took inside Redis, in microseconds. */
-  record Durations(long count, long p50Micros, long p99Micros, long maxMicros) {}
+  record CommandTimes(long count, long p50Micros, long p99Micros, long maxMicros) {}
 }

@@ -40,6 +40,7 @@ class ApiServerWithoutSchemaIT {
   private static RedisProcess redis;
   private static MockApiServer kube;
   private static KubernetesClient client;
+  private static KubernetesClient operatorClient;
   private static DelayedTaskOperator operator;
 
   @BeforeAll
@@ -47,9 +48,8 @@ class ApiServerWithoutSchemaIT {
     redis = RedisProcess.start();
     kube = MockApiServer.start();
     client = kube.client();
-    Map<String, String> env = OperatorFixture.env(redis, "no-schema", "op-1");
-    operator = OperatorFixture.start(env, kube.newClient());
-    await().atMost(TIMEOUT).until(operator::isFiring);
+    operatorClient = kube.newClient();
+    operator = OperatorFixture.startLeading(operatorClient, redis, NS, "no-schema", Map.of());
     create(client, task(NS, "warm-up", s -> s.setRunAt("2099-01-01T00:00:00Z")));
     await()
         .atMost(TIMEOUT)
@@ -60,6 +60,9 @@ class ApiServerWithoutSchemaIT {
   static void stop() {
     if (operator != null) {
       operator.close();
+    }
+    if (operatorClient != null) {
+      operatorClient.close();
     }
     if (kube != null) {
       kube.close();

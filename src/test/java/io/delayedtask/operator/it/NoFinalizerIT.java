@@ -14,11 +14,11 @@ import io.delayedtask.operator.testing.RealKubernetes;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.RequiresRealKubernetes;
 import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -40,13 +40,15 @@ class NoFinalizerIT {
     try (RedisProcess redis = RedisProcess.start();
         RedisClient redisClient = RedisClient.create(redis.uri());
         StatefulRedisConnection<String, String> redisConnection = redisClient.connect()) {
-      Map<String, String> env = new HashMap<>(OperatorFixture.env(redis, "nofin", "op-nofin"));
-      env.put(OperatorConfig.NAMESPACES, kept + "," + doomed);
-      env.put(OperatorConfig.LEASE_NAMESPACE, kept);
-      Instant due = Instant.now().plusSeconds(8);
-      DelayedTaskOperator first = OperatorFixture.start(env, kube.newClient());
-      try {
-        await().atMost(TIMEOUT).until(first::isFiring);
+      // Both namespaces watched, the Lease kept in the one that stays.
+      Map<String, String> bothNamespaces = Map.of(OperatorConfig.NAMESPACES, kept + "," + doomed);
+      Instant due;
+      try (KubernetesClient operatorClient = kube.newClient();
+          DelayedTaskOperator first =
+              OperatorFixture.startLeading(operatorClient, redis, kept, "nofin", bothNamespaces)) {
+        // Due once this operator has stopped: counted from when it leads, not from before its
+        // start.
+        due = Instant.now().plusSeconds(8);
         create(kube.client(), Tasks.withJob(kept, "deleted-while-stopped", due));
         create(kube.client(), Tasks.withJob(doomed, "in-deleted-namespace", due));
         await()
@@ -59,8 +61,6 @@ class NoFinalizerIT {
                             == Phase.Scheduled);
         assertThat(get(kube.client(), kept, "deleted-while-stopped").getMetadata().getFinalizers())
             .isEmpty();
-      } finally {
-        first.close();
       }
       String dueKey = "nofin:{0}:due";
       assertThat(redisConnection.sync().zcard(dueKey))
@@ -83,9 +83,9 @@ class NoFinalizerIT {
 
       // Both entries fall due while no operator runs; the next one drops them and fires nothing.
       await().atMost(TIMEOUT).until(() -> Instant.now().isAfter(due.plusSeconds(1)));
-      DelayedTaskOperator second = OperatorFixture.start(env, kube.newClient());
-      try {
-        await().atMost(TIMEOUT).until(second::isFiring);
+      try (KubernetesClient operatorClient = kube.newClient();
+          DelayedTaskOperator second =
+              OperatorFixture.startLeading(operatorClient, redis, kept, "nofin", bothNamespaces)) {
         await("the orphan entries are dropped")
             .atMost(TIMEOUT)
             .until(
@@ -95,8 +95,6 @@ class NoFinalizerIT {
         assertThat(kube.client().batch().v1().jobs().inNamespace(kept).list().getItems())
             .as("nothing fired for a deleted task")
             .isEmpty();
-      } finally {
-        second.close();
       }
     }
   }

@@ -11,6 +11,7 @@ import io.delayedtask.operator.testing.MockApiServer;
 import io.delayedtask.operator.testing.OperatorFixture;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.delayedtask.operator.testing.Tasks;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
@@ -36,8 +37,6 @@ import org.junit.jupiter.api.Test;
  * second half shows.
  */
 class RedisAclUserIT {
-  private static final Duration TIMEOUT = Duration.ofSeconds(60);
-
   /** The default user's: an operator that fell back to it would be refused, not pass unnoticed. */
   private static final String ADMIN_PASSWORD = "admin-pw-5e1d";
 
@@ -81,15 +80,18 @@ class RedisAclUserIT {
    */
   private static boolean fires(
       MockApiServer api, RedisProcess redis, String user, String password, String ns) {
-    Map<String, String> env = OperatorFixture.env(redis, "delayedtask", "op-" + ns);
-    env.put(
-        OperatorConfig.REDIS_URI,
-        redis.uri().replace("redis://", "redis://" + user + ":from-secret@"));
-    env.put(OperatorConfig.REDIS_PASSWORD, password);
-    env.put(OperatorConfig.NAMESPACES, ns);
-    env.put(OperatorConfig.LEASE_NAMESPACE, ns);
-    try (DelayedTaskOperator operator = OperatorFixture.start(env, api.newClient())) {
-      await("the operator leads").atMost(TIMEOUT).until(operator::isFiring);
+    // The documented rule grants the keys of the default prefix only.
+    Map<String, String> asUser =
+        Map.of(
+            OperatorConfig.REDIS_URI,
+            redis.uri().replace("redis://", "redis://" + user + ":from-secret@"),
+            OperatorConfig.REDIS_PASSWORD,
+            password,
+            OperatorConfig.KEY_PREFIX,
+            "delayedtask");
+    try (KubernetesClient operatorClient = api.newClient();
+        DelayedTaskOperator operator =
+            OperatorFixture.startLeading(operatorClient, redis, ns, ns, asUser)) {
       api.client()
           .resource(Tasks.statusOnly(ns, "due-soon", Instant.now().plusSeconds(2)))
           .create();

@@ -87,13 +87,12 @@ class RedisFailoverIT {
                     sentinel.replicas().stream()
                         .anyMatch(
                             known -> Integer.toString(replica.port()).equals(known.get("port"))));
-        Map<String, String> env = OperatorFixture.env(master, KEY_PREFIX, "op");
-        env.put(OperatorConfig.REDIS_URI, sentinel.uri());
-        env.put(OperatorConfig.NAMESPACES, ns);
-        env.put(OperatorConfig.LEASE_NAMESPACE, ns);
-        // Only the reaction to the new run_id can heal the schedule within this test.
-        env.put(OperatorConfig.RESYNC_SECONDS, "300");
-        try (DelayedTaskOperator operator = OperatorFixture.start(env, operatorClient)) {
+        // Through the sentinel; only the reaction to the new run_id can heal the schedule within
+        // this test.
+        Map<String, String> throughSentinel =
+            Map.of(OperatorConfig.REDIS_URI, sentinel.uri(), OperatorConfig.RESYNC_SECONDS, "300");
+        try (DelayedTaskOperator operator =
+            OperatorFixture.startLeading(operatorClient, master, ns, KEY_PREFIX, throughSentinel)) {
           failOverLosingTheNewestWrites(ledger, direct, master, replica, sentinel);
         }
       } finally {

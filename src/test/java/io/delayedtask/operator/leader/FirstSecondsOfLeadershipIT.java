@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayedtask.operator.DelayedTaskOperator;
 import io.delayedtask.operator.api.v1alpha1.Phase;
-import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.schedule.RedisConnections;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.testing.ApiFault;
@@ -75,13 +74,10 @@ class FirstSecondsOfLeadershipIT {
                 namespace + "/ghost-" + i + "/uid-" + i, Instant.now().plusSeconds(3600));
           }
         }
-        Map<String, String> env = OperatorFixture.env(redis, namespace, "op" + round);
-        env.put(OperatorConfig.NAMESPACES, namespace);
-        env.put(OperatorConfig.LEASE_NAMESPACE, namespace);
-        try (DelayedTaskOperator operator = OperatorFixture.start(env, api.newClient())) {
-          await("round " + round + ": the operator leads")
-              .atMost(Duration.ofSeconds(60))
-              .until(operator::isFiring);
+        try (KubernetesClient operatorClient = api.newClient();
+            DelayedTaskOperator operator =
+                OperatorFixture.startLeading(
+                    operatorClient, redis, namespace, namespace, Map.of())) {
           Instant created = Instant.now();
           Tasks.create(client, Tasks.statusOnly(namespace, "late", created.minusSeconds(10)));
           Tasks.create(

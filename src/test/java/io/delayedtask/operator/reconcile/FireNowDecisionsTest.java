@@ -1,30 +1,29 @@
 package io.delayedtask.operator.reconcile;
 
+import static io.delayedtask.operator.reconcile.ClaimBuilder.claimOf;
+import static io.delayedtask.operator.reconcile.DecidedTasks.task;
+import static io.delayedtask.operator.reconcile.DeciderBuilder.taskDecider;
+import static io.delayedtask.operator.reconcile.FactsBuilder.factsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.decision.ClaimVerdict;
 import io.delayedtask.operator.decision.ScheduleChange;
 import io.delayedtask.operator.decision.TaskEvent;
-import io.delayedtask.operator.leader.ScheduleIds;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.job.JobNames;
-import io.delayedtask.operator.task.lifetime.SecondsSetting;
 import io.delayedtask.operator.task.spec.SpecValidator;
 import io.delayedtask.operator.task.status.FireNow;
 import io.delayedtask.operator.task.status.TaskState;
 import io.delayedtask.operator.testing.Tasks;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,10 +36,7 @@ class FireNowDecisionsTest {
   private static final String FIRE_AT = "2026-12-03T06:59:59.5Z";
   private static final Instant FIRE_DUE = Instant.parse(FIRE_AT);
 
-  private final TaskDecider decider =
-      new TaskDecider(
-          new SpecValidator(SinkSpecRules.defaults()),
-          SecondsSetting.finishedTtl(Optional.empty()));
+  private final TaskDecider decider = taskDecider().build();
   private final SpecValidator validator = new SpecValidator(SinkSpecRules.defaults());
   private final Map<String, Job> jobs = new HashMap<>();
 
@@ -99,7 +95,7 @@ class FireNowDecisionsTest {
     assertThat(noticed.status().getPhase()).isEqualTo(Phase.Scheduled);
     task.setStatus(noticed.status());
 
-    TaskFacts facts = new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW);
+    TaskFacts facts = factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build();
     Plan create = decider.decide(facts);
     assertThat(create.jobToCreate())
         .get()
@@ -128,7 +124,7 @@ class FireNowDecisionsTest {
                 }));
     annotate(task, FIRE_AT);
     task.setStatus(decide(task, Optional.empty()).status());
-    TaskFacts facts = new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW);
+    TaskFacts facts = factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build();
 
     Plan backoff = decider.decide(facts.withJobCreation(new JobCreation.Transient("x", "503")));
 
@@ -220,11 +216,11 @@ class FireNowDecisionsTest {
   }
 
   private Plan decide(DelayedTask task, Optional<ClaimedEntry> claim) {
-    return decider.decide(new TaskFacts(task, jobs, claim, NOW));
+    return decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim).build());
   }
 
   private DelayedTask scheduled(DelayedTask task) {
-    TaskFacts facts = new TaskFacts(task, jobs, Optional.empty(), NOW);
+    TaskFacts facts = factsOf(task, NOW).jobs(jobs).build();
     Plan plan = decider.decide(facts);
     if (plan.jobToCheck().isPresent()) {
       plan = decider.decide(facts.withJobCheck(new TaskDecider.JobCheck.Accepted()));
@@ -242,19 +238,8 @@ class FireNowDecisionsTest {
     task.getMetadata().setAnnotations(annotations);
   }
 
-  private static DelayedTask task(Consumer<DelayedTaskSpec> spec) {
-    DelayedTask task = Tasks.task("ns", "t", spec);
-    task.setMetadata(
-        new ObjectMetaBuilder(task.getMetadata())
-            .withUid("uid-1")
-            .withGeneration(3L)
-            .withCreationTimestamp("2026-12-03T06:00:00Z")
-            .build());
-    return task;
-  }
-
   private static ClaimedEntry claim(DelayedTask task, Instant claimedAt) {
     Instant due = Instant.parse(task.getStatus().getDueTime());
-    return new ClaimedEntry(ScheduleIds.idOf(task), due, claimedAt, "op:0:1", System.nanoTime());
+    return claimOf(task).due(due).claimedAt(claimedAt).build();
   }
 }

@@ -1,10 +1,13 @@
 package io.delayedtask.operator.reconcile;
 
+import static io.delayedtask.operator.reconcile.ClaimBuilder.claimOf;
+import static io.delayedtask.operator.reconcile.DecidedTasks.task;
+import static io.delayedtask.operator.reconcile.DeciderBuilder.taskDecider;
+import static io.delayedtask.operator.reconcile.FactsBuilder.factsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DelayedTaskStatus;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.decision.ScheduleChange;
@@ -12,16 +15,9 @@ import io.delayedtask.operator.leader.ScheduleIds;
 import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.QueueHold;
 import io.delayedtask.operator.schedule.QueueRef;
-import io.delayedtask.operator.sink.SinkSpecRules;
-import io.delayedtask.operator.task.lifetime.SecondsSetting;
-import io.delayedtask.operator.task.spec.SpecValidator;
 import io.delayedtask.operator.task.status.Conditions;
-import io.delayedtask.operator.testing.Tasks;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,10 +28,7 @@ class QueuedDecisionsTest {
   private static final Instant NOW = Instant.parse("2026-12-03T07:00:00Z");
   private static final QueueRef EMAILS = new QueueRef("ns", "emails");
 
-  private final TaskDecider decider =
-      new TaskDecider(
-          new SpecValidator(SinkSpecRules.defaults()),
-          SecondsSetting.finishedTtl(Optional.empty()));
+  private final TaskDecider decider = taskDecider().build();
 
   @Test
   void aHeldTaskIsScheduledReadyAndQueuedWithItsReasonUntilItsClaimFiresIt() {
@@ -76,13 +69,11 @@ class QueuedDecisionsTest {
     task.setStatus(limited.status());
 
     ClaimedEntry claim =
-        new ClaimedEntry(
-            ScheduleIds.idOf(task),
-            NOW.minusSeconds(1),
-            NOW,
-            "op:q:ns/emails:1",
-            System.nanoTime(),
-            Optional.of(EMAILS));
+        claimOf(task)
+            .due(NOW.minusSeconds(1))
+            .claimedAt(NOW)
+            .inQueue(EMAILS, "op:q:ns/emails:1")
+            .build();
     Plan fired = decide(task, Optional.of(claim), Optional.empty());
     assertThat(fired.status().getPhase()).isEqualTo(Phase.Fired);
     assertThat(Conditions.find(fired.status(), Condition.QUEUED))
@@ -118,24 +109,13 @@ class QueuedDecisionsTest {
   }
 
   private Plan decide(DelayedTask task, Optional<ClaimedEntry> claim, Optional<QueueHold> hold) {
-    return decider.decide(new TaskFacts(task, Map.of(), claim, NOW).withQueueHold(hold));
+    return decider.decide(factsOf(task, NOW).claim(claim).build().withQueueHold(hold));
   }
 
   private DelayedTask scheduled(DelayedTask task) {
-    Plan plan = decider.decide(new TaskFacts(task, Map.of(), Optional.empty(), NOW));
+    Plan plan = decider.decide(factsOf(task, NOW).build());
     DelayedTaskStatus status = plan.status();
     task.setStatus(status);
-    return task;
-  }
-
-  private static DelayedTask task(Consumer<DelayedTaskSpec> spec) {
-    DelayedTask task = Tasks.task("ns", "t", spec);
-    task.setMetadata(
-        new ObjectMetaBuilder(task.getMetadata())
-            .withUid("uid-1")
-            .withGeneration(3L)
-            .withCreationTimestamp("2026-12-03T06:00:00Z")
-            .build());
     return task;
   }
 }

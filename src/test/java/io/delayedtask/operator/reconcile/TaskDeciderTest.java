@@ -1,18 +1,21 @@
 package io.delayedtask.operator.reconcile;
 
+import static io.delayedtask.operator.reconcile.AttemptBuilder.request;
+import static io.delayedtask.operator.reconcile.ClaimBuilder.claimOf;
+import static io.delayedtask.operator.reconcile.DecidedTasks.task;
+import static io.delayedtask.operator.reconcile.DeciderBuilder.taskDecider;
+import static io.delayedtask.operator.reconcile.FactsBuilder.factsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.delayedtask.operator.api.v1alpha1.Condition;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
-import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.Phase;
 import io.delayedtask.operator.decision.ClaimOutcome;
 import io.delayedtask.operator.decision.ClaimVerdict;
 import io.delayedtask.operator.decision.DeliveryCount;
 import io.delayedtask.operator.decision.ScheduleChange;
 import io.delayedtask.operator.decision.TaskEvent;
-import io.delayedtask.operator.leader.ScheduleIds;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCreation;
 import io.delayedtask.operator.schedule.ClaimedEntry;
@@ -23,13 +26,11 @@ import io.delayedtask.operator.sink.SinkSpecRules;
 import io.delayedtask.operator.task.job.JobFactory;
 import io.delayedtask.operator.task.job.JobNames;
 import io.delayedtask.operator.task.job.TaskLabels;
-import io.delayedtask.operator.task.lifetime.SecondsSetting;
 import io.delayedtask.operator.task.spec.SpecValidator;
 import io.delayedtask.operator.task.status.Conditions;
 import io.delayedtask.operator.task.status.TaskState;
 import io.delayedtask.operator.task.time.Times;
 import io.delayedtask.operator.testing.Tasks;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
@@ -52,10 +53,7 @@ class TaskDeciderTest {
   private static final Instant DUE = NOW.minusMillis(20);
   private static final Instant LATER = NOW.plusSeconds(3600);
 
-  private final TaskDecider decider =
-      new TaskDecider(
-          new SpecValidator(SinkSpecRules.defaults()),
-          SecondsSetting.finishedTtl(Optional.empty()));
+  private final TaskDecider decider = taskDecider().build();
   private final Map<String, Job> jobs = new HashMap<>();
 
   // --- Scheduling, suspend, invalid input -------------------------------------------------------
@@ -294,11 +292,7 @@ class TaskDeciderTest {
 
   @Test
   void theOperatorWideDefaultDeadlineAppliesToATaskThatSetsNone() {
-    TaskDecider withDefault =
-        new TaskDecider(
-            new SpecValidator(SinkSpecRules.defaults()),
-            SecondsSetting.finishedTtl(Optional.empty()),
-            SecondsSetting.startingDeadline(Optional.of(60L)));
+    TaskDecider withDefault = taskDecider().defaultStartingDeadlineSeconds(60).build();
     DelayedTask task =
         scheduled(
             task(
@@ -323,11 +317,7 @@ class TaskDeciderTest {
 
   @Test
   void aTasksOwnDeadlineWinsOverTheOperatorWideDefault() {
-    TaskDecider withDefault =
-        new TaskDecider(
-            new SpecValidator(SinkSpecRules.defaults()),
-            SecondsSetting.finishedTtl(Optional.empty()),
-            SecondsSetting.startingDeadline(Optional.of(60L)));
+    TaskDecider withDefault = taskDecider().defaultStartingDeadlineSeconds(60).build();
     DelayedTask task =
         scheduled(
             task(
@@ -714,18 +704,14 @@ class TaskDeciderTest {
 
   @Test
   void aFinishedTaskWaitsOutItsTtlThenIsDeleted() {
-    TaskDecider withTtl =
-        new TaskDecider(
-            new SpecValidator(SinkSpecRules.defaults()),
-            SecondsSetting.finishedTtl(Optional.of(60L)));
+    TaskDecider withTtl = taskDecider().defaultFinishedTtlSeconds(60).build();
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
 
     Plan waiting = withTtl.decide(facts(task, Optional.empty()));
     assertThat(waiting.requeue()).contains(Duration.ofSeconds(60));
     assertThat(waiting.deleteTask()).isFalse();
 
-    Plan expired =
-        withTtl.decide(new TaskFacts(task, Map.of(), Optional.empty(), NOW.plusSeconds(61)));
+    Plan expired = withTtl.decide(factsOf(task, NOW.plusSeconds(61)).build());
     assertThat(expired.deleteTask()).isTrue();
   }
 
@@ -735,10 +721,7 @@ class TaskDeciderTest {
    */
   @Test
   void aTtlBeyondInstantsRangeWaitsAtMostTenYearsAtATimeAndNeverThrows() {
-    TaskDecider withTtl =
-        new TaskDecider(
-            new SpecValidator(SinkSpecRules.defaults()),
-            SecondsSetting.finishedTtl(Optional.of(Long.MAX_VALUE)));
+    TaskDecider withTtl = taskDecider().defaultFinishedTtlSeconds(Long.MAX_VALUE).build();
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
 
     Plan waiting = withTtl.decide(facts(task, Optional.empty()));
@@ -767,10 +750,7 @@ class TaskDeciderTest {
 
   @Test
   void aFinishedTaskAGitOpsToolManagesIsKeptAndSaysWhyOnce() {
-    TaskDecider withTtl =
-        new TaskDecider(
-            new SpecValidator(SinkSpecRules.defaults()),
-            SecondsSetting.finishedTtl(Optional.of(0L)));
+    TaskDecider withTtl = taskDecider().defaultFinishedTtlSeconds(0).build();
     DelayedTask task = fired(task(s -> s.setRunAt(DUE.toString())));
     task.getMetadata()
         .setAnnotations(
@@ -820,10 +800,7 @@ class TaskDeciderTest {
 
     Plan plan = decide(task, Optional.of(claim(task, NOW)));
 
-    assertThat(plan.delivery())
-        .contains(
-            new DeliveryAttempt(
-                DeliveryOutcome.Target.SINK, 1, 1, Duration.ofSeconds(10), Map.of()));
+    assertThat(plan.delivery()).contains(request(1).build());
     assertThat(plan.status()).as("no status write before the answer").isEqualTo(task.getStatus());
     assertThat(plan.claim())
         .contains(
@@ -857,11 +834,7 @@ class TaskDeciderTest {
     Instant redisEnd =
         NOW.plusSeconds(500); // Redis's clock far from this host's: scores follow Redis
 
-    Plan retry =
-        decideOutcome(
-            task,
-            new DeliveryOutcome(
-                "uid-1", DUE, DeliveryOutcome.Target.SINK, 1, URL, redisEnd, answered(503)));
+    Plan retry = decideOutcome(task, outcome(1).endedAt(redisEnd).result(answered(503)).build());
 
     assertThat(retry.status().getPhase()).isEqualTo(Phase.Running);
     assertThat(retry.status().getDelivery().getNextAttemptTime())
@@ -876,7 +849,7 @@ class TaskDeciderTest {
     assertThat(condition(retry, Condition.RECONCILING)).isEqualTo("True");
 
     task.setStatus(retry.status());
-    Plan waiting = decider.decide(new TaskFacts(task, jobs, Optional.empty(), NOW));
+    Plan waiting = decider.decide(factsOf(task, NOW).jobs(jobs).build());
     assertThat(waiting.status())
         .as("no claim: nothing changes while the retry waits")
         .isEqualTo(task.getStatus());
@@ -884,8 +857,10 @@ class TaskDeciderTest {
 
     Plan second =
         decider.decide(
-            new TaskFacts(
-                task, jobs, Optional.of(claim(task, redisEnd.plusSeconds(1))), NOW.plusSeconds(1)));
+            factsOf(task, NOW.plusSeconds(1))
+                .jobs(jobs)
+                .claim(claim(task, redisEnd.plusSeconds(1)))
+                .build());
     assertThat(second.delivery()).map(DeliveryAttempt::targetAttempt).contains(2);
     assertThat(second.delivery()).map(DeliveryAttempt::attempt).contains(2);
   }
@@ -900,15 +875,12 @@ class TaskDeciderTest {
     Plan second =
         decideOutcome(
             task,
-            new DeliveryOutcome(
-                "uid-1",
-                DUE,
-                DeliveryOutcome.Target.SINK,
-                2,
-                "Broker default",
-                NOW,
-                new DeliveryOutcome.Result.NotSent(
-                    NOW, "Broker default has no address yet", true)));
+            outcome(2)
+                .url("Broker default")
+                .result(
+                    new DeliveryOutcome.Result.NotSent(
+                        NOW, "Broker default has no address yet", true))
+                .build());
     assertThat(second.status().getDelivery().getAttempts()).isEqualTo(2);
     assertThat(second.status().getSinkUri())
         .as("not sent anywhere: the last URL stays")
@@ -918,14 +890,10 @@ class TaskDeciderTest {
     Plan third =
         decideOutcome(
             task,
-            new DeliveryOutcome(
-                "uid-1",
-                DUE,
-                DeliveryOutcome.Target.SINK,
-                3,
-                "http://broker-ingress.knative-eventing.svc.cluster.local/shop/default",
-                NOW,
-                answered(202)));
+            outcome(3)
+                .url("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default")
+                .result(answered(202))
+                .build());
     assertThat(third.status().getSinkUri())
         .isEqualTo("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default");
   }
@@ -936,7 +904,7 @@ class TaskDeciderTest {
 
     Plan plan =
         decider.decide(
-            new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW, Optional.empty(), true));
+            factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).deliveryInFlight().build());
 
     assertThat(plan.delivery()).isEmpty();
     assertThat(plan.claim())
@@ -984,15 +952,13 @@ class TaskDeciderTest {
     task.setStatus(failed.status());
 
     Plan toDeadLetter =
-        decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
+        decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
     assertThat(toDeadLetter.delivery())
         .contains(
-            new DeliveryAttempt(
-                DeliveryOutcome.Target.DEAD_LETTER_SINK,
-                3,
-                1,
-                Duration.ofSeconds(10),
-                Map.of("delayedtaskerrorcode", "502")));
+            request(3)
+                .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1)
+                .extension("delayedtaskerrorcode", "502")
+                .build());
 
     Plan taken =
         decideOutcome(task, outcome(3, DeliveryOutcome.Target.DEAD_LETTER_SINK, answered(202)));
@@ -1031,7 +997,7 @@ class TaskDeciderTest {
     List<Integer> headers = new ArrayList<>();
     List<String> messages = new ArrayList<>();
     for (int attempt = 2; ; attempt++) {
-      Plan send = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
+      Plan send = decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
       if (send.delivery().isEmpty()) {
         assertThat(attempt).as("the dead-letter sink's attempts").isEqualTo(6);
         assertThat(send.claim()).contains(ClaimVerdict.Settle.stale());
@@ -1089,22 +1055,20 @@ class TaskDeciderTest {
     task.setStatus(
         decideOutcome(task, outcome(1, DeliveryOutcome.Target.SINK, answered(400))).status());
     task.getSpec().setSuspend(true);
-    task.setStatus(decider.decide(new TaskFacts(task, jobs, Optional.empty(), NOW)).status());
+    task.setStatus(decider.decide(factsOf(task, NOW).jobs(jobs).build()).status());
     assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Suspended);
 
     task.getSpec().setSuspend(false);
-    Plan resumed = decider.decide(new TaskFacts(task, jobs, Optional.empty(), NOW));
+    Plan resumed = decider.decide(factsOf(task, NOW).jobs(jobs).build());
     assertThat(resumed.status().getPhase()).isEqualTo(Phase.Failed);
     task.setStatus(resumed.status());
-    Plan send = decider.decide(new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW));
+    Plan send = decider.decide(factsOf(task, NOW).jobs(jobs).claim(claim(task, NOW)).build());
     assertThat(send.delivery())
         .contains(
-            new DeliveryAttempt(
-                DeliveryOutcome.Target.DEAD_LETTER_SINK,
-                2,
-                1,
-                Duration.ofSeconds(10),
-                Map.of("delayedtaskerrorcode", "400")));
+            request(2)
+                .to(DeliveryOutcome.Target.DEAD_LETTER_SINK, 1)
+                .extension("delayedtaskerrorcode", "400")
+                .build());
   }
 
   @Test
@@ -1226,8 +1190,10 @@ class TaskDeciderTest {
     task.setStatus(plan.status());
     Plan again =
         decider.decide(
-            new TaskFacts(
-                    task, jobs, Optional.of(claim(task, DUE.plusSeconds(10))), NOW.plusSeconds(10))
+            factsOf(task, NOW.plusSeconds(10))
+                .jobs(jobs)
+                .claim(claim(task, DUE.plusSeconds(10)))
+                .build()
                 .withAdmissionPolicyMissing(POLICY_MISSING));
     assertThat(again.events()).as("the Warning once, not per recheck").isEmpty();
     assertThat(again.jobToCreate()).isEmpty();
@@ -1235,8 +1201,10 @@ class TaskDeciderTest {
     task.setStatus(again.status());
     Plan back =
         decider.decide(
-            new TaskFacts(
-                task, jobs, Optional.of(claim(task, DUE.plusSeconds(20))), NOW.plusSeconds(20)));
+            factsOf(task, NOW.plusSeconds(20))
+                .jobs(jobs)
+                .claim(claim(task, DUE.plusSeconds(20)))
+                .build());
     assertThat(back.jobToCreate()).as("the policy is back: the Job").isPresent();
   }
 
@@ -1391,13 +1359,20 @@ class TaskDeciderTest {
   }
 
   private Plan decideOutcome(DelayedTask task, DeliveryOutcome outcome) {
-    return decider.decide(
-        new TaskFacts(task, jobs, Optional.empty(), NOW, Optional.of(outcome), false));
+    return decider.decide(factsOf(task, NOW).jobs(jobs).delivery(outcome).build());
   }
 
   private static DeliveryOutcome outcome(
       int attempt, DeliveryOutcome.Target target, DeliveryOutcome.Result result) {
-    return new DeliveryOutcome("uid-1", DUE, target, attempt, URL, NOW, result);
+    return outcome(attempt).to(target).result(result).build();
+  }
+
+  /**
+   * Attempt {@code attempt} of the task's firing for {@link #DUE}, to {@link #URL}, ended at {@link
+   * #NOW}.
+   */
+  private static OutcomeBuilder outcome(int attempt) {
+    return OutcomeBuilder.attemptOf("uid-1", DUE, attempt).url(URL).endedAt(NOW);
   }
 
   private static DeliveryOutcome.Result answered(int status) {
@@ -1416,18 +1391,7 @@ class TaskDeciderTest {
   }
 
   private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim) {
-    return new TaskFacts(task, jobs, claim, NOW);
-  }
-
-  private static DelayedTask task(Consumer<DelayedTaskSpec> spec) {
-    DelayedTask task = Tasks.task("ns", "t", spec);
-    task.setMetadata(
-        new ObjectMetaBuilder(task.getMetadata())
-            .withUid("uid-1")
-            .withGeneration(3L)
-            .withCreationTimestamp("2026-12-03T06:00:00Z")
-            .build());
-    return task;
+    return factsOf(task, NOW).jobs(jobs).claim(claim).build();
   }
 
   /** As it stands after its first reconcile. */
@@ -1455,7 +1419,7 @@ class TaskDeciderTest {
     jobs.deleted(job("job-1", task, "Complete", null));
 
     Map<String, Job> seen = jobs.of(task, List.of(), name -> null);
-    Plan plan = decider.decide(new TaskFacts(task, seen, Optional.empty(), NOW));
+    Plan plan = decider.decide(factsOf(task, NOW).jobs(seen).build());
 
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Succeeded);
     assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.SUCCEEDED);
@@ -1479,7 +1443,7 @@ class TaskDeciderTest {
     jobs.deleted(job(JobNames.jobName("t", "uid-1", DUE), task, "Complete", null));
 
     Map<String, Job> seen = jobs.of(task, List.of(), name -> null);
-    Plan plan = decider.decide(new TaskFacts(task, seen, Optional.of(claim(task, DUE)), NOW));
+    Plan plan = decider.decide(factsOf(task, NOW).jobs(seen).claim(claim(task, DUE)).build());
 
     assertThat(plan.jobToCreate()).as("no second Job for the same due time").isEmpty();
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Succeeded);
@@ -1496,7 +1460,7 @@ class TaskDeciderTest {
     jobs.deleted(job("job-1", task, null, null));
 
     Map<String, Job> seen = jobs.of(task, List.of(), name -> null);
-    Plan plan = decider.decide(new TaskFacts(task, seen, Optional.empty(), NOW));
+    Plan plan = decider.decide(factsOf(task, NOW).jobs(seen).build());
 
     assertThat(seen).isEmpty();
     assertThat(plan.status().getPhase()).isEqualTo(Phase.Failed);
@@ -1551,7 +1515,7 @@ class TaskDeciderTest {
   }
 
   private static ClaimedEntry claim(DelayedTask task, Instant claimedAt) {
-    return new ClaimedEntry(ScheduleIds.idOf(task), DUE, claimedAt, "op:0:1", System.nanoTime());
+    return claimOf(task).due(DUE).claimedAt(claimedAt).build();
   }
 
   private static Job job(String name, DelayedTask task, String conditionType, String reason) {
