@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @RequiresLoopbackOnlyNetwork
 class LeaderKillIT {
   private static final Duration FIRE_TIMEOUT = Duration.ofSeconds(120);
+
   /** Well short of the claim lease, so only a takeover, not the lease running out, can pass. */
   private static final Duration TAKEOVER_TIMEOUT = FaultLab.CLAIM_LEASE.minusSeconds(10);
 
@@ -71,7 +72,8 @@ class LeaderKillIT {
     lab.awaitAllFiredOnceNotEarly(names, TAKEOVER_TIMEOUT);
     assertTheStandbyFiredWhatTheLeaderLeft(lab, standby, killed);
     assertThat(killed.firedAfterDeath(lab, killed.claimedAtDeath()))
-        .as("tasks %s held claimed at its death, fired by the standby", killed.name()).isNotEmpty();
+        .as("tasks %s held claimed at its death, fired by the standby", killed.name())
+        .isNotEmpty();
   }
 
   /**
@@ -79,12 +81,16 @@ class LeaderKillIT {
    * firing, and of the tasks Redis held for the leader at its death some fired after it (so by the
    * standby, the only live operator); else the kill proved nothing.
    */
-  private static void assertTheStandbyFiredWhatTheLeaderLeft(FaultLab lab, OperatorProcess standby, Killed killed) {
-    assertThat(lab.leaseHolder()).as("the Lease after the kill of %s", killed.name()).contains(standby.name());
+  private static void assertTheStandbyFiredWhatTheLeaderLeft(
+      FaultLab lab, OperatorProcess standby, Killed killed) {
+    assertThat(lab.leaseHolder())
+        .as("the Lease after the kill of %s", killed.name())
+        .contains(standby.name());
     assertThat(standby.log()).as("%s's log", standby.name()).contains("Starting to fire due tasks");
     assertThat(killed.firedAfterDeath(lab, killed.pendingAtDeath()))
-        .as("tasks %s left at its death (%s), fired after it by the standby %s", killed.name(), killed.deadAt(),
-            standby.name())
+        .as(
+            "tasks %s left at its death (%s), fired after it by the standby %s",
+            killed.name(), killed.deadAt(), standby.name())
         .isNotEmpty();
   }
 }
