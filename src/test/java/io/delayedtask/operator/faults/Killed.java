@@ -12,13 +12,14 @@ import java.util.Optional;
 
 /**
  * A leader killed with SIGKILL by a fault test ({@link LeaderKillIT}, {@link RepeatedLeaderKillIT},
- * {@link QueueLeaderKillIT}): when it was dead for sure, and what Redis still held for it then: tasks
- * waiting, and tasks it had claimed (in flight) and not acknowledged. A SIGKILLed process sends
- * nothing more, and it stamped every firedTime it sent before dying; so of these tasks, those whose
- * firedTime is after {@code deadAt} were fired by another operator. (No waiting for its last
+ * {@link QueueLeaderKillIT}): when it was dead for sure, and what Redis still held for it then:
+ * tasks waiting, and tasks it had claimed (in flight) and not acknowledged. A SIGKILLed process
+ * sends nothing more, and it stamped every firedTime it sent before dying; so of these tasks, those
+ * whose firedTime is after {@code deadAt} were fired by another operator. (No waiting for its last
  * requests to land: whatever lands carries its earlier firedTime.)
  */
-record Killed(String name, Instant deadAt, List<String> waitingAtDeath, List<String> claimedAtDeath) {
+record Killed(
+    String name, Instant deadAt, List<String> waitingAtDeath, List<String> claimedAtDeath) {
   List<String> pendingAtDeath() {
     List<String> all = new ArrayList<>(waitingAtDeath);
     all.addAll(claimedAtDeath);
@@ -46,17 +47,25 @@ record Killed(String name, Instant deadAt, List<String> waitingAtDeath, List<Str
   }
 
   /**
-   * Kills the leader as soon as Redis shows it holding claims on any of {@code batch}, and checks it
-   * still held some at its death; what the returned value lists is of the batch only.
+   * Kills the leader as soon as Redis shows it holding claims on any of {@code batch}, and checks
+   * it still held some at its death; what the returned value lists is of the batch only.
    */
   static Killed killWithClaimsInFlight(OperatorProcess leader, FaultLab lab, List<String> batch) {
-    await("the leader claimed the batch").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+    await("the leader claimed the batch")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(5))
         .until(() -> lab.scheduleSnapshot().inFlight().stream().anyMatch(batch::contains));
     // Killed at once: a read of the Lease first gave the leader time to fire the whole batch.
     Killed all = kill(leader, lab);
-    Killed killed = new Killed(all.name(), all.deadAt(), all.waitingAtDeath().stream().filter(batch::contains).toList(),
-        all.claimedAtDeath().stream().filter(batch::contains).toList());
-    assertThat(killed.claimedAtDeath()).as("claims %s held in Redis at its death", killed.name()).isNotEmpty();
+    Killed killed =
+        new Killed(
+            all.name(),
+            all.deadAt(),
+            all.waitingAtDeath().stream().filter(batch::contains).toList(),
+            all.claimedAtDeath().stream().filter(batch::contains).toList());
+    assertThat(killed.claimedAtDeath())
+        .as("claims %s held in Redis at its death", killed.name())
+        .isNotEmpty();
     return killed;
   }
 }

@@ -16,12 +16,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The leader dies with SIGKILL (no shutdown hook, its Lease and its Redis claims left behind) at
- * the worst moments: the standby takes over after the lease runs out and fires every task once.
- * On the real API server: the Lease is a real coordination.k8s.io/v1 object with its
- * resourceVersion check, and a second Job creation meets the server's own AlreadyExists.
- * ({@link RepeatedLeaderKillIT} kills leader after leader while tasks keep falling due, and
- * {@link QueueLeaderKillIT} kills one in the middle of a queue's burst: classes of their own, so
- * that failsafe's two JVMs share the kills' minutes.)
+ * the worst moments: the standby takes over after the lease runs out and fires every task once. On
+ * the real API server: the Lease is a real coordination.k8s.io/v1 object with its resourceVersion
+ * check, and a second Job creation meets the server's own AlreadyExists. ({@link
+ * RepeatedLeaderKillIT} kills leader after leader while tasks keep falling due, and {@link
+ * QueueLeaderKillIT} kills one in the middle of a queue's burst: classes of their own, so that
+ * failsafe's two JVMs share the kills' minutes.)
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
@@ -43,7 +43,8 @@ class LeaderKillIT {
     lab.awaitScheduled(names, Duration.ofSeconds(60));
 
     FaultLab.awaitInstant(due);
-    // The Lease holder, read now (never a guess: the one killed must be the leader, see Killed.kill).
+    // The Lease holder, read now (never a guess: the one killed must be the leader, see
+    // Killed.kill).
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(10));
     OperatorProcess standby = leader == first ? second : first;
     Killed killed = kill(leader, lab);

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Leader after leader dies with SIGKILL while tasks keep falling due, with 2 and 3 replicas and a
  * replacement started after each kill (as a Deployment would): each kill lands while the leader
- * holds claims, and another operator fires every task once, none early. On the real API server,
- * as {@link LeaderKillIT}.
+ * holds claims, and another operator fires every task once, none early. On the real API server, as
+ * {@link LeaderKillIT}.
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
@@ -35,16 +35,20 @@ class RepeatedLeaderKillIT {
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     Instant start = Instant.now().plusSeconds(8);
     // A stream of 40 tasks falling due one every half second, half with Jobs, across the kills.
-    List<String> names = new ArrayList<>(lab.createTasks("stream-job", 20, i -> start.plusMillis(1_000L * i), true));
-    names.addAll(lab.createTasks("stream-status", 20, i -> start.plusMillis(500L + 1_000L * i), false));
+    List<String> names =
+        new ArrayList<>(lab.createTasks("stream-job", 20, i -> start.plusMillis(1_000L * i), true));
+    names.addAll(
+        lab.createTasks("stream-status", 20, i -> start.plusMillis(500L + 1_000L * i), false));
 
     // Each kill lands while the leader holds claims: a burst falling due at once is claimed in one
     // go and takes the leader a while to fire, and the kill waits until Redis shows it in flight.
     for (int round = 0; round < 2; round++) {
       OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
-      // Due well after the burst is scheduled, even on a loaded machine, so the kill can catch it claimed.
+      // Due well after the burst is scheduled, even on a loaded machine, so the kill can catch it
+      // claimed.
       Instant due = Instant.now().plusSeconds(15);
-      List<String> burst = new ArrayList<>(lab.createTasks("burst" + round + "-job", 25, i -> due, true));
+      List<String> burst =
+          new ArrayList<>(lab.createTasks("burst" + round + "-job", 25, i -> due, true));
       burst.addAll(lab.createTasks("burst" + round + "-status", 25, i -> due, false));
       lab.awaitScheduled(burst, Duration.ofSeconds(60));
       names.addAll(burst);
@@ -52,7 +56,8 @@ class RepeatedLeaderKillIT {
       lab.startOperator("op-r" + round); // the Deployment brings a replacement pod
       lab.awaitAllFiredOnceNotEarly(burst, FIRE_TIMEOUT);
       assertThat(killed.firedAfterDeath(lab, killed.claimedAtDeath()))
-          .as("burst tasks %s held claimed at its death, fired after it by another", killed.name()).isNotEmpty();
+          .as("burst tasks %s held claimed at its death, fired after it by another", killed.name())
+          .isNotEmpty();
     }
 
     lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
