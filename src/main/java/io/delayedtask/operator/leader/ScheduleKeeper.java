@@ -22,10 +22,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches Redis on a short beat: whether it answers (for /readyz, logged once per change), the
- * schedule's counts (for /metrics), and its server identity. While this instance is active (the
- * leader) it runs the resync at start, when the identity changes (Redis restarted or failed over),
- * when Redis answers again after an outage, after a schedule write failed, when asked, and every
- * resync interval. A resync waits for the task cache to have synced.
+ * schedule's counts (for /metrics), and its server identity; on every instance it keeps open what
+ * the poller needs ({@link TaskSchedule#prepareToClaim}), so a standby that becomes leader claims
+ * at once. While this instance is active (the leader) it runs the resync at start, when the
+ * identity changes (Redis restarted or failed over), when Redis answers again after an outage,
+ * after a schedule write failed, when asked, and every resync interval. A resync waits for the task
+ * cache to have synced.
  */
 public class ScheduleKeeper implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleKeeper.class);
@@ -159,6 +161,8 @@ public class ScheduleKeeper implements AutoCloseable {
       reachable(false, e);
       return;
     }
+    // A standby holds the poller's connections open, so that becoming leader starts with a claim.
+    schedule.prepareToClaim();
     if (identity != null && !Objects.equals(identity, seen)) {
       LOG.warn(
           "Redis server identity changed (restart or failover); rebuilding the schedule from the DelayedTasks");

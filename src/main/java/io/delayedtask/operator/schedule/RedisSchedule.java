@@ -830,8 +830,23 @@ public final class RedisSchedule implements TaskSchedule {
     return () -> wakeupListeners.remove(listener);
   }
 
+  /**
+   * The wake-up subscription, opened ahead of leading: messages that arrive before a listener are
+   * dropped.
+   */
+  @Override
+  public void prepareToClaim() {
+    subscribe();
+  }
+
   private void ensureSubscribed() {
-    if (wakeupListeners.isEmpty() || connections.subscribed()) {
+    if (!wakeupListeners.isEmpty()) {
+      subscribe();
+    }
+  }
+
+  private void subscribe() {
+    if (connections.subscribed()) {
       return;
     }
     try {

@@ -85,6 +85,14 @@ public interface TaskSchedule extends AutoCloseable {
     return () -> {};
   }
 
+  /**
+   * Opens now what the poller's start would otherwise open (the wake-up subscription), so that a
+   * standby that becomes leader claims at once: opening a connection costs a cold process about a
+   * second. Harmless to call often; does nothing when Redis does not answer (the poller tries
+   * again).
+   */
+  default void prepareToClaim() {}
+
   // Queues (package-info, "Queues"): a task that names a DelayedTaskQueue waits in that queue's key
   // group, and is claimed within the queue's limits. A schedule without queues refuses these.
 
