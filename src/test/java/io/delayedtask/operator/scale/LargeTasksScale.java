@@ -1,12 +1,20 @@
 package io.delayedtask.operator.scale;
 
+import io.delayedtask.operator.api.v1alpha1.CeOverrides;
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
+import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
+import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Ports;
+import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Files;
@@ -15,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * Scale run (not a test): 2,000 DelayedTasks at the largest spec, each with a payload of 64 values
@@ -30,11 +40,27 @@ import java.util.TreeMap;
  * annotations, which the API server limits to 256 KiB together with their keys, so 64 values of
  * 4,096 characters make a Job task that its dry run finds Invalid.
  *
+ * <p>{@code -Dshape=largest}: every task as large as the API server takes, including what the
+ * first run's tasks lacked: 256 KiB of annotations (the API server's limit on their keys and values
+ * together), most of it a {@code kubectl.kubernetes.io/last-applied-configuration} copy of the
+ * payload. Even tasks are sink tasks with every field at the CRD's maximum (payload 64 values of
+ * 4,096, data 64 KiB, {@code sink.caCerts} and {@code delivery.deadLetterSink.caCerts} 64 KiB each
+ * of valid PEM, distinct per task, 32 {@code ceOverrides} of 256 characters) delivered over https
+ * to a receiver those caCerts trust; odd ones are Job tasks whose jobTemplate fills what the
+ * API server stores: before the run, a probe creates ever larger tasks until one is refused (etcd's
+ * {@code --max-request-bytes}, 1.5 MiB by default, or the API server's 3 MiB request limit, whichever
+ * is lower), and the run's Job tasks are 32 KiB under it, for the status and managedFields the
+ * operator's writes add. 2,000 of these are about 2 GiB, past etcd's default 2 GiB quota: start the
+ * run with {@code ETCD_QUOTA_BACKEND_BYTES} (etcd reads its flags from the environment it inherits).
+ *
  * <pre>
  * mvn -o package -DskipTests
  * MAVEN_OPTS=-Xmx2g mvn -o exec:java -Dexec.classpathScope=test \
  *   -Dexec.mainClass=io.delayedtask.operator.scale.LargeTasksScale \
  *   -Doperator.jar=target/delayed-task-operator.jar [-Dtasks=2000] [-Dfiring=100] [-Dbaseline.jar=...]
+ * ETCD_QUOTA_BACKEND_BYTES=17179869184 MAVEN_OPTS=-Xmx3g mvn -o exec:java -Dexec.classpathScope=test \
+ *   -Dexec.mainClass=io.delayedtask.operator.scale.LargeTasksScale \
+ *   -Doperator.jar=target/delayed-task-operator.jar -Dshape=largest
  * </pre>
  */
 public final class LargeTasksScale {
@@ -53,60 +79,68 @@ public final class LargeTasksScale {
   public static void main(String[] args) throws Exception {
     int count = Integer.getInteger("tasks", 2000);
     int firing = Integer.getInteger("firing", 100);
-    try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start("real"))) {
-      OperatorScaleLab.banner("LargeTasksScale, " + count + " tasks of "
-          + (PAYLOAD_KEYS * PAYLOAD_VALUE_CHARS + TEMPLATE_FILLER_CHARS) / 1024 + " KiB, " + firing
-          + " of them due during the run; JVM " + DEFAULT_LIMIT_JVM, lab.target);
-      Map<String, String> payload = payload();
-      JobTemplateSpec template = template();
+    boolean largest = "largest".equals(System.getProperty("shape", "jobs"));
+    try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start("real"));
+        Receiver receiver = Receiver.startHttps()) {
+      int pending = count - firing;
+      IntFunction<DelayedTask> tasks;
+      String shape;
+      if (largest) {
+        Largest sizes = Largest.probe(lab, receiver);
+        tasks = i -> sizes.task(i, due(i, pending));
+        shape = sizes.describe();
+      } else {
+        Map<String, String> payload = payload(PAYLOAD_VALUE_CHARS);
+        JobTemplateSpec template = template(TEMPLATE_FILLER_CHARS);
+        tasks = i -> Tasks.task(NS, "large-" + i, s -> {
+          due(i, pending).accept(s);
+          s.setPayload(payload);
+          s.setJobTemplate(template);
+        });
+        shape = "Job tasks of " + (PAYLOAD_KEYS * PAYLOAD_VALUE_CHARS + TEMPLATE_FILLER_CHARS) / 1024 + " KiB";
+      }
+      OperatorScaleLab.banner("LargeTasksScale, " + count + " " + shape + ", " + firing
+          + " of them due during the run; JVM " + DEFAULT_LIMIT_JVM + "; ETCD_QUOTA_BACKEND_BYTES="
+          + System.getenv().getOrDefault("ETCD_QUOTA_BACKEND_BYTES", "(etcd's default, 2 GiB)"), lab.target);
+      Map<String, String> sinkEnv = Map.of(SinkConfig.ALLOWED_URIS, receiver.base());
       RedisClient redis = RedisClient.create(lab.redis.uri());
       try (StatefulRedisConnection<String, String> connection = redis.connect()) {
         String dueKey = new io.delayedtask.operator.schedule.ScheduleKeys("delayedtask", 1).due(0);
         int port = Ports.freePort();
-        OperatorProcess following = lab.startOperator("large-follow", port, OperatorProcess.jar(), Map.of(),
+        OperatorProcess following = lab.startOperator("large-follow", port, OperatorProcess.jar(), sinkEnv,
             DEFAULT_LIMIT_JVM);
         lab.awaitReady(following, port);
-        int pending = count - firing;
-        long createMs = lab.createAll(count, OperatorScaleLab.createThreads(), i -> Tasks.task(NS, "large-" + i, s -> {
-          // The last ones fall due 20 s after they are created: during the creation of the rest, or just after.
-          if (i >= pending) {
-            s.setDelay("20s");
-          } else {
-            s.setRunAt("2099-01-01T00:00:00Z");
-          }
-          s.setPayload(payload);
-          s.setJobTemplate(template);
-        }));
+        long createMs = lab.createAll(count, OperatorScaleLab.createThreads(), tasks);
         System.out.printf("created %,d tasks in %,d ms%n", count, createMs);
         long waitStart = System.nanoTime();
-        while (connection.sync().zcard(dueKey) < pending || running(lab, pending, count) < firing) {
+        while (connection.sync().zcard(dueKey) < pending || fired(lab, pending, count) < firing) {
           if (!following.isAlive()) {
             System.out.println("the operator died; its log ends:\n" + tail(following.log()));
             break;
           }
           if (System.nanoTime() - waitStart > 900_000_000_000L) {
-            System.out.printf("WARNING: after 900 s: %,d entries, %,d of %,d due tasks Running; going on%n",
-                connection.sync().zcard(dueKey), running(lab, pending, count), firing);
+            System.out.printf("WARNING: after 900 s: %,d entries, %,d of %,d due tasks fired; going on%n",
+                connection.sync().zcard(dueKey), fired(lab, pending, count), firing);
             break;
           }
-          Thread.sleep(2_000); // a measuring loop, not a test: each check reads the due tasks
+          Thread.sleep(5_000); // a measuring loop, not a test: each check reads the due tasks whole
         }
         report("operator following the creation", lab, following, port, connection.sync().zcard(dueKey),
-            running(lab, pending, count));
+            fired(lab, pending, count), receiver);
         following.kill();
 
         measureRestart(lab, "restarted operator (lists every task)", OperatorProcess.jar(), DEFAULT_LIMIT_JVM,
-            pending, count, connection, dueKey);
+            sinkEnv, pending, count, connection, dueKey, receiver);
         // -Dalso.heap.percent=60: the same restart with another heap share, to compare resident peaks.
         String other = System.getProperty("also.heap.percent");
         if (other != null) {
-          measureRestart(lab, "restarted operator, heap " + other + "%", OperatorProcess.jar(), jvm(other), pending,
-              count, connection, dueKey);
+          measureRestart(lab, "restarted operator, heap " + other + "%", OperatorProcess.jar(), jvm(other), sinkEnv,
+              pending, count, connection, dueKey, receiver);
         }
         String baseline = System.getProperty("baseline.jar");
         if (baseline != null && Files.exists(Path.of(baseline))) {
-          measureRestart(lab, "baseline " + baseline + " restarted", Path.of(baseline), DEFAULT_LIMIT_JVM, pending,
-              count, connection, dueKey);
+          measureRestart(lab, "baseline " + baseline + " restarted", Path.of(baseline), DEFAULT_LIMIT_JVM, sinkEnv,
+              pending, count, connection, dueKey, receiver);
         }
       } finally {
         redis.shutdown();
@@ -115,17 +149,29 @@ public final class LargeTasksScale {
     System.exit(0);
   }
 
+  /** The last {@code count - pending} fall due 20 s after they are created: during the creation of the rest, or just after. */
+  private static Consumer<DelayedTaskSpec> due(int i, int pending) {
+    return s -> {
+      if (i >= pending) {
+        s.setDelay("20s");
+      } else {
+        s.setRunAt("2099-01-01T00:00:00Z");
+      }
+    };
+  }
+
   private static List<String> jvm(String heapPercent) {
     return List.of("-XX:MaxRAM=512m", "-XX:ActiveProcessorCount=1", "-XX:MaxRAMPercentage=" + heapPercent,
         "-XX:+ExitOnOutOfMemoryError");
   }
 
-  private static void measureRestart(OperatorScaleLab lab, String what, Path jar, List<String> jvm, int pending,
-      int count, StatefulRedisConnection<String, String> connection, String dueKey) throws Exception {
+  private static void measureRestart(OperatorScaleLab lab, String what, Path jar, List<String> jvm,
+      Map<String, String> env, int pending, int count, StatefulRedisConnection<String, String> connection,
+      String dueKey, Receiver receiver) throws Exception {
     connection.sync().flushall(); // the restart rebuilds the schedule from the tasks it lists
     int port = Ports.freePort();
     long start = System.nanoTime();
-    try (OperatorProcess restarted = lab.startOperator("large-restart", port, jar, Map.of(), jvm)) {
+    try (OperatorProcess restarted = lab.startOperator("large-restart", port, jar, env, jvm)) {
       while (restarted.isAlive() && (!lab.ready(port) || connection.sync().zcard(dueKey) < pending)) {
         if (System.nanoTime() - start > 600_000_000_000L) {
           System.out.println("WARNING: not ready with a full schedule after 600 s");
@@ -137,12 +183,12 @@ public final class LargeTasksScale {
         System.out.printf("%s: ready with all %,d entries after %,d ms%n", what, pending,
             (System.nanoTime() - start) / 1_000_000);
       }
-      report(what, lab, restarted, port, connection.sync().zcard(dueKey), running(lab, pending, count));
+      report(what, lab, restarted, port, connection.sync().zcard(dueKey), fired(lab, pending, count), receiver);
     }
   }
 
   private static void report(String what, OperatorScaleLab lab, OperatorProcess operator, int port, long entries,
-      int running) throws Exception {
+      int fired, Receiver receiver) throws Exception {
     String peak = residentPeakMb(operator.pid());
     long heapMb;
     try {
@@ -151,40 +197,173 @@ public final class LargeTasksScale {
       heapMb = -1; // it died between the two calls
     }
     if (heapMb < 0) {
-      System.out.printf("%s: DIED (exit %s), peak resident %s MB, %,d entries, %,d due tasks Running; log ends:%n%s%n",
-          what, operator.waitForExit(java.time.Duration.ofSeconds(5)), peak, entries, running, tail(operator.log()));
+      System.out.printf("%s: DIED (exit %s), peak resident %s MB, %,d entries, %,d due tasks fired; log ends:%n%s%n",
+          what, operator.waitForExit(java.time.Duration.ofSeconds(5)), peak, entries, fired, tail(operator.log()));
       return;
     }
     System.out.printf("%s: alive; heap in use %,d MB, live after a full GC %s, peak resident %s MB (limit 512), "
-        + "%,d entries, %,d due tasks Running%n", what, heapMb,
-        LiveHeap.megabytes(operator.pid()), peak, entries, running);
+        + "%,d entries, %,d due tasks fired (Job tasks Running, sink tasks Succeeded; %,d deliveries received)%n",
+        what, heapMb, LiveHeap.megabytes(operator.pid()), peak, entries, fired, receiver.requests().size());
   }
 
-  /** The due tasks whose status says Running (their Job created), read one by one (each is large). */
-  private static int running(OperatorScaleLab lab, int from, int to) {
-    int running = 0;
+  /**
+   * The due tasks that fired: a Job task's status says Running (its Job created; no Job controller
+   * runs), a sink task's Succeeded (delivered). Read one by one (each is large).
+   */
+  private static int fired(OperatorScaleLab lab, int from, int to) {
+    int fired = 0;
     for (int i = from; i < to; i++) {
       DelayedTask task = lab.client().resources(DelayedTask.class).inNamespace(NS).withName("large-" + i).get();
-      if (task != null && task.getStatus() != null && task.getStatus().getPhase() == Phase.Running) {
-        running++;
+      Phase phase = task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
+      if (phase == Phase.Running || phase == Phase.Succeeded) {
+        fired++;
       }
     }
-    return running;
+    return fired;
   }
 
-  private static Map<String, String> payload() {
+  private static Map<String, String> payload(int valueChars) {
     Map<String, String> payload = new TreeMap<>();
     for (int i = 0; i < PAYLOAD_KEYS; i++) {
-      payload.put("k" + i, Character.toString('a' + i % 26).repeat(PAYLOAD_VALUE_CHARS));
+      payload.put("k" + i, Character.toString('a' + i % 26).repeat(valueChars));
     }
     return payload;
   }
 
-  private static JobTemplateSpec template() {
+  private static JobTemplateSpec template(int fillerChars) {
     JobTemplateSpec template = Tasks.busyboxJob();
     template.getSpec().getTemplate().getSpec().getContainers().get(0)
-        .setEnv(new ArrayList<>(List.of(new EnvVar("FILLER", "f".repeat(TEMPLATE_FILLER_CHARS), null))));
+        .setEnv(new ArrayList<>(List.of(new EnvVar("FILLER", "f".repeat(fillerChars), null))));
     return template;
+  }
+
+  /**
+   * {@code -Dshape=largest}: sink tasks with every field at its maximum and Job tasks whose
+   * jobTemplate fills what the API server stores, both with 256 KiB of annotations.
+   */
+  private static final class Largest {
+    /** The API server's limit on an object's annotations, keys and values together (apimachinery). */
+    private static final int ANNOTATION_LIMIT = 256 * 1024;
+    private static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+    private static final int FIELD_MAX = 64 * 1024;
+    /** What the operator's writes add to a stored task: finalizer, status, their managedFields. */
+    private static final int WRITE_MARGIN = 32 * 1024;
+    private static final int PROBE_FROM = 3 * 1024 * 1024;
+    private static final int PROBE_STEP = 8 * 1024;
+
+    private final Receiver receiver;
+    private final Map<String, String> sinkPayload = payload(4096);
+    private final Map<String, String> jobPayload = payload(PAYLOAD_VALUE_CHARS);
+    private final String data = "\"" + "x".repeat(FIELD_MAX - 2) + "\"";
+    private final CeOverrides ceOverrides;
+    private final JobTemplateSpec template;
+    private final int largestStored;
+
+    private Largest(Receiver receiver, int templateFiller, int largestStored) {
+      this.receiver = receiver;
+      Map<String, String> extensions = new TreeMap<>();
+      for (int i = 0; i < 32; i++) {
+        extensions.put("e" + i, "v".repeat(256));
+      }
+      this.ceOverrides = new CeOverrides(extensions);
+      this.template = template(templateFiller);
+      this.largestStored = largestStored;
+    }
+
+    /**
+     * Finds the largest Job task the API server stores (creating ever larger ones, halving the
+     * step, and deleting them) and returns the shapes with Job tasks {@link #WRITE_MARGIN} under it.
+     */
+    static Largest probe(OperatorScaleLab lab, Receiver receiver) {
+      int accepted = 0;
+      int refused = PROBE_FROM;
+      String why = "none refused";
+      int n = 0;
+      while (refused - accepted > PROBE_STEP) {
+        int filler = (accepted + refused) / 2;
+        DelayedTask probe = new Largest(receiver, filler, 0).jobTask("probe-" + n++, s -> s.setRunAt("2099-01-01T00:00:00Z"));
+        try {
+          lab.client().resource(probe).create();
+          accepted = filler;
+          lab.client().resource(probe).delete();
+        } catch (KubernetesClientException e) {
+          refused = filler;
+          why = e.getCode() + " " + e.getMessage().lines().findFirst().orElse("");
+        }
+      }
+      Largest sizes = new Largest(receiver, accepted, 0);
+      int stored = json(sizes.jobTask("probe", s -> s.setRunAt("2099-01-01T00:00:00Z")));
+      System.out.printf("probe: the API server stores a Job task of %,d bytes of JSON (filler %,d), refuses one %,d "
+          + "bytes larger: %s%n", stored, accepted, refused - accepted, why.length() > 300 ? why.substring(0, 300) : why);
+      return new Largest(receiver, Math.max(0, accepted - WRITE_MARGIN), stored);
+    }
+
+    String describe() {
+      return String.format("largest tasks (half sink tasks of %,d bytes of JSON, half Job tasks of %,d; the largest "
+          + "Job task the API server stored: %,d)", json(task(0, s -> { })), json(task(1, s -> { })), largestStored);
+    }
+
+    DelayedTask task(int i, Consumer<DelayedTaskSpec> due) {
+      return i % 2 == 0 ? sinkTask("large-" + i, due) : jobTask("large-" + i, due);
+    }
+
+    private DelayedTask sinkTask(String name, Consumer<DelayedTaskSpec> due) {
+      DelayedTask task = Tasks.task(NS, name, s -> {
+        due.accept(s);
+        s.setPayload(sinkPayload);
+        s.setData(data);
+        s.setCeOverrides(ceOverrides);
+        s.setSink(destination("/large", name + " sink"));
+        DeliverySpec delivery = new DeliverySpec();
+        delivery.setDeadLetterSink(destination("/dead", name + " dead letters"));
+        s.setDelivery(delivery);
+      });
+      task.getMetadata().setAnnotations(annotations(name));
+      return task;
+    }
+
+    private DelayedTask jobTask(String name, Consumer<DelayedTaskSpec> due) {
+      DelayedTask task = Tasks.task(NS, name, s -> {
+        due.accept(s);
+        s.setPayload(jobPayload);
+        s.setJobTemplate(template);
+      });
+      task.getMetadata().setAnnotations(annotations(name));
+      return task;
+    }
+
+    private Destination destination(String path, String label) {
+      Destination destination = new Destination();
+      destination.setUri(receiver.base() + path);
+      destination.setCaCerts(caCerts(label));
+      return destination;
+    }
+
+    /**
+     * {@link #FIELD_MAX} characters of PEM: the receiver's certificate as often as it fits, after
+     * explanatory text (RFC 7468) naming the task, so that every task's caCerts differ.
+     */
+    private String caCerts(String label) {
+      String pem = receiver.caCertsPem().strip() + "\n";
+      int copies = (FIELD_MAX - label.length() - 2) / pem.length();
+      int text = FIELD_MAX - copies * pem.length() - 1;
+      return (label + " " + ".".repeat(text)).substring(0, text) + "\n" + pem.repeat(copies);
+    }
+
+    /** kubectl's copy of the task (its payload, as far as it fits) and one small annotation: the limit exactly. */
+    private static Map<String, String> annotations(String name) {
+      Map<String, String> annotations = new TreeMap<>();
+      annotations.put("team", "orders");
+      String copy = "{\"apiVersion\":\"delayedtask.io/v1alpha1\",\"kind\":\"DelayedTask\",\"metadata\":{\"name\":\""
+          + name + "\"},\"spec\":{\"payload\":{\"k0\":\"";
+      int room = ANNOTATION_LIMIT - "team".length() - "orders".length() - LAST_APPLIED.length();
+      annotations.put(LAST_APPLIED, copy + "a".repeat(room - copy.length()));
+      return annotations;
+    }
+
+    private static int json(DelayedTask task) {
+      return Serialization.asJson(task).length();
+    }
   }
 
   /** Peak resident set (VmHWM) of a live process, from /proc. */
