@@ -6,6 +6,7 @@ import io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec;
 import io.delayedtask.operator.api.v1alpha1.DeliverySpec;
 import io.delayedtask.operator.api.v1alpha1.Destination;
 import io.delayedtask.operator.api.v1alpha1.Phase;
+import io.delayedtask.operator.config.OperatorConfig;
 import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.testing.OperatorProcess;
 import io.delayedtask.operator.testing.Ports;
@@ -13,6 +14,9 @@ import io.delayedtask.operator.testing.Receiver;
 import io.delayedtask.operator.testing.Tasks;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.lettuce.core.RedisClient;
@@ -25,6 +29,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
 
 /**
  * Scale run (not a test): 2,000 DelayedTasks at the largest spec, each with a payload of 64 values
@@ -46,11 +52,12 @@ import java.util.function.IntFunction;
  * payload. Even tasks are sink tasks with every field at the CRD's maximum (payload 64 values of
  * 4,096, data 64 KiB, {@code sink.caCerts} and {@code delivery.deadLetterSink.caCerts} 64 KiB each
  * of valid PEM, distinct per task, 32 {@code ceOverrides} of 256 characters) delivered over https
- * to a receiver those caCerts trust; odd ones are Job tasks whose jobTemplate fills what the
- * API server stores: before the run, a probe creates ever larger tasks until one is refused (etcd's
- * {@code --max-request-bytes}, 1.5 MiB by default, or the API server's 3 MiB request limit, whichever
- * is lower), and the run's Job tasks are 32 KiB under it, for the status and managedFields the
- * operator's writes add. 2,000 of these are about 2 GiB, past etcd's default 2 GiB quota: start the
+ * to a receiver those caCerts trust; odd ones are Job tasks, half with the largest jobTemplate the
+ * operator takes (128 KiB as JSON; they fire), half with one that fills what the API server stores
+ * (the operator finds them Invalid, yet its informer lists and caches them): before the run, a probe
+ * creates ever larger tasks until one is refused (etcd's {@code --max-request-bytes}, 1.5 MiB by
+ * default, or the API server's 3 MiB request limit, whichever is lower), and those Job tasks are
+ * 32 KiB under it, for the status and managedFields the operator's writes add. 2,000 of these are about 2 GiB, past etcd's default 2 GiB quota: start the
  * run with {@code ETCD_QUOTA_BACKEND_BYTES} (etcd reads its flags from the environment it inherits).
  *
  * <pre>
@@ -84,10 +91,12 @@ public final class LargeTasksScale {
         Receiver receiver = Receiver.startHttps()) {
       int pending = count - firing;
       IntFunction<DelayedTask> tasks;
+      IntPredicate valid = i -> true;
       String shape;
       if (largest) {
         Largest sizes = Largest.probe(lab, receiver);
         tasks = i -> sizes.task(i, due(i, pending));
+        valid = Largest::valid;
         shape = sizes.describe();
       } else {
         Map<String, String> payload = payload(PAYLOAD_VALUE_CHARS);
@@ -99,10 +108,16 @@ public final class LargeTasksScale {
         });
         shape = "Job tasks of " + (PAYLOAD_KEYS * PAYLOAD_VALUE_CHARS + TEMPLATE_FILLER_CHARS) / 1024 + " KiB";
       }
+      // What the operator schedules (the Invalid wait for nothing) and fires.
+      int entries = (int) IntStream.range(0, pending).filter(valid).count();
+      int toFire = (int) IntStream.range(pending, count).filter(valid).count();
       OperatorScaleLab.banner("LargeTasksScale, " + count + " " + shape + ", " + firing
           + " of them due during the run; JVM " + DEFAULT_LIMIT_JVM + "; ETCD_QUOTA_BACKEND_BYTES="
           + System.getenv().getOrDefault("ETCD_QUOTA_BACKEND_BYTES", "(etcd's default, 2 GiB)"), lab.target);
-      Map<String, String> sinkEnv = Map.of(SinkConfig.ALLOWED_URIS, receiver.base());
+      // A Lease of 30 s rather than 4: on this shared 2-core machine an operator held to one CPU lost its
+      // Lease while 2,000 tasks of 1.5 MiB were created (and exits then); this run measures memory.
+      Map<String, String> sinkEnv = Map.of(SinkConfig.ALLOWED_URIS, receiver.base(),
+          OperatorConfig.LEASE_DURATION_SECONDS, System.getProperty("leaseSeconds", "30"));
       RedisClient redis = RedisClient.create(lab.redis.uri());
       try (StatefulRedisConnection<String, String> connection = redis.connect()) {
         String dueKey = new io.delayedtask.operator.schedule.ScheduleKeys("delayedtask", 1).due(0);
@@ -113,14 +128,14 @@ public final class LargeTasksScale {
         long createMs = lab.createAll(count, OperatorScaleLab.createThreads(), tasks);
         System.out.printf("created %,d tasks in %,d ms%n", count, createMs);
         long waitStart = System.nanoTime();
-        while (connection.sync().zcard(dueKey) < pending || fired(lab, pending, count) < firing) {
+        while (connection.sync().zcard(dueKey) < entries || fired(lab, pending, count) < toFire) {
           if (!following.isAlive()) {
             System.out.println("the operator died; its log ends:\n" + tail(following.log()));
             break;
           }
           if (System.nanoTime() - waitStart > 900_000_000_000L) {
             System.out.printf("WARNING: after 900 s: %,d entries, %,d of %,d due tasks fired; going on%n",
-                connection.sync().zcard(dueKey), fired(lab, pending, count), firing);
+                connection.sync().zcard(dueKey), fired(lab, pending, count), toFire);
             break;
           }
           Thread.sleep(5_000); // a measuring loop, not a test: each check reads the due tasks whole
@@ -130,17 +145,17 @@ public final class LargeTasksScale {
         following.kill();
 
         measureRestart(lab, "restarted operator (lists every task)", OperatorProcess.jar(), DEFAULT_LIMIT_JVM,
-            sinkEnv, pending, count, connection, dueKey, receiver);
+            sinkEnv, entries, pending, count, connection, dueKey, receiver);
         // -Dalso.heap.percent=60: the same restart with another heap share, to compare resident peaks.
         String other = System.getProperty("also.heap.percent");
         if (other != null) {
           measureRestart(lab, "restarted operator, heap " + other + "%", OperatorProcess.jar(), jvm(other), sinkEnv,
-              pending, count, connection, dueKey, receiver);
+              entries, pending, count, connection, dueKey, receiver);
         }
         String baseline = System.getProperty("baseline.jar");
         if (baseline != null && Files.exists(Path.of(baseline))) {
           measureRestart(lab, "baseline " + baseline + " restarted", Path.of(baseline), DEFAULT_LIMIT_JVM, sinkEnv,
-              pending, count, connection, dueKey, receiver);
+              entries, pending, count, connection, dueKey, receiver);
         }
       } finally {
         redis.shutdown();
@@ -166,13 +181,13 @@ public final class LargeTasksScale {
   }
 
   private static void measureRestart(OperatorScaleLab lab, String what, Path jar, List<String> jvm,
-      Map<String, String> env, int pending, int count, StatefulRedisConnection<String, String> connection,
-      String dueKey, Receiver receiver) throws Exception {
+      Map<String, String> env, int entries, int pending, int count,
+      StatefulRedisConnection<String, String> connection, String dueKey, Receiver receiver) throws Exception {
     connection.sync().flushall(); // the restart rebuilds the schedule from the tasks it lists
     int port = Ports.freePort();
     long start = System.nanoTime();
     try (OperatorProcess restarted = lab.startOperator("large-restart", port, jar, env, jvm)) {
-      while (restarted.isAlive() && (!lab.ready(port) || connection.sync().zcard(dueKey) < pending)) {
+      while (restarted.isAlive() && (!lab.ready(port) || connection.sync().zcard(dueKey) < entries)) {
         if (System.nanoTime() - start > 600_000_000_000L) {
           System.out.println("WARNING: not ready with a full schedule after 600 s");
           break;
@@ -180,7 +195,7 @@ public final class LargeTasksScale {
         Thread.sleep(500); // a measuring loop, not a test
       }
       if (restarted.isAlive()) {
-        System.out.printf("%s: ready with all %,d entries after %,d ms%n", what, pending,
+        System.out.printf("%s: ready with all %,d entries after %,d ms%n", what, entries,
             (System.nanoTime() - start) / 1_000_000);
       }
       report(what, lab, restarted, port, connection.sync().zcard(dueKey), fired(lab, pending, count), receiver);
@@ -257,6 +272,8 @@ public final class LargeTasksScale {
     private final String data = "\"" + "x".repeat(FIELD_MAX - 2) + "\"";
     private final CeOverrides ceOverrides;
     private final JobTemplateSpec template;
+    /** The largest jobTemplate the operator takes ({@link DelayedTaskSpec#JOB_TEMPLATE_MAX_BYTES} as JSON). */
+    private final JobTemplateSpec validTemplate;
     private final int largestStored;
 
     private Largest(Receiver receiver, int templateFiller, int largestStored) {
@@ -267,6 +284,8 @@ public final class LargeTasksScale {
       }
       this.ceOverrides = new CeOverrides(extensions);
       this.template = template(templateFiller);
+      int base = Serialization.asJson(template(0)).length();
+      this.validTemplate = template(DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES - base - 256);
       this.largestStored = largestStored;
     }
 
@@ -279,32 +298,48 @@ public final class LargeTasksScale {
       int refused = PROBE_FROM;
       String why = "none refused";
       int n = 0;
+      // Without the client's retries: a refusal (etcd's 500) would otherwise be sent 10 more times.
+      KubernetesClient once = new KubernetesClientBuilder().withConfig(new ConfigBuilder(lab.client().getConfiguration())
+          .withRequestRetryBackoffLimit(0).build()).build();
       while (refused - accepted > PROBE_STEP) {
         int filler = (accepted + refused) / 2;
-        DelayedTask probe = new Largest(receiver, filler, 0).jobTask("probe-" + n++, s -> s.setRunAt("2099-01-01T00:00:00Z"));
+        Largest shape = new Largest(receiver, filler, 0);
+        DelayedTask probe = shape.jobTask("probe-" + n++, s -> s.setRunAt("2099-01-01T00:00:00Z"), shape.template);
         try {
-          lab.client().resource(probe).create();
+          once.resource(probe).create();
           accepted = filler;
-          lab.client().resource(probe).delete();
+          once.resource(probe).delete();
         } catch (KubernetesClientException e) {
           refused = filler;
           why = e.getCode() + " " + e.getMessage().lines().findFirst().orElse("");
         }
       }
+      once.close();
       Largest sizes = new Largest(receiver, accepted, 0);
-      int stored = json(sizes.jobTask("probe", s -> s.setRunAt("2099-01-01T00:00:00Z")));
+      int stored = json(sizes.jobTask("probe", s -> s.setRunAt("2099-01-01T00:00:00Z"), sizes.template));
       System.out.printf("probe: the API server stores a Job task of %,d bytes of JSON (filler %,d), refuses one %,d "
           + "bytes larger: %s%n", stored, accepted, refused - accepted, why.length() > 300 ? why.substring(0, 300) : why);
       return new Largest(receiver, Math.max(0, accepted - WRITE_MARGIN), stored);
     }
 
     String describe() {
-      return String.format("largest tasks (half sink tasks of %,d bytes of JSON, half Job tasks of %,d; the largest "
-          + "Job task the API server stored: %,d)", json(task(0, s -> { })), json(task(1, s -> { })), largestStored);
+      return String.format("largest tasks (half sink tasks of %,d bytes of JSON; a quarter Job tasks with the largest "
+          + "jobTemplate the operator takes, %,d bytes; a quarter with the largest the API server stores, %,d bytes, "
+          + "which the operator finds Invalid (its jobTemplate over %,d bytes) and caches all the same; the largest "
+          + "task the API server stored: %,d)", json(task(0, s -> { })), json(task(1, s -> { })),
+          json(task(3, s -> { })), DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES, largestStored);
     }
 
+    /** Even: a sink task; 1 of 4: a Job task the operator fires; 3 of 4: a Job task the API server stores and the operator refuses. */
     DelayedTask task(int i, Consumer<DelayedTaskSpec> due) {
-      return i % 2 == 0 ? sinkTask("large-" + i, due) : jobTask("large-" + i, due);
+      if (i % 2 == 0) {
+        return sinkTask("large-" + i, due);
+      }
+      return jobTask("large-" + i, due, i % 4 == 1 ? validTemplate : template);
+    }
+
+    static boolean valid(int i) {
+      return i % 4 != 3;
     }
 
     private DelayedTask sinkTask(String name, Consumer<DelayedTaskSpec> due) {
@@ -322,11 +357,11 @@ public final class LargeTasksScale {
       return task;
     }
 
-    private DelayedTask jobTask(String name, Consumer<DelayedTaskSpec> due) {
+    private DelayedTask jobTask(String name, Consumer<DelayedTaskSpec> due, JobTemplateSpec jobTemplate) {
       DelayedTask task = Tasks.task(NS, name, s -> {
         due.accept(s);
         s.setPayload(jobPayload);
-        s.setJobTemplate(template);
+        s.setJobTemplate(jobTemplate);
       });
       task.getMetadata().setAnnotations(annotations(name));
       return task;
