@@ -80,6 +80,8 @@ public final class LargeTasksScale {
   private static final int PAYLOAD_KEYS = 64;
   private static final int PAYLOAD_VALUE_CHARS = 4000;
   private static final int TEMPLATE_FILLER_CHARS = 100 * 1024;
+  /** How long each phase may wait for its entries and firings (-DwaitSeconds). */
+  private static final long WAIT_SECONDS = Long.getLong("waitSeconds", 600);
 
   private LargeTasksScale() {}
 
@@ -133,8 +135,8 @@ public final class LargeTasksScale {
             System.out.println("the operator died; its log ends:\n" + tail(following.log()));
             break;
           }
-          if (System.nanoTime() - waitStart > 900_000_000_000L) {
-            System.out.printf("WARNING: after 900 s: %,d entries, %,d of %,d due tasks fired; going on%n",
+          if (System.nanoTime() - waitStart > WAIT_SECONDS * 1_000_000_000L) {
+            System.out.printf("WARNING: after " + WAIT_SECONDS + " s: %,d entries, %,d of %,d due tasks fired; going on%n",
                 connection.sync().zcard(dueKey), fired(lab, pending, count), toFire);
             break;
           }
@@ -188,8 +190,8 @@ public final class LargeTasksScale {
     long start = System.nanoTime();
     try (OperatorProcess restarted = lab.startOperator("large-restart", port, jar, env, jvm)) {
       while (restarted.isAlive() && (!lab.ready(port) || connection.sync().zcard(dueKey) < entries)) {
-        if (System.nanoTime() - start > 600_000_000_000L) {
-          System.out.println("WARNING: not ready with a full schedule after 600 s");
+        if (System.nanoTime() - start > WAIT_SECONDS * 1_000_000_000L) {
+          System.out.println("WARNING: not ready with a full schedule after " + WAIT_SECONDS + " s");
           break;
         }
         Thread.sleep(500); // a measuring loop, not a test
