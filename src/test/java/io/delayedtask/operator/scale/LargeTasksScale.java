@@ -35,12 +35,13 @@ import java.util.stream.IntStream;
 /**
  * Scale run (not a test): 2,000 DelayedTasks at the largest spec, each with a payload of 64 values
  * and a 100 KiB jobTemplate, against the operator at its default memory limit: the image's JVM
- * options ({@code -XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError}) on a machine of the chart's
- * default limits, 512Mi and one CPU ({@code -XX:MaxRAM}, {@code -XX:ActiveProcessorCount}). Prints, for an operator that follows the tasks as they are created and then
- * for one started afterwards (which lists them all), whether it lived, its heap in use, its live set
- * after a full GC and its peak resident memory; a share of the tasks fall due during the creation, so
- * their Jobs are created from the whole spec. With {@code -Dbaseline.jar=...} the same restart for
- * another build, side by side.
+ * options ({@code -XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError}) on a machine of the
+ * chart's default limits, 512Mi and one CPU ({@code -XX:MaxRAM}, {@code -XX:ActiveProcessorCount}).
+ * Prints, for an operator that follows the tasks as they are created and then for one started
+ * afterwards (which lists them all), whether it lived, its heap in use, its live set after a full
+ * GC and its peak resident memory; a share of the tasks fall due during the creation, so their Jobs
+ * are created from the whole spec. With {@code -Dbaseline.jar=...} the same restart for another
+ * build, side by side.
  *
  * <p>The payload values are 4,000 characters, not the CRD's 4,096: the Job carries the payload as
  * annotations, which the API server limits to 256 KiB together with their keys, so 64 values of
@@ -72,11 +73,14 @@ import java.util.stream.IntStream;
  */
 public final class LargeTasksScale {
   private static final String NS = OperatorScaleLab.NAMESPACE;
+
   /**
    * What the image runs with (-Dheap.percent to try another share), in a container of the chart's
    * default limits: 512Mi and one CPU, which makes the JVM choose its serial collector.
    */
-  private static final List<String> DEFAULT_LIMIT_JVM = jvm(System.getProperty("heap.percent", "60.0"));
+  private static final List<String> DEFAULT_LIMIT_JVM =
+      jvm(System.getProperty("heap.percent", "60.0"));
+
   private static final int PAYLOAD_KEYS = 64;
   private static final int PAYLOAD_VALUE_CHARS = 4000;
   private static final int TEMPLATE_FILLER_CHARS = 100 * 1024;
@@ -178,7 +182,10 @@ public final class LargeTasksScale {
   }
 
   private static List<String> jvm(String heapPercent) {
-    return List.of("-XX:MaxRAM=512m", "-XX:ActiveProcessorCount=1", "-XX:MaxRAMPercentage=" + heapPercent,
+    return List.of(
+        "-XX:MaxRAM=512m",
+        "-XX:ActiveProcessorCount=1",
+        "-XX:MaxRAMPercentage=" + heapPercent,
         "-XX:+ExitOnOutOfMemoryError");
   }
 
@@ -419,6 +426,7 @@ public final class LargeTasksScale {
 
   private static String tail(String log) {
     String[] lines = log.split("\n");
-    return String.join("\n", java.util.Arrays.copyOfRange(lines, Math.max(0, lines.length - 15), lines.length));
+    return String.join(
+        "\n", java.util.Arrays.copyOfRange(lines, Math.max(0, lines.length - 15), lines.length));
   }
 }
