@@ -47,19 +47,20 @@ import java.util.stream.IntStream;
  * annotations, which the API server limits to 256 KiB together with their keys, so 64 values of
  * 4,096 characters make a Job task that its dry run finds Invalid.
  *
- * <p>{@code -Dshape=largest}: every task as large as the API server takes, including what the
- * first run's tasks lacked: 256 KiB of annotations (the API server's limit on their keys and values
+ * <p>{@code -Dshape=largest}: every task as large as the API server takes, including what the first
+ * run's tasks lacked: 256 KiB of annotations (the API server's limit on their keys and values
  * together), most of it a {@code kubectl.kubernetes.io/last-applied-configuration} copy of the
  * payload. Even tasks are sink tasks with every field at the CRD's maximum (payload 64 values of
  * 4,096, data 64 KiB, {@code sink.caCerts} and {@code delivery.deadLetterSink.caCerts} 64 KiB each
  * of valid PEM, distinct per task, 32 {@code ceOverrides} of 256 characters) delivered over https
  * to a receiver those caCerts trust; odd ones are Job tasks, half with the largest jobTemplate the
  * operator takes (128 KiB as JSON; they fire), half with one that fills what the API server stores
- * (the operator finds them Invalid, yet its informer lists and caches them): before the run, a probe
- * creates ever larger tasks until one is refused (etcd's {@code --max-request-bytes}, 1.5 MiB by
- * default, or the API server's 3 MiB request limit, whichever is lower), and those Job tasks are
- * 32 KiB under it, for the status and managedFields the operator's writes add. 2,000 of these are about 2 GiB, past etcd's default 2 GiB quota: start the
- * run with {@code ETCD_QUOTA_BACKEND_BYTES} (etcd reads its flags from the environment it inherits).
+ * (the operator finds them Invalid, yet its informer lists and caches them): before the run, a
+ * probe creates ever larger tasks until one is refused (etcd's {@code --max-request-bytes}, 1.5 MiB
+ * by default, or the API server's 3 MiB request limit, whichever is lower), and those Job tasks are
+ * 32 KiB under it, for the status and managedFields the operator's writes add. 2,000 of these are
+ * about 2 GiB, past etcd's default 2 GiB quota: start the run with {@code ETCD_QUOTA_BACKEND_BYTES}
+ * (etcd reads its flags from the environment it inherits).
  *
  * <pre>
  * mvn -o package -DskipTests
@@ -84,6 +85,7 @@ public final class LargeTasksScale {
   private static final int PAYLOAD_KEYS = 64;
   private static final int PAYLOAD_VALUE_CHARS = 4000;
   private static final int TEMPLATE_FILLER_CHARS = 100 * 1024;
+
   /** How long each phase may wait for its entries and firings (-DwaitSeconds). */
   private static final long WAIT_SECONDS = Long.getLong("waitSeconds", 600);
 
@@ -107,29 +109,52 @@ public final class LargeTasksScale {
       } else {
         Map<String, String> payload = payload(PAYLOAD_VALUE_CHARS);
         JobTemplateSpec template = template(TEMPLATE_FILLER_CHARS);
-        tasks = i -> Tasks.task(NS, "large-" + i, s -> {
-          due(i, pending).accept(s);
-          s.setPayload(payload);
-          s.setJobTemplate(template);
-        });
-        shape = "Job tasks of " + (PAYLOAD_KEYS * PAYLOAD_VALUE_CHARS + TEMPLATE_FILLER_CHARS) / 1024 + " KiB";
+        tasks =
+            i ->
+                Tasks.task(
+                    NS,
+                    "large-" + i,
+                    s -> {
+                      due(i, pending).accept(s);
+                      s.setPayload(payload);
+                      s.setJobTemplate(template);
+                    });
+        shape =
+            "Job tasks of "
+                + (PAYLOAD_KEYS * PAYLOAD_VALUE_CHARS + TEMPLATE_FILLER_CHARS) / 1024
+                + " KiB";
       }
       // What the operator schedules (the Invalid wait for nothing) and fires.
       int entries = (int) IntStream.range(0, pending).filter(valid).count();
       int toFire = (int) IntStream.range(pending, count).filter(valid).count();
-      OperatorScaleLab.banner("LargeTasksScale, " + count + " " + shape + ", " + firing
-          + " of them due during the run; JVM " + DEFAULT_LIMIT_JVM + "; ETCD_QUOTA_BACKEND_BYTES="
-          + System.getenv().getOrDefault("ETCD_QUOTA_BACKEND_BYTES", "(etcd's default, 2 GiB)"), lab.target);
-      // A Lease of 30 s rather than 4: on this shared 2-core machine an operator held to one CPU lost its
+      OperatorScaleLab.banner(
+          "LargeTasksScale, "
+              + count
+              + " "
+              + shape
+              + ", "
+              + firing
+              + " of them due during the run; JVM "
+              + DEFAULT_LIMIT_JVM
+              + "; ETCD_QUOTA_BACKEND_BYTES="
+              + System.getenv().getOrDefault("ETCD_QUOTA_BACKEND_BYTES", "(etcd's default, 2 GiB)"),
+          lab.target);
+      // A Lease of 30 s rather than 4: on this shared 2-core machine an operator held to one CPU
+      // lost its
       // Lease while 2,000 tasks of 1.5 MiB were created (and exits then); this run measures memory.
-      Map<String, String> sinkEnv = Map.of(SinkConfig.ALLOWED_URIS, receiver.base(),
-          OperatorConfig.LEASE_DURATION_SECONDS, System.getProperty("leaseSeconds", "30"));
+      Map<String, String> sinkEnv =
+          Map.of(
+              SinkConfig.ALLOWED_URIS,
+              receiver.base(),
+              OperatorConfig.LEASE_DURATION_SECONDS,
+              System.getProperty("leaseSeconds", "30"));
       RedisClient redis = RedisClient.create(lab.redis.uri());
       try (StatefulRedisConnection<String, String> connection = redis.connect()) {
         String dueKey = new io.delayedtask.operator.schedule.ScheduleKeys("delayedtask", 1).due(0);
         int port = Ports.freePort();
-        OperatorProcess following = lab.startOperator("large-follow", port, OperatorProcess.jar(), sinkEnv,
-            DEFAULT_LIMIT_JVM);
+        OperatorProcess following =
+            lab.startOperator(
+                "large-follow", port, OperatorProcess.jar(), sinkEnv, DEFAULT_LIMIT_JVM);
         lab.awaitReady(following, port);
         long createMs = lab.createAll(count, OperatorScaleLab.createThreads(), tasks);
         System.out.printf("created %,d tasks in %,d ms%n", count, createMs);
@@ -140,28 +165,70 @@ public final class LargeTasksScale {
             break;
           }
           if (System.nanoTime() - waitStart > WAIT_SECONDS * 1_000_000_000L) {
-            System.out.printf("WARNING: after " + WAIT_SECONDS + " s: %,d entries, %,d of %,d due tasks fired; going on%n",
-                connection.sync().zcard(dueKey), fired(lab, pending, count), toFire);
+            System.out.printf(
+                "WARNING: after "
+                    + WAIT_SECONDS
+                    + " s: %,d entries, %,d of %,d due tasks fired; going on%n",
+                connection.sync().zcard(dueKey),
+                fired(lab, pending, count),
+                toFire);
             break;
           }
           Thread.sleep(5_000); // a measuring loop, not a test: each check reads the due tasks whole
         }
-        report("operator following the creation", lab, following, port, connection.sync().zcard(dueKey),
-            fired(lab, pending, count), receiver);
+        report(
+            "operator following the creation",
+            lab,
+            following,
+            port,
+            connection.sync().zcard(dueKey),
+            fired(lab, pending, count),
+            receiver);
         following.kill();
 
-        measureRestart(lab, "restarted operator (lists every task)", OperatorProcess.jar(), DEFAULT_LIMIT_JVM,
-            sinkEnv, entries, pending, count, connection, dueKey, receiver);
-        // -Dalso.heap.percent=60: the same restart with another heap share, to compare resident peaks.
+        measureRestart(
+            lab,
+            "restarted operator (lists every task)",
+            OperatorProcess.jar(),
+            DEFAULT_LIMIT_JVM,
+            sinkEnv,
+            entries,
+            pending,
+            count,
+            connection,
+            dueKey,
+            receiver);
+        // -Dalso.heap.percent=60: the same restart with another heap share, to compare resident
+        // peaks.
         String other = System.getProperty("also.heap.percent");
         if (other != null) {
-          measureRestart(lab, "restarted operator, heap " + other + "%", OperatorProcess.jar(), jvm(other), sinkEnv,
-              entries, pending, count, connection, dueKey, receiver);
+          measureRestart(
+              lab,
+              "restarted operator, heap " + other + "%",
+              OperatorProcess.jar(),
+              jvm(other),
+              sinkEnv,
+              entries,
+              pending,
+              count,
+              connection,
+              dueKey,
+              receiver);
         }
         String baseline = System.getProperty("baseline.jar");
         if (baseline != null && Files.exists(Path.of(baseline))) {
-          measureRestart(lab, "baseline " + baseline + " restarted", Path.of(baseline), DEFAULT_LIMIT_JVM, sinkEnv,
-              entries, pending, count, connection, dueKey, receiver);
+          measureRestart(
+              lab,
+              "baseline " + baseline + " restarted",
+              Path.of(baseline),
+              DEFAULT_LIMIT_JVM,
+              sinkEnv,
+              entries,
+              pending,
+              count,
+              connection,
+              dueKey,
+              receiver);
         }
       } finally {
         redis.shutdown();
@@ -170,7 +237,10 @@ public final class LargeTasksScale {
     System.exit(0);
   }
 
-  /** The last {@code count - pending} fall due 20 s after they are created: during the creation of the rest, or just after. */
+  /**
+   * The last {@code count - pending} fall due 20 s after they are created: during the creation of
+   * the rest, or just after.
+   */
   private static Consumer<DelayedTaskSpec> due(int i, int pending) {
     return s -> {
       if (i >= pending) {
@@ -189,30 +259,57 @@ public final class LargeTasksScale {
         "-XX:+ExitOnOutOfMemoryError");
   }
 
-  private static void measureRestart(OperatorScaleLab lab, String what, Path jar, List<String> jvm,
-      Map<String, String> env, int entries, int pending, int count,
-      StatefulRedisConnection<String, String> connection, String dueKey, Receiver receiver) throws Exception {
+  private static void measureRestart(
+      OperatorScaleLab lab,
+      String what,
+      Path jar,
+      List<String> jvm,
+      Map<String, String> env,
+      int entries,
+      int pending,
+      int count,
+      StatefulRedisConnection<String, String> connection,
+      String dueKey,
+      Receiver receiver)
+      throws Exception {
     connection.sync().flushall(); // the restart rebuilds the schedule from the tasks it lists
     int port = Ports.freePort();
     long start = System.nanoTime();
     try (OperatorProcess restarted = lab.startOperator("large-restart", port, jar, env, jvm)) {
-      while (restarted.isAlive() && (!lab.ready(port) || connection.sync().zcard(dueKey) < entries)) {
+      while (restarted.isAlive()
+          && (!lab.ready(port) || connection.sync().zcard(dueKey) < entries)) {
         if (System.nanoTime() - start > WAIT_SECONDS * 1_000_000_000L) {
-          System.out.println("WARNING: not ready with a full schedule after " + WAIT_SECONDS + " s");
+          System.out.println(
+              "WARNING: not ready with a full schedule after " + WAIT_SECONDS + " s");
           break;
         }
         Thread.sleep(500); // a measuring loop, not a test
       }
       if (restarted.isAlive()) {
-        System.out.printf("%s: ready with all %,d entries after %,d ms%n", what, entries,
-            (System.nanoTime() - start) / 1_000_000);
+        System.out.printf(
+            "%s: ready with all %,d entries after %,d ms%n",
+            what, entries, (System.nanoTime() - start) / 1_000_000);
       }
-      report(what, lab, restarted, port, connection.sync().zcard(dueKey), fired(lab, pending, count), receiver);
+      report(
+          what,
+          lab,
+          restarted,
+          port,
+          connection.sync().zcard(dueKey),
+          fired(lab, pending, count),
+          receiver);
     }
   }
 
-  private static void report(String what, OperatorScaleLab lab, OperatorProcess operator, int port, long entries,
-      int fired, Receiver receiver) throws Exception {
+  private static void report(
+      String what,
+      OperatorScaleLab lab,
+      OperatorProcess operator,
+      int port,
+      long entries,
+      int fired,
+      Receiver receiver)
+      throws Exception {
     String peak = residentPeakMb(operator.pid());
     long heapMb;
     try {
@@ -221,13 +318,26 @@ public final class LargeTasksScale {
       heapMb = -1; // it died between the two calls
     }
     if (heapMb < 0) {
-      System.out.printf("%s: DIED (exit %s), peak resident %s MB, %,d entries, %,d due tasks fired; log ends:%n%s%n",
-          what, operator.waitForExit(java.time.Duration.ofSeconds(5)), peak, entries, fired, tail(operator.log()));
+      System.out.printf(
+          "%s: DIED (exit %s), peak resident %s MB, %,d entries, %,d due tasks fired; log ends:%n%s%n",
+          what,
+          operator.waitForExit(java.time.Duration.ofSeconds(5)),
+          peak,
+          entries,
+          fired,
+          tail(operator.log()));
       return;
     }
-    System.out.printf("%s: alive; heap in use %,d MB, live after a full GC %s, peak resident %s MB (limit 512), "
-        + "%,d entries, %,d due tasks fired (Job tasks Running, sink tasks Succeeded; %,d deliveries received)%n",
-        what, heapMb, LiveHeap.megabytes(operator.pid()), peak, entries, fired, receiver.requests().size());
+    System.out.printf(
+        "%s: alive; heap in use %,d MB, live after a full GC %s, peak resident %s MB (limit 512), "
+            + "%,d entries, %,d due tasks fired (Job tasks Running, sink tasks Succeeded; %,d deliveries received)%n",
+        what,
+        heapMb,
+        LiveHeap.megabytes(operator.pid()),
+        peak,
+        entries,
+        fired,
+        receiver.requests().size());
   }
 
   /**
@@ -237,7 +347,8 @@ public final class LargeTasksScale {
   private static int fired(OperatorScaleLab lab, int from, int to) {
     int fired = 0;
     for (int i = from; i < to; i++) {
-      DelayedTask task = lab.client().resources(DelayedTask.class).inNamespace(NS).withName("large-" + i).get();
+      DelayedTask task =
+          lab.client().resources(DelayedTask.class).inNamespace(NS).withName("large-" + i).get();
       Phase phase = task == null || task.getStatus() == null ? null : task.getStatus().getPhase();
       if (phase == Phase.Running || phase == Phase.Succeeded) {
         fired++;
@@ -256,7 +367,12 @@ public final class LargeTasksScale {
 
   private static JobTemplateSpec template(int fillerChars) {
     JobTemplateSpec template = Tasks.busyboxJob();
-    template.getSpec().getTemplate().getSpec().getContainers().get(0)
+    template
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0)
         .setEnv(new ArrayList<>(List.of(new EnvVar("FILLER", "f".repeat(fillerChars), null))));
     return template;
   }
@@ -266,12 +382,17 @@ public final class LargeTasksScale {
    * jobTemplate fills what the API server stores, both with 256 KiB of annotations.
    */
   private static final class Largest {
-    /** The API server's limit on an object's annotations, keys and values together (apimachinery). */
+    /**
+     * The API server's limit on an object's annotations, keys and values together (apimachinery).
+     */
     private static final int ANNOTATION_LIMIT = 256 * 1024;
+
     private static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
     private static final int FIELD_MAX = 64 * 1024;
+
     /** What the operator's writes add to a stored task: finalizer, status, their managedFields. */
     private static final int WRITE_MARGIN = 32 * 1024;
+
     private static final int PROBE_FROM = 3 * 1024 * 1024;
     private static final int PROBE_STEP = 8 * 1024;
 
@@ -281,8 +402,13 @@ public final class LargeTasksScale {
     private final String data = "\"" + "x".repeat(FIELD_MAX - 2) + "\"";
     private final CeOverrides ceOverrides;
     private final JobTemplateSpec template;
-    /** The largest jobTemplate the operator takes ({@link DelayedTaskSpec#JOB_TEMPLATE_MAX_BYTES} as JSON). */
+
+    /**
+     * The largest jobTemplate the operator takes ({@link DelayedTaskSpec#JOB_TEMPLATE_MAX_BYTES} as
+     * JSON).
+     */
     private final JobTemplateSpec validTemplate;
+
     private final int largestStored;
 
     private Largest(Receiver receiver, int templateFiller, int largestStored) {
@@ -300,7 +426,8 @@ public final class LargeTasksScale {
 
     /**
      * Finds the largest Job task the API server stores (creating ever larger ones, halving the
-     * step, and deleting them) and returns the shapes with Job tasks {@link #WRITE_MARGIN} under it.
+     * step, and deleting them) and returns the shapes with Job tasks {@link #WRITE_MARGIN} under
+     * it.
      */
     static Largest probe(OperatorScaleLab lab, Receiver receiver) {
       int accepted = 0;
@@ -308,12 +435,18 @@ public final class LargeTasksScale {
       String why = "none refused";
       int n = 0;
       // Without the client's retries: a refusal (etcd's 500) would otherwise be sent 10 more times.
-      KubernetesClient once = new KubernetesClientBuilder().withConfig(new ConfigBuilder(lab.client().getConfiguration())
-          .withRequestRetryBackoffLimit(0).build()).build();
+      KubernetesClient once =
+          new KubernetesClientBuilder()
+              .withConfig(
+                  new ConfigBuilder(lab.client().getConfiguration())
+                      .withRequestRetryBackoffLimit(0)
+                      .build())
+              .build();
       while (refused - accepted > PROBE_STEP) {
         int filler = (accepted + refused) / 2;
         Largest shape = new Largest(receiver, filler, 0);
-        DelayedTask probe = shape.jobTask("probe-" + n++, s -> s.setRunAt("2099-01-01T00:00:00Z"), shape.template);
+        DelayedTask probe =
+            shape.jobTask("probe-" + n++, s -> s.setRunAt("2099-01-01T00:00:00Z"), shape.template);
         try {
           once.resource(probe).create();
           accepted = filler;
@@ -325,21 +458,32 @@ public final class LargeTasksScale {
       }
       once.close();
       Largest sizes = new Largest(receiver, accepted, 0);
-      int stored = json(sizes.jobTask("probe", s -> s.setRunAt("2099-01-01T00:00:00Z"), sizes.template));
-      System.out.printf("probe: the API server stores a Job task of %,d bytes of JSON (filler %,d), refuses one %,d "
-          + "bytes larger: %s%n", stored, accepted, refused - accepted, why.length() > 300 ? why.substring(0, 300) : why);
+      int stored =
+          json(sizes.jobTask("probe", s -> s.setRunAt("2099-01-01T00:00:00Z"), sizes.template));
+      System.out.printf(
+          "probe: the API server stores a Job task of %,d bytes of JSON (filler %,d), refuses one %,d "
+              + "bytes larger: %s%n",
+          stored, accepted, refused - accepted, why.length() > 300 ? why.substring(0, 300) : why);
       return new Largest(receiver, Math.max(0, accepted - WRITE_MARGIN), stored);
     }
 
     String describe() {
-      return String.format("largest tasks (half sink tasks of %,d bytes of JSON; a quarter Job tasks with the largest "
-          + "jobTemplate the operator takes, %,d bytes; a quarter with the largest the API server stores, %,d bytes, "
-          + "which the operator finds Invalid (its jobTemplate over %,d bytes) and caches all the same; the largest "
-          + "task the API server stored: %,d)", json(task(0, s -> { })), json(task(1, s -> { })),
-          json(task(3, s -> { })), DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES, largestStored);
+      return String.format(
+          "largest tasks (half sink tasks of %,d bytes of JSON; a quarter Job tasks with the largest "
+              + "jobTemplate the operator takes, %,d bytes; a quarter with the largest the API server stores, %,d bytes, "
+              + "which the operator finds Invalid (its jobTemplate over %,d bytes) and caches all the same; the largest "
+              + "task the API server stored: %,d)",
+          json(task(0, s -> {})),
+          json(task(1, s -> {})),
+          json(task(3, s -> {})),
+          DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES,
+          largestStored);
     }
 
-    /** Even: a sink task; 1 of 4: a Job task the operator fires; 3 of 4: a Job task the API server stores and the operator refuses. */
+    /**
+     * Even: a sink task; 1 of 4: a Job task the operator fires; 3 of 4: a Job task the API server
+     * stores and the operator refuses.
+     */
     DelayedTask task(int i, Consumer<DelayedTaskSpec> due) {
       if (i % 2 == 0) {
         return sinkTask("large-" + i, due);
@@ -352,26 +496,35 @@ public final class LargeTasksScale {
     }
 
     private DelayedTask sinkTask(String name, Consumer<DelayedTaskSpec> due) {
-      DelayedTask task = Tasks.task(NS, name, s -> {
-        due.accept(s);
-        s.setPayload(sinkPayload);
-        s.setData(data);
-        s.setCeOverrides(ceOverrides);
-        s.setSink(destination("/large", name + " sink"));
-        DeliverySpec delivery = new DeliverySpec();
-        delivery.setDeadLetterSink(destination("/dead", name + " dead letters"));
-        s.setDelivery(delivery);
-      });
+      DelayedTask task =
+          Tasks.task(
+              NS,
+              name,
+              s -> {
+                due.accept(s);
+                s.setPayload(sinkPayload);
+                s.setData(data);
+                s.setCeOverrides(ceOverrides);
+                s.setSink(destination("/large", name + " sink"));
+                DeliverySpec delivery = new DeliverySpec();
+                delivery.setDeadLetterSink(destination("/dead", name + " dead letters"));
+                s.setDelivery(delivery);
+              });
       task.getMetadata().setAnnotations(annotations(name));
       return task;
     }
 
-    private DelayedTask jobTask(String name, Consumer<DelayedTaskSpec> due, JobTemplateSpec jobTemplate) {
-      DelayedTask task = Tasks.task(NS, name, s -> {
-        due.accept(s);
-        s.setPayload(jobPayload);
-        s.setJobTemplate(jobTemplate);
-      });
+    private DelayedTask jobTask(
+        String name, Consumer<DelayedTaskSpec> due, JobTemplateSpec jobTemplate) {
+      DelayedTask task =
+          Tasks.task(
+              NS,
+              name,
+              s -> {
+                due.accept(s);
+                s.setPayload(jobPayload);
+                s.setJobTemplate(jobTemplate);
+              });
       task.getMetadata().setAnnotations(annotations(name));
       return task;
     }
@@ -394,12 +547,17 @@ public final class LargeTasksScale {
       return (label + " " + ".".repeat(text)).substring(0, text) + "\n" + pem.repeat(copies);
     }
 
-    /** kubectl's copy of the task (its payload, as far as it fits) and one small annotation: the limit exactly. */
+    /**
+     * kubectl's copy of the task (its payload, as far as it fits) and one small annotation: the
+     * limit exactly.
+     */
     private static Map<String, String> annotations(String name) {
       Map<String, String> annotations = new TreeMap<>();
       annotations.put("team", "orders");
-      String copy = "{\"apiVersion\":\"delayedtask.io/v1alpha1\",\"kind\":\"DelayedTask\",\"metadata\":{\"name\":\""
-          + name + "\"},\"spec\":{\"payload\":{\"k0\":\"";
+      String copy =
+          "{\"apiVersion\":\"delayedtask.io/v1alpha1\",\"kind\":\"DelayedTask\",\"metadata\":{\"name\":\""
+              + name
+              + "\"},\"spec\":{\"payload\":{\"k0\":\"";
       int room = ANNOTATION_LIMIT - "team".length() - "orders".length() - LAST_APPLIED.length();
       annotations.put(LAST_APPLIED, copy + "a".repeat(room - copy.length()));
       return annotations;

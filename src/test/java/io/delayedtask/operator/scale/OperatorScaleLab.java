@@ -104,18 +104,21 @@ final class OperatorScaleLab implements AutoCloseable {
       List<Future<?>> parts = new java.util.ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int first = t;
-        parts.add(pool.submit(() -> {
-          for (int i = first; i < count; i += threads) {
-            try {
-              client().resource(task.apply(i)).create();
-            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-              // A create the client sent again (after a timeout or a 5xx) whose first try was stored.
-              if (e.getCode() != 409) {
-                throw e;
-              }
-            }
-          }
-        }));
+        parts.add(
+            pool.submit(
+                () -> {
+                  for (int i = first; i < count; i += threads) {
+                    try {
+                      client().resource(task.apply(i)).create();
+                    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                      // A create the client sent again (after a timeout or a 5xx) whose first try
+                      // was stored.
+                      if (e.getCode() != 409) {
+                        throw e;
+                      }
+                    }
+                  }
+                }));
       }
       for (Future<?> part : parts) {
         part.get();
