@@ -82,11 +82,14 @@ public final class DelayedTaskOperator implements AutoCloseable {
   private static final Duration SCHEDULE_FIRST_AT_MOST = Duration.ofSeconds(5);
 
   /**
-   * Objects per page when an informer lists the tasks: a page is parsed whole before the store
-   * trims it (CachedObjects), and 200 tasks at the largest spec the CRD allows are about 70 MB of
-   * JSON.
+   * Objects per page when an informer lists the tasks: a page arrives as one byte array and is
+   * parsed whole before the store trims it (CachedObjects), and a task may be as large as the API
+   * server stores (about 1.5 MiB: 256 KiB of annotations, caCerts, a jobTemplate the operator then
+   * refuses). 200 such tasks (180 MB of JSON) made a restart at the default 512Mi limit run out of
+   * heap; 50 listed 2,000 of them with 45 MB live (docs/development/scale-lab.md, LargeTasksScale
+   * -Dshape=largest).
    */
-  private static final long INFORMER_PAGE = 200;
+  private static final long INFORMER_PAGE = 50;
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();

@@ -108,7 +108,15 @@ final class OperatorScaleLab implements AutoCloseable {
             pool.submit(
                 () -> {
                   for (int i = first; i < count; i += threads) {
-                    client().resource(task.apply(i)).create();
+                    try {
+                      client().resource(task.apply(i)).create();
+                    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                      // A create the client sent again (after a timeout or a 5xx) whose first try
+                      // was stored.
+                      if (e.getCode() != 409) {
+                        throw e;
+                      }
+                    }
                   }
                 }));
       }
