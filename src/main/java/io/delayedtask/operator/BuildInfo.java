@@ -23,7 +23,8 @@ record BuildInfo(String version, String commit) {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + RESOURCE, e);
     }
-    return new BuildInfo(nonBlank(properties.getProperty("version")), nonBlank(properties.getProperty("commit")));
+    return new BuildInfo(
+        nonBlank(properties.getProperty("version")), nonBlank(properties.getProperty("commit")));
   }
 
   /** One line: {@code delayed-task-operator 0.1.0 (commit 6bdbe47...)}. */

@@ -56,52 +56,72 @@ import org.slf4j.LoggerFactory;
 /**
  * The operator process: configuration, clients, schedule, operator, HTTP; stopped in reverse.
  *
- * <p>{@link #main} is what {@code java -jar} runs. {@link #start(OperatorConfig, KubernetesClient, Options)}
- * runs the same wiring in-process for tests and the dev sandbox, and {@link #close()} stops it.
+ * <p>{@link #main} is what {@code java -jar} runs. {@link #start(OperatorConfig, KubernetesClient,
+ * Options)} runs the same wiring in-process for tests and the dev sandbox, and {@link #close()}
+ * stops it.
  */
 public final class DelayedTaskOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskOperator.class);
+
   /** Exit status for a bad configuration value (docs/reference.md). */
   static final int BAD_CONFIGURATION = 2;
+
   /** JOSDK's default number of reconcile threads. */
-  private static final int RECONCILE_THREADS = ConfigurationService.DEFAULT_RECONCILIATION_THREADS_NUMBER;
+  private static final int RECONCILE_THREADS =
+      ConfigurationService.DEFAULT_RECONCILIATION_THREADS_NUMBER;
+
   /**
-   * How long a new leader's reconciles other than firings wait for its first resync (ReconcileExecutor):
-   * until it has written the missing entries, about 2 s for 50,000 tasks; the bound matters when it cannot run.
+   * How long a new leader's reconciles other than firings wait for its first resync
+   * (ReconcileExecutor): until it has written the missing entries, about 2 s for 50,000 tasks; the
+   * bound matters when it cannot run.
    */
   private static final Duration SCHEDULE_FIRST_AT_MOST = Duration.ofSeconds(5);
+
   /**
-   * Objects per page when an informer lists the tasks: a page is parsed whole before the store trims
-   * it (CachedObjects), and 200 tasks at the largest spec the CRD allows are about 70 MB of JSON.
+   * Objects per page when an informer lists the tasks: a page is parsed whole before the store
+   * trims it (CachedObjects), and 200 tasks at the largest spec the CRD allows are about 70 MB of
+   * JSON.
    */
   private static final long INFORMER_PAGE = 200;
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
-  private volatile Leadership leadership; // not final: the reconciler asks it whether this instance still leads
+
+  private volatile Leadership
+      leadership; // not final: the reconciler asks it whether this instance still leads
   private final HttpEndpoints http;
   private final TaskSchedule schedule;
   private final boolean exitOnStopLeading;
   private volatile boolean closing;
 
   /**
-   * What differs between production and tests: whether losing the lease ends the process, how
-   * often Redis is probed, and the clock. Lease timing is configuration
-   * ({@code DELAYEDTASK_LEASE_DURATION_SECONDS}), so in-process and jar-level tests set it alike.
+   * What differs between production and tests: whether losing the lease ends the process, how often
+   * Redis is probed, and the clock. Lease timing is configuration ({@code
+   * DELAYEDTASK_LEASE_DURATION_SECONDS}), so in-process and jar-level tests set it alike.
    */
   /**
    * How the process runs beyond its configuration.
    *
    * @param sinkResolver how sink host names are resolved (tests map names without DNS)
-   * @param sinkSockets  the sockets sink requests use (tests: loopback only, so that a broken guard
-   *                     fails instead of reaching another address)
+   * @param sinkSockets the sockets sink requests use (tests: loopback only, so that a broken guard
+   *     fails instead of reaching another address)
    */
-  public record Options(boolean exitOnStopLeading, Duration redisProbeInterval, Clock clock,
-      NameResolver sinkResolver, SocketFactory sinkSockets, Map<String, String> tracingEnv) {
+  public record Options(
+      boolean exitOnStopLeading,
+      Duration redisProbeInterval,
+      Clock clock,
+      NameResolver sinkResolver,
+      SocketFactory sinkSockets,
+      Map<String, String> tracingEnv) {
 
-    public Options(boolean exitOnStopLeading, Duration redisProbeInterval, Clock clock, NameResolver sinkResolver,
+    public Options(
+        boolean exitOnStopLeading,
+        Duration redisProbeInterval,
+        Clock clock,
+        NameResolver sinkResolver,
         SocketFactory sinkSockets) {
-      this(exitOnStopLeading, redisProbeInterval, clock, sinkResolver, sinkSockets, System.getenv());
+      this(
+          exitOnStopLeading, redisProbeInterval, clock, sinkResolver, sinkSockets, System.getenv());
     }
 
     /**
@@ -109,12 +129,17 @@ public final class DelayedTaskOperator implements AutoCloseable {
      * process's environment unless a test gives its own.
      */
     public Options withTracingEnv(Map<String, String> env) {
-      return new Options(exitOnStopLeading, redisProbeInterval, clock, sinkResolver, sinkSockets, Map.copyOf(env));
+      return new Options(
+          exitOnStopLeading, redisProbeInterval, clock, sinkResolver, sinkSockets, Map.copyOf(env));
     }
 
     /** java -jar: losing the lease ends the process so Kubernetes restarts it as a standby. */
     public static Options production() {
-      return new Options(true, Duration.ofSeconds(2), Clock.systemUTC(), NameResolver.SYSTEM,
+      return new Options(
+          true,
+          Duration.ofSeconds(2),
+          Clock.systemUTC(),
+          NameResolver.SYSTEM,
           SocketFactory.getDefault());
     }
 
@@ -133,17 +158,20 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
     /** The clock for due checks, firedTime and conditions (a test can set it off true time). */
     public Options withClock(Clock other) {
-      return new Options(exitOnStopLeading, redisProbeInterval, other, sinkResolver, sinkSockets, tracingEnv);
+      return new Options(
+          exitOnStopLeading, redisProbeInterval, other, sinkResolver, sinkSockets, tracingEnv);
     }
 
     public Options withSinkNetwork(NameResolver resolver, SocketFactory sockets) {
-      return new Options(exitOnStopLeading, redisProbeInterval, clock, resolver, sockets, tracingEnv);
+      return new Options(
+          exitOnStopLeading, redisProbeInterval, clock, resolver, sockets, tracingEnv);
     }
   }
 
   public static void main(String[] args) {
     // --help and --version print and exit before anything starts.
-    OptionalInt exitAfterArguments = CommandLine.handle(args, BuildInfo.ofThisBuild(), System.out, System.err);
+    OptionalInt exitAfterArguments =
+        CommandLine.handle(args, BuildInfo.ofThisBuild(), System.out, System.err);
     if (exitAfterArguments.isPresent()) {
       System.exit(exitAfterArguments.getAsInt());
       return;
@@ -173,10 +201,14 @@ public final class DelayedTaskOperator implements AutoCloseable {
       System.exit(BAD_CONFIGURATION);
       return;
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      operator.close();
-      client.close();
-    }, "shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  operator.close();
+                  client.close();
+                },
+                "shutdown"));
   }
 
   /**
@@ -190,7 +222,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
   static void poolAsyncSteps() {
     String parallelism = "java.util.concurrent.ForkJoinPool.common.parallelism";
     if (System.getProperty(parallelism) == null) {
-      System.setProperty(parallelism, Integer.toString(Math.max(2, Runtime.getRuntime().availableProcessors() - 1)));
+      System.setProperty(
+          parallelism,
+          Integer.toString(Math.max(2, Runtime.getRuntime().availableProcessors() - 1)));
     }
   }
 
@@ -199,7 +233,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
     return start(config, client, Options.inProcess());
   }
 
-  public static DelayedTaskOperator start(OperatorConfig config, KubernetesClient client, Options options) {
+  public static DelayedTaskOperator start(
+      OperatorConfig config, KubernetesClient client, Options options) {
     return new DelayedTaskOperator(config, client, options);
   }
 
@@ -224,12 +259,21 @@ public final class DelayedTaskOperator implements AutoCloseable {
       SpecValidator validator = new SpecValidator(sink.specRules());
       InformerTaskCache taskCache = new InformerTaskCache();
       ScheduleResync resync = new ScheduleResync(taskCache, client, schedule, validator, registry);
-      ScheduleKeeper keeper = new ScheduleKeeper(schedule, resync, config.resyncInterval(),
-          options.redisProbeInterval(), clock, registry);
+      ScheduleKeeper keeper =
+          new ScheduleKeeper(
+              schedule,
+              resync,
+              config.resyncInterval(),
+              options.redisProbeInterval(),
+              clock,
+              registry);
       stopInReverse.push(keeper);
       DueClaims dueClaims = new DueClaims(taskCache, client);
-      leadership = new Leadership(keeper, dueClaims,
-          () -> ScheduleWiring.startPoller(schedule, dueClaims, config.claimLease()));
+      leadership =
+          new Leadership(
+              keeper,
+              dueClaims,
+              () -> ScheduleWiring.startPoller(schedule, dueClaims, config.claimLease()));
       leadership.bindTo(registry);
       stopInReverse.push(leadership);
 
@@ -241,46 +285,70 @@ public final class DelayedTaskOperator implements AutoCloseable {
       ReconcileExecutor reconcileThreads = new ReconcileExecutor(RECONCILE_THREADS, dueClaims::holdsClaim,
           deliveryOutcomes::awaitsRecord);
       dueClaims.onClaim(reconcileThreads::promote);
-      keeper.onActivate(firstResync -> reconcileThreads.holdOthersUntil(firstResync, SCHEDULE_FIRST_AT_MOST));
-      Operator operator = new Operator(o -> {
-        o.withKubernetesClient(client)
-            .withExecutorService(reconcileThreads)
-            // The reconciler never has JOSDK patch a task (StatusWriter PUTs with the cached
-            // resourceVersion; the legacy finalizer goes by a JSON patch), so this changes no
-            // request on a real API server. It keeps JOSDK's own paths off server-side apply,
-            // which the fabric8 mock in CRUD mode lacks: the fault tests (faults/) run this
-            // operator against that mock to inject API failures on cue.
-            .withUseSSAToPatchPrimaryResource(false)
-            .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
-            .withCloseClientOnStop(false)
-            .withStopOnInformerErrorDuringStartup(false)
-            // A Job this operator just created stays in the Job cache's overlay until the informer
-            // has that version or a newer one, and the informer's event for it does not wake the
-            // task again (resourceVersions are etcd's revisions, which grow).
-            .withParseResourceVersions(true)
-            .withResourceCloner(new TaskCloner(client.getKubernetesSerialization()));
-        if (config.leaderElection()) {
-          o.withLeaderElectionConfiguration(leaderElection(config, leadership, this::afterLosingLease));
-        }
-      });
-      // The admission policy that checks each task's author: without it no Job and no token (fail closed).
-      AdmissionPolicies admissionPolicies = config.checksAdmissionPolicy()
-          ? AdmissionPolicies.watch(client, config.admissionPolicyBindings(), config.sink().serviceAccount(),
-              config.sink().signingSecret(), config.namespaces(), registry)
-          : AdmissionPolicies.unchecked();
+      keeper.onActivate(
+          firstResync -> reconcileThreads.holdOthersUntil(firstResync, SCHEDULE_FIRST_AT_MOST));
+      Operator operator =
+          new Operator(
+              o -> {
+                o.withKubernetesClient(client)
+                    .withExecutorService(reconcileThreads)
+                    // The reconciler never has JOSDK patch a task (StatusWriter PUTs with the
+                    // cached
+                    // resourceVersion; the legacy finalizer goes by a JSON patch), so this changes
+                    // no
+                    // request on a real API server. It keeps JOSDK's own paths off server-side
+                    // apply,
+                    // which the fabric8 mock in CRUD mode lacks: the fault tests (faults/) run this
+                    // operator against that mock to inject API failures on cue.
+                    .withUseSSAToPatchPrimaryResource(false)
+                    .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
+                    .withCloseClientOnStop(false)
+                    .withStopOnInformerErrorDuringStartup(false)
+                    // A Job this operator just created stays in the Job cache's overlay until the
+                    // informer
+                    // has that version or a newer one, and the informer's event for it does not
+                    // wake the
+                    // task again (resourceVersions are etcd's revisions, which grow).
+                    .withParseResourceVersions(true)
+                    .withResourceCloner(new TaskCloner(client.getKubernetesSerialization()));
+                if (config.leaderElection()) {
+                  o.withLeaderElectionConfiguration(
+                      leaderElection(config, leadership, this::afterLosingLease));
+                }
+              });
+      // The admission policy that checks each task's author: without it no Job and no token (fail
+      // closed).
+      AdmissionPolicies admissionPolicies =
+          config.checksAdmissionPolicy()
+              ? AdmissionPolicies.watch(
+                  client,
+                  config.admissionPolicyBindings(),
+                  config.sink().serviceAccount(),
+                  config.sink().signingSecret(),
+                  config.namespaces(),
+                  registry)
+              : AdmissionPolicies.unchecked();
       stopInReverse.push(admissionPolicies);
       if (!config.checksAdmissionPolicy()) {
-        LOG.warn("{}=none: Jobs are created and tokens sent without checking for the admission policy, so any "
-            + "author of a DelayedTask gets them whatever their RBAC", OperatorConfig.ADMISSION_POLICY);
+        LOG.warn(
+            "{}=none: Jobs are created and tokens sent without checking for the admission policy, so any "
+                + "author of a DelayedTask gets them whatever their RBAC",
+            OperatorConfig.ADMISSION_POLICY);
       }
-      TaskDecider decider = new TaskDecider(validator, SecondsSetting.finishedTtl(config.finishedTtl().map(Duration::toSeconds)),
-          SecondsSetting.startingDeadline(config.defaultStartingDeadline().map(Duration::toSeconds)));
+      TaskDecider decider =
+          new TaskDecider(
+              validator,
+              SecondsSetting.finishedTtl(config.finishedTtl().map(Duration::toSeconds)),
+              SecondsSetting.startingDeadline(
+                  config.defaultStartingDeadline().map(Duration::toSeconds)));
       TaskEvents events = new TaskEvents(client, clock);
-      // Spans exported only when OpenTelemetry's own variables ask for it; trace context always propagated.
+      // Spans exported only when OpenTelemetry's own variables ask for it; trace context always
+      // propagated.
       Tracing tracing = Tracing.fromEnvironment(options.tracingEnv());
       stopInReverse.push(tracing);
       if (tracing.exporting()) {
-        LOG.info("Tracing: spans exported by the OpenTelemetry SDK, configured by the OTEL_* variables");
+        LOG.info(
+            "Tracing: spans exported by the OpenTelemetry SDK, configured by the OTEL_* variables");
       }
       FireMetrics fireMetrics = new FireMetrics(registry);
       // Sink deliveries: sent without a reconcile thread waiting, answers back as events.
@@ -290,10 +358,25 @@ public final class DelayedTaskOperator implements AutoCloseable {
       QueueHolds queueHolds = new QueueHolds();
       stopInReverse.push(schedule.onQueueHolds(queueHolds::report));
       BooleanSupplier firing = () -> !config.leaderElection() || leadership.isFiring();
-      InformedQueues queues = new InformedQueues(client, config.namespaces(), schedule, firing, clock, registry,
-          (queue, id) -> ScheduleIds.parse(id).flatMap(ref -> taskCache.get(ref.namespace(), ref.name()))
-              .ifPresent(task -> events.normal(task, TaskEvents.QUEUE_DELETED, "DelayedTaskQueue " + queue.name()
-                  + " was deleted: this task is released from it and fires without its limits")));
+      InformedQueues queues =
+          new InformedQueues(
+              client,
+              config.namespaces(),
+              schedule,
+              firing,
+              clock,
+              registry,
+              (queue, id) ->
+                  ScheduleIds.parse(id)
+                      .flatMap(ref -> taskCache.get(ref.namespace(), ref.name()))
+                      .ifPresent(
+                          task ->
+                              events.normal(
+                                  task,
+                                  TaskEvents.QUEUE_DELETED,
+                                  "DelayedTaskQueue "
+                                      + queue.name()
+                                      + " was deleted: this task is released from it and fires without its limits")));
       stopInReverse.push(queues);
       DelayedTaskReconciler reconciler = new DelayedTaskReconciler(decider,
           new TaskWorld(taskCache, admissionPolicies, queueHolds, clock, firing),
@@ -330,42 +413,62 @@ public final class DelayedTaskOperator implements AutoCloseable {
       // Once JOSDK has started, the resync may read the cache as soon as its informers have listed the
       // tasks (their own hasSynced, see InformerTaskCache). Without leader election this instance
       // fires from then on (with it, from becoming leader).
-      // Leader election: a leader that stops releases the Lease once its claims are settled and JOSDK
-      // has stopped (stopped after the operator, below); a standby tries for it the moment it is free.
-      LeaseHandover handover = config.leaderElection() ? new LeaseHandover(client, config.leaseNamespace(),
-          config.leaseName(), config.identity(), config.leaseDuration(), leadership::isFiring) : null;
-      OperatorStarter starter = new OperatorStarter(operator, client, () -> {
-        taskCache.startedWith(operator.getRuntimeInfo());
-        queues.start();
-        if (config.leaderElection()) {
-          handover.startNudging(operator);
-          keeper.requestResync();
-        } else {
-          leadership.start();
-        }
-      });
+      // Leader election: a leader that stops releases the Lease once its claims are settled and
+      // JOSDK
+      // has stopped (stopped after the operator, below); a standby tries for it the moment it is
+      // free.
+      LeaseHandover handover =
+          config.leaderElection()
+              ? new LeaseHandover(
+                  client,
+                  config.leaseNamespace(),
+                  config.leaseName(),
+                  config.identity(),
+                  config.leaseDuration(),
+                  leadership::isFiring)
+              : null;
+      OperatorStarter starter =
+          new OperatorStarter(
+              operator,
+              client,
+              () -> {
+                taskCache.startedWith(operator.getRuntimeInfo());
+                queues.start();
+                if (config.leaderElection()) {
+                  handover.startNudging(operator);
+                  keeper.requestResync();
+                } else {
+                  leadership.start();
+                }
+              });
       if (handover != null) {
-        stopInReverse.push(() -> {
-          handover.close();
-          // An operator that never started (API server unreachable) never led: nothing to release,
-          // and asking would hold the shutdown through the client's retries.
-          if (starter.started()) {
-            handover.release();
-          }
-        });
+        stopInReverse.push(
+            () -> {
+              handover.close();
+              // An operator that never started (API server unreachable) never led: nothing to
+              // release,
+              // and asking would hold the shutdown through the client's retries.
+              if (starter.started()) {
+                handover.release();
+              }
+            });
       }
       stopInReverse.push(starter);
 
       // 5. HTTP: /metrics, /healthz, /readyz.
-      http = HttpEndpoints.start(config.httpPort(), registry, () -> {
-        if (!starter.started()) {
-          return "not ready: the operator has not started (API server unreachable?)";
-        }
-        if (!operator.getRuntimeInfo().allEventSourcesAreHealthy()) {
-          return "not ready: informers are not synced with the API server";
-        }
-        return keeper.redisReachable() ? null : "not ready: Redis is unreachable";
-      });
+      http =
+          HttpEndpoints.start(
+              config.httpPort(),
+              registry,
+              () -> {
+                if (!starter.started()) {
+                  return "not ready: the operator has not started (API server unreachable?)";
+                }
+                if (!operator.getRuntimeInfo().allEventSourcesAreHealthy()) {
+                  return "not ready: informers are not synced with the API server";
+                }
+                return keeper.redisReachable() ? null : "not ready: Redis is unreachable";
+              });
       stopInReverse.push(http);
 
       // 6. Go: probe Redis, start the operator once the API server answers.
@@ -380,9 +483,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
   }
 
   /**
-   * Production ends the process when the lease is lost (options.exitOnStopLeading). Done here rather
-   * than by JOSDK's own exitOnStopLeading, which would also call System.exit while the shutdown hook
-   * stops the operator, and System.exit inside a shutdown hook blocks forever.
+   * Production ends the process when the lease is lost (options.exitOnStopLeading). Done here
+   * rather than by JOSDK's own exitOnStopLeading, which would also call System.exit while the
+   * shutdown hook stops the operator, and System.exit inside a shutdown hook blocks forever.
    */
   private void afterLosingLease() {
     if (exitOnStopLeading && !closing) {
@@ -391,8 +494,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
     }
   }
 
-  private static LeaderElectionConfiguration leaderElection(OperatorConfig config, Leadership leadership,
-      Runnable afterLosingLease) {
+  private static LeaderElectionConfiguration leaderElection(
+      OperatorConfig config, Leadership leadership, Runnable afterLosingLease) {
     return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(config.leaseName())
         .withLeaseNamespace(config.leaseNamespace())
         .withIdentity(config.identity())
@@ -404,7 +507,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
         .build();
   }
 
-  /** The port /metrics, /healthz and /readyz are served on (useful with DELAYEDTASK_HTTP_PORT=0). */
+  /**
+   * The port /metrics, /healthz and /readyz are served on (useful with DELAYEDTASK_HTTP_PORT=0).
+   */
   public int httpPort() {
     return http.port();
   }

@@ -25,14 +25,23 @@ final class OperatorStarter implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean closed;
 
-  /** {@code afterStart} runs once the operator has started (its informers have listed what there is). */
+  /**
+   * {@code afterStart} runs once the operator has started (its informers have listed what there
+   * is).
+   */
   OperatorStarter(Operator operator, KubernetesClient client, Runnable afterStart) {
     this.operator = operator;
     // The probe gives up at once: the client's own retries (with backoff, up to minutes) would
     // hold back both the start and the one log line that says why the operator is not ready.
-    this.probe = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
-        .withRequestRetryBackoffLimit(0).withConnectionTimeout((int) PROBE_TIMEOUT.toMillis())
-        .withRequestTimeout((int) PROBE_TIMEOUT.toMillis()).build()).build();
+    this.probe =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .withConnectionTimeout((int) PROBE_TIMEOUT.toMillis())
+                    .withRequestTimeout((int) PROBE_TIMEOUT.toMillis())
+                    .build())
+            .build();
     this.afterStart = afterStart;
     this.thread = new Thread(this::run, "operator-starter");
     this.thread.setDaemon(true);
@@ -66,8 +75,10 @@ final class OperatorStarter implements AutoCloseable {
         return;
       } catch (RuntimeException e) {
         if (!reported) {
-          LOG.warn("The API server {} is unreachable, not ready; retrying with backoff: {}",
-              probe.getMasterUrl(), rootCause(e));
+          LOG.warn(
+              "The API server {} is unreachable, not ready; retrying with backoff: {}",
+              probe.getMasterUrl(),
+              rootCause(e));
           reported = true;
         }
       }
@@ -80,7 +91,9 @@ final class OperatorStarter implements AutoCloseable {
     }
   }
 
-  /** The innermost cause, which names what failed (connection refused, unknown host), in one line. */
+  /**
+   * The innermost cause, which names what failed (connection refused, unknown host), in one line.
+   */
   private static String rootCause(Throwable e) {
     Throwable cause = e;
     while (cause.getCause() != null && cause.getCause() != cause) {

@@ -33,10 +33,16 @@ final class ScheduleWiring {
    * becomes the leader (or at once without leader election), so the claims in Redis are a
    * predecessor's: they go back to the due set first, rather than wait out their lease.
    */
-  static AutoCloseable startPoller(TaskSchedule schedule, AsyncDueEntryHandler handler, Duration claimLease) {
+  static AutoCloseable startPoller(
+      TaskSchedule schedule, AsyncDueEntryHandler handler, Duration claimLease) {
     takeOverClaims(schedule);
-    SchedulePoller poller = new SchedulePoller(schedule, handler,
-        SchedulePoller.Settings.defaults().withLease(claimLease).withStopTimeout(SETTLE_AT_MOST));
+    SchedulePoller poller =
+        new SchedulePoller(
+            schedule,
+            handler,
+            SchedulePoller.Settings.defaults()
+                .withLease(claimLease)
+                .withStopTimeout(SETTLE_AT_MOST));
     poller.start();
     return poller;
   }
@@ -45,11 +51,15 @@ final class ScheduleWiring {
     try {
       int taken = schedule.requeueAllClaims();
       if (taken > 0) {
-        LOG.info("Took over {} claims of the previous leader: they fire now, not when their lease runs out", taken);
+        LOG.info(
+            "Took over {} claims of the previous leader: they fire now, not when their lease runs out",
+            taken);
       }
     } catch (ScheduleUnavailableException e) {
-      LOG.warn("Could not take over the previous leader's claims (Redis unavailable); they return when their "
-          + "lease runs out: {}", e.getMessage());
+      LOG.warn(
+          "Could not take over the previous leader's claims (Redis unavailable); they return when their "
+              + "lease runs out: {}",
+          e.getMessage());
     }
   }
 }

@@ -14,9 +14,10 @@ import org.junit.jupiter.api.Test;
  * the leader's duties and on the sink's delivery, all of them on the shared task rules and the
  * Redis schedule, everything on the API types; nothing back. The parts of a decision ({@code
  * decision/}) lie below both the decider and the sink's delivery, which decide in those types and
- * never import each other the wrong way: {@code sink/} answers the decider with a plan made of them,
- * never importing {@code reconcile/}; {@code decision/} imports nothing of the operator's. {@code
- * leader/} hands claims to the reconciler through callbacks, never importing it or its thread pool.
+ * never import each other the wrong way: {@code sink/} answers the decider with a plan made of
+ * them, never importing {@code reconcile/}; {@code decision/} imports nothing of the operator's.
+ * {@code leader/} hands claims to the reconciler through callbacks, never importing it or its
+ * thread pool.
  *
  * <p>The shared task rules are one package per job, themselves in one order: {@code task.status}
  * (what a status says) on {@code task.spec} (what a spec asks), which reads {@code task.cache}
@@ -27,45 +28,85 @@ import org.junit.jupiter.api.Test;
 class LayoutTest {
   private static final String ROOT = "io.delayedtask.operator";
 
-  private final JavaClasses operator = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages(ROOT);
+  private final JavaClasses operator =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages(ROOT);
 
   @Test
   void foldersDependOneWay() {
-    layeredArchitecture().consideringOnlyDependenciesInLayers()
-        .layer("process").definedBy(ROOT)
-        .layer("http").definedBy(ROOT + ".http..")
-        .layer("reconcile").definedBy(ROOT + ".reconcile..")
-        .layer("leader").definedBy(ROOT + ".leader..")
-        .layer("task.status").definedBy(ROOT + ".task.status..")
-        .layer("task.spec").definedBy(ROOT + ".task.spec..")
-        .layer("task.cache").definedBy(ROOT + ".task.cache..")
-        .layer("task.job").definedBy(ROOT + ".task.job..")
-        .layer("task.lifetime").definedBy(ROOT + ".task.lifetime..")
-        .layer("task.time").definedBy(ROOT + ".task.time..")
-        .layer("schedule").definedBy(ROOT + ".schedule..")
-        .layer("sink").definedBy(ROOT + ".sink..")
-        .layer("decision").definedBy(ROOT + ".decision..")
-        .layer("trace").definedBy(ROOT + ".trace..")
-        .layer("config").definedBy(ROOT + ".config..")
-        .layer("api").definedBy(ROOT + ".api..")
-        .whereLayer("process").mayNotBeAccessedByAnyLayer()
-        .whereLayer("http").mayOnlyBeAccessedByLayers("process")
-        .whereLayer("reconcile").mayOnlyBeAccessedByLayers("process")
-        .whereLayer("leader").mayOnlyBeAccessedByLayers("process", "reconcile")
-        .whereLayer("task.status").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
-        .whereLayer("task.spec").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink", "task.status")
-        .whereLayer("task.cache").mayOnlyBeAccessedByLayers("process", "reconcile", "sink", "task.spec")
-        .whereLayer("task.job").mayOnlyBeAccessedByLayers("process", "reconcile", "sink", "trace", "task.cache")
-        .whereLayer("task.lifetime").mayOnlyBeAccessedByLayers("process", "reconcile", "task.cache")
-        .whereLayer("task.time").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink", "trace",
-            "task.status", "task.spec", "task.job")
-        .whereLayer("schedule").mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
-        .whereLayer("sink").mayOnlyBeAccessedByLayers("process", "reconcile")
-        .whereLayer("decision").mayOnlyBeAccessedByLayers("process", "reconcile", "sink")
-        .whereLayer("trace").mayOnlyBeAccessedByLayers("process", "reconcile", "sink")
-        .whereLayer("config").mayOnlyBeAccessedByLayers("process", "schedule", "sink", "reconcile", "trace")
+    layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .layer("process")
+        .definedBy(ROOT)
+        .layer("http")
+        .definedBy(ROOT + ".http..")
+        .layer("reconcile")
+        .definedBy(ROOT + ".reconcile..")
+        .layer("leader")
+        .definedBy(ROOT + ".leader..")
+        .layer("task.status")
+        .definedBy(ROOT + ".task.status..")
+        .layer("task.spec")
+        .definedBy(ROOT + ".task.spec..")
+        .layer("task.cache")
+        .definedBy(ROOT + ".task.cache..")
+        .layer("task.job")
+        .definedBy(ROOT + ".task.job..")
+        .layer("task.lifetime")
+        .definedBy(ROOT + ".task.lifetime..")
+        .layer("task.time")
+        .definedBy(ROOT + ".task.time..")
+        .layer("schedule")
+        .definedBy(ROOT + ".schedule..")
+        .layer("sink")
+        .definedBy(ROOT + ".sink..")
+        .layer("decision")
+        .definedBy(ROOT + ".decision..")
+        .layer("trace")
+        .definedBy(ROOT + ".trace..")
+        .layer("config")
+        .definedBy(ROOT + ".config..")
+        .layer("api")
+        .definedBy(ROOT + ".api..")
+        .whereLayer("process")
+        .mayNotBeAccessedByAnyLayer()
+        .whereLayer("http")
+        .mayOnlyBeAccessedByLayers("process")
+        .whereLayer("reconcile")
+        .mayOnlyBeAccessedByLayers("process")
+        .whereLayer("leader")
+        .mayOnlyBeAccessedByLayers("process", "reconcile")
+        .whereLayer("task.status")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
+        .whereLayer("task.spec")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink", "task.status")
+        .whereLayer("task.cache")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "sink", "task.spec")
+        .whereLayer("task.job")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "sink", "trace", "task.cache")
+        .whereLayer("task.lifetime")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "task.cache")
+        .whereLayer("task.time")
+        .mayOnlyBeAccessedByLayers(
+            "process",
+            "reconcile",
+            "leader",
+            "sink",
+            "trace",
+            "task.status",
+            "task.spec",
+            "task.job")
+        .whereLayer("schedule")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "leader", "sink")
+        .whereLayer("sink")
+        .mayOnlyBeAccessedByLayers("process", "reconcile")
+        .whereLayer("decision")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "sink")
+        .whereLayer("trace")
+        .mayOnlyBeAccessedByLayers("process", "reconcile", "sink")
+        .whereLayer("config")
+        .mayOnlyBeAccessedByLayers("process", "schedule", "sink", "reconcile", "trace")
         .check(operator);
   }
 
@@ -76,8 +117,12 @@ class LayoutTest {
 
   @Test
   void theDecisionsVocabularyDependsOnNothingOfTheOperators() {
-    classes().that().resideInAPackage(ROOT + ".decision..")
-        .should().onlyDependOnClassesThat().resideInAnyPackage(ROOT + ".decision..", "java..")
+    classes()
+        .that()
+        .resideInAPackage(ROOT + ".decision..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(ROOT + ".decision..", "java..")
         .check(operator);
   }
 }

@@ -20,37 +20,46 @@ class ScheduleWiringTest {
   @Test
   void thePollerTakesOverThePredecessorsClaimsThenClaimsWithTheConfiguredLease() throws Exception {
     RecordingSchedule schedule = new RecordingSchedule();
-    try (AutoCloseable poller = ScheduleWiring.startPoller(schedule,
-        entry -> CompletableFuture.completedFuture(Disposition.acknowledge()),
-        Duration.ofSeconds(7))) {
-      await("a first claim").atMost(Duration.ofSeconds(5))
+    try (AutoCloseable poller =
+        ScheduleWiring.startPoller(
+            schedule,
+            entry -> CompletableFuture.completedFuture(Disposition.acknowledge()),
+            Duration.ofSeconds(7))) {
+      await("a first claim")
+          .atMost(Duration.ofSeconds(5))
           .until(() -> schedule.calls.stream().anyMatch(call -> call.startsWith("claimDue")));
     }
     // The poller's thread only records; every check is made here, on the test thread.
     List<String> calls = List.copyOf(schedule.calls);
     // The poller subscribes to wake-ups as it starts, before its loop claims: so the take-over is
     // seen to come before the poller starts, not merely to win a race with its first claim.
-    assertThat(calls).as("claims taken over once, before the poller starts")
+    assertThat(calls)
+        .as("claims taken over once, before the poller starts")
         .startsWith("requeueAllClaims", "onWakeup");
-    assertThat(calls.subList(2, calls.size())).as("then only claims, each with the configured lease")
-        .isNotEmpty().containsOnly("claimDue(lease=PT7S)");
+    assertThat(calls.subList(2, calls.size()))
+        .as("then only claims, each with the configured lease")
+        .isNotEmpty()
+        .containsOnly("claimDue(lease=PT7S)");
   }
 
   /** Records, in order, what the poller asks of it; nothing is ever due. */
   private static final class RecordingSchedule extends UnusedSchedule {
     final List<String> calls = new CopyOnWriteArrayList<>();
 
-    @Override public ClaimBatch claimDue(int max, Duration lease) {
+    @Override
+    public ClaimBatch claimDue(int max, Duration lease) {
       calls.add("claimDue(lease=" + lease + ")");
       return new ClaimBatch(List.of(), Instant.EPOCH, Optional.empty());
     }
 
-    @Override public AutoCloseable onWakeup(Consumer<Instant> listener) {
+    @Override
+    public AutoCloseable onWakeup(Consumer<Instant> listener) {
       calls.add("onWakeup");
       return () -> {};
     }
 
-    @Override public int requeueAllClaims() {
+    @Override
+    public int requeueAllClaims() {
       calls.add("requeueAllClaims");
       return 0;
     }

@@ -15,34 +15,49 @@ import okhttp3.HttpUrl;
  * that sends the request, and compared part by part, never as strings: scheme, host
  * (case-insensitive, a trailing dot ignored), port (the scheme's default when absent), and path
  * segments after decoding percent-encoded unreserved characters and removing dot segments (the path
- * the receiver will see). An entry path ending in {@code /} allows the paths that begin with it; one
- * not ending in {@code /} allows itself and the paths that continue it after a {@code /}; an entry
- * without a path, or with {@code /}, allows its whole origin. A URL with userinfo or a fragment is
- * never allowed, and a URL whose path a receiver could read as another path ({@link #ambiguousPath}:
- * a segment holding {@code ;}, or a percent-encoded {@code /}, {@code \}, {@code .} or {@code %}) is
- * never allowed by an entry that restricts the path.
+ * the receiver will see). An entry path ending in {@code /} allows the paths that begin with it;
+ * one not ending in {@code /} allows itself and the paths that continue it after a {@code /}; an
+ * entry without a path, or with {@code /}, allows its whole origin. A URL with userinfo or a
+ * fragment is never allowed, and a URL whose path a receiver could read as another path ({@link
+ * #ambiguousPath}: a segment holding {@code ;}, or a percent-encoded {@code /}, {@code \}, {@code
+ * .} or {@code %}) is never allowed by an entry that restricts the path.
  *
  * <p>An entry may hold {@value #NAMESPACE} as a whole host label or a whole path segment: it then
- * stands for the task's own namespace there, and for no other ({@link #entryAllowing(String, String)}).
+ * stands for the task's own namespace there, and for no other ({@link #entryAllowing(String,
+ * String)}).
  */
 public final class AllowedUris {
   /** An IPv4 loopback literal: 127.0.0.0/8, written as four decimal octets. */
-  private static final Pattern IPV4_LOOPBACK = Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}");
+  private static final Pattern IPV4_LOOPBACK =
+      Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}");
+
   private static final String UNRESERVED_PUNCTUATION = "-._~";
+
   /** The placeholder for the task's namespace in an entry. */
   public static final String NAMESPACE = "{namespace}";
+
   /**
    * What {@link #NAMESPACE} is parsed as: a host label and path segment OkHttp takes as written and
    * that no namespace can be (a namespace is a DNS label, without '_').
    */
   private static final String NAMESPACE_MARK = "_namespace_";
+
   /** A namespace: an RFC 1123 DNS label. */
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
   /** Percent-encoded characters that make a path segment read as another path by some receivers. */
-  private static final Map<String, String> AMBIGUOUS_ESCAPES = Map.of(
-      "%2F", "a percent-encoded '/' (%2F)", "%5C", "a percent-encoded '\\' (%5C)",
-      "%2E", "a percent-encoded '.' (%2E)", "%25", "a percent-encoded '%' (%25)",
-      "%3B", "a percent-encoded ';' (%3B)");
+  private static final Map<String, String> AMBIGUOUS_ESCAPES =
+      Map.of(
+          "%2F",
+          "a percent-encoded '/' (%2F)",
+          "%5C",
+          "a percent-encoded '\\' (%5C)",
+          "%2E",
+          "a percent-encoded '.' (%2E)",
+          "%25",
+          "a percent-encoded '%' (%25)",
+          "%3B",
+          "a percent-encoded ';' (%3B)");
 
   private final List<Entry> entries;
 
@@ -53,21 +68,27 @@ public final class AllowedUris {
   /**
    * One entry, parsed.
    *
-   * @param text      as written
-   * @param scheme    http or https
-   * @param host      lower case, without a trailing dot; an IPv6 literal without brackets
-   * @param port      the scheme's default when the entry names none
-   * @param segments  the path's segments, normalized, without the empty one a trailing {@code /} makes
+   * @param text as written
+   * @param scheme http or https
+   * @param host lower case, without a trailing dot; an IPv6 literal without brackets
+   * @param port the scheme's default when the entry names none
+   * @param segments the path's segments, normalized, without the empty one a trailing {@code /}
+   *     makes
    * @param directory the path ends in {@code /} (or is {@code /} or absent)
    */
-  public record Entry(String text, String scheme, String host, int port, List<String> segments, boolean directory) {
+  public record Entry(
+      String text, String scheme, String host, int port, List<String> segments, boolean directory) {
     public Entry {
       segments = List.copyOf(segments);
     }
 
-    /** The host is a loopback name or literal: {@code localhost}, {@code 127.x.x.x} or {@code ::1}. */
+    /**
+     * The host is a loopback name or literal: {@code localhost}, {@code 127.x.x.x} or {@code ::1}.
+     */
     public boolean namesLoopback() {
-      return host.equals("localhost") || host.equals("::1") || IPV4_LOOPBACK.matcher(host).matches();
+      return host.equals("localhost")
+          || host.equals("::1")
+          || IPV4_LOOPBACK.matcher(host).matches();
     }
 
     /** Whether the entry holds {@value AllowedUris#NAMESPACE} (in its host or its path). */
@@ -90,15 +111,23 @@ public final class AllowedUris {
       if (namespace == null || !DNS_LABEL.matcher(namespace).matches()) {
         return Optional.empty();
       }
-      String concreteHost = String.join(".", hostLabels().stream()
-          .map(label -> label.equals(NAMESPACE_MARK) ? namespace : label).toList());
-      List<String> concreteSegments = segments.stream()
-          .map(segment -> segment.equals(NAMESPACE_MARK) ? namespace : segment).toList();
+      String concreteHost =
+          String.join(
+              ".",
+              hostLabels().stream()
+                  .map(label -> label.equals(NAMESPACE_MARK) ? namespace : label)
+                  .toList());
+      List<String> concreteSegments =
+          segments.stream()
+              .map(segment -> segment.equals(NAMESPACE_MARK) ? namespace : segment)
+              .toList();
       return Optional.of(new Entry(text, scheme, concreteHost, port, concreteSegments, directory));
     }
 
     boolean allows(HttpUrl url) {
-      if (!scheme.equals(url.scheme()) || !host.equals(AllowedUris.host(url)) || port != url.port()) {
+      if (!scheme.equals(url.scheme())
+          || !host.equals(AllowedUris.host(url))
+          || port != url.port()) {
         return false;
       }
       if (segments.isEmpty()) {
@@ -144,9 +173,9 @@ public final class AllowedUris {
   }
 
   /**
-   * The first entry that allows {@code url}, not counting the entries that hold {@value #NAMESPACE};
-   * empty when none does, or when the URL is not one an entry could allow (not http(s), userinfo, a
-   * fragment: {@link #problem}).
+   * The first entry that allows {@code url}, not counting the entries that hold {@value
+   * #NAMESPACE}; empty when none does, or when the URL is not one an entry could allow (not
+   * http(s), userinfo, a fragment: {@link #problem}).
    */
   public Optional<Entry> entryAllowing(String url) {
     return entryAllowing(url, null);
@@ -163,7 +192,12 @@ public final class AllowedUris {
     }
     HttpUrl parsed = HttpUrl.parse(url);
     return entries.stream()
-        .filter(entry -> entry.forNamespace(namespace).map(concrete -> concrete.allows(parsed)).orElse(false))
+        .filter(
+            entry ->
+                entry
+                    .forNamespace(namespace)
+                    .map(concrete -> concrete.allows(parsed))
+                    .orElse(false))
         .findFirst();
   }
 
@@ -171,8 +205,9 @@ public final class AllowedUris {
    * Why a receiver could read the path of {@code url} as another path: a segment holding {@code ;}
    * (Tomcat and Spring take {@code ..;} for {@code ..}), or a percent-encoded {@code /}, {@code \},
    * {@code .}, {@code ;} or {@code %} (a proxy that decodes first, such as nginx, sees other
-   * segments: {@code %2F}, {@code %5C}, {@code %2e%2e}, {@code %252e}). Such a URL is never allowed by
-   * an entry that restricts the path. Empty when the path is plain, or {@code url} is no http(s) URL.
+   * segments: {@code %2F}, {@code %5C}, {@code %2e%2e}, {@code %252e}). Such a URL is never allowed
+   * by an entry that restricts the path. Empty when the path is plain, or {@code url} is no http(s)
+   * URL.
    */
   public static Optional<String> ambiguousPath(String url) {
     HttpUrl parsed = url == null ? null : HttpUrl.parse(url);
@@ -197,7 +232,8 @@ public final class AllowedUris {
   /**
    * Why no entry allows {@code url} for a task of {@code namespace}, in words for a status message,
    * beyond "no entry allows it": the URL can never be allowed ({@link #problem}), or its path is
-   * ambiguous while an entry of its origin restricts the path. Empty when there is nothing more to say.
+   * ambiguous while an entry of its origin restricts the path. Empty when there is nothing more to
+   * say.
    */
   public Optional<String> whyRefused(String url, String namespace) {
     Optional<String> never = problem(url);
@@ -206,11 +242,20 @@ public final class AllowedUris {
     }
     HttpUrl parsed = HttpUrl.parse(url);
     Optional<String> ambiguous = ambiguousPath(parsed);
-    if (ambiguous.isPresent() && entries.stream().map(entry -> entry.forNamespace(namespace))
-        .flatMap(Optional::stream).anyMatch(entry -> !entry.segments().isEmpty() && entry.scheme().equals(parsed.scheme())
-            && entry.host().equals(host(parsed)) && entry.port() == parsed.port())) {
-      return Optional.of(ambiguous.get() + ", which a receiver could read as another path, so no entry that "
-          + "restricts the path allows it; write the path plainly");
+    if (ambiguous.isPresent()
+        && entries.stream()
+            .map(entry -> entry.forNamespace(namespace))
+            .flatMap(Optional::stream)
+            .anyMatch(
+                entry ->
+                    !entry.segments().isEmpty()
+                        && entry.scheme().equals(parsed.scheme())
+                        && entry.host().equals(host(parsed))
+                        && entry.port() == parsed.port())) {
+      return Optional.of(
+          ambiguous.get()
+              + ", which a receiver could read as another path, so no entry that "
+              + "restricts the path allows it; write the path plainly");
     }
     return Optional.empty();
   }
@@ -222,10 +267,14 @@ public final class AllowedUris {
   public static Optional<String> problem(String url) {
     HttpUrl parsed = url == null ? null : HttpUrl.parse(url);
     if (parsed == null) {
-      return Optional.of("it is not an absolute http:// or https:// URL with a host (and a port from 1 to 65535)");
+      return Optional.of(
+          "it is not an absolute http:// or https:// URL with a host (and a port from 1 to 65535)");
     }
-    if (!parsed.username().isEmpty() || !parsed.password().isEmpty() || rawAuthority(url).contains("@")) {
-      return Optional.of("it has userinfo (the part before '@' in the host), which is never allowed; remove it");
+    if (!parsed.username().isEmpty()
+        || !parsed.password().isEmpty()
+        || rawAuthority(url).contains("@")) {
+      return Optional.of(
+          "it has userinfo (the part before '@' in the host), which is never allowed; remove it");
     }
     if (parsed.fragment() != null || url.contains("#")) {
       return Optional.of("it has a fragment ('#'), which is never allowed; remove it");
@@ -241,12 +290,16 @@ public final class AllowedUris {
     }
     HttpUrl url = Objects.requireNonNull(HttpUrl.parse(marked));
     if (url.encodedQuery() != null) {
-      throw new IllegalArgumentException("'" + text + "' has a query ('?'); an entry is scheme, host, port and path");
+      throw new IllegalArgumentException(
+          "'" + text + "' has a query ('?'); an entry is scheme, host, port and path");
     }
     String authority = rawAuthority(marked);
     if (authority.endsWith(":")) {
-      throw new IllegalArgumentException("'" + text + "' ends its host with ':' but names no port; an entry allows "
-          + "one port: write it (http://127.0.0.1:8099), or leave out the ':' for the scheme's default");
+      throw new IllegalArgumentException(
+          "'"
+              + text
+              + "' ends its host with ':' but names no port; an entry allows "
+              + "one port: write it (http://127.0.0.1:8099), or leave out the ':' for the scheme's default");
     }
     List<String> segments = new ArrayList<>(normalized(url.encodedPathSegments()));
     boolean directory = segments.get(segments.size() - 1).isEmpty();
@@ -260,16 +313,25 @@ public final class AllowedUris {
    * {@code text} with each {@value #NAMESPACE} that is a whole host label or a whole path segment
    * replaced by {@link #NAMESPACE_MARK}.
    *
-   * @throws IllegalArgumentException for a placeholder elsewhere (part of a label or segment, in the
-   *     port or the query) or any other {@code {...}}
+   * @throws IllegalArgumentException for a placeholder elsewhere (part of a label or segment, in
+   *     the port or the query) or any other {@code {...}}
    */
   private static String placeholdersMarked(String text) {
     if (!text.contains("{") && !text.contains("}")) {
       return text;
     }
-    String misplaced = "'" + text + "': " + NAMESPACE + " may stand only as a whole host label "
-        + "(https://" + NAMESPACE + ".hooks.example.com/) or a whole path segment "
-        + "(http://broker-ingress.knative-eventing.svc.cluster.local/" + NAMESPACE + "/)";
+    String misplaced =
+        "'"
+            + text
+            + "': "
+            + NAMESPACE
+            + " may stand only as a whole host label "
+            + "(https://"
+            + NAMESPACE
+            + ".hooks.example.com/) or a whole path segment "
+            + "(http://broker-ingress.knative-eventing.svc.cluster.local/"
+            + NAMESPACE
+            + "/)";
     int start = text.indexOf("://");
     if (start < 0) {
       throw new IllegalArgumentException(misplaced);
@@ -295,7 +357,13 @@ public final class AllowedUris {
     }
     String marked = out.toString();
     if (marked.contains("{") || marked.contains("}")) {
-      throw new IllegalArgumentException(marked.contains(NAMESPACE) ? misplaced : "'" + text + "' holds '{' or '}'; the only placeholder an entry takes is " + NAMESPACE);
+      throw new IllegalArgumentException(
+          marked.contains(NAMESPACE)
+              ? misplaced
+              : "'"
+                  + text
+                  + "' holds '{' or '}'; the only placeholder an entry takes is "
+                  + NAMESPACE);
     }
     return marked;
   }
@@ -314,7 +382,10 @@ public final class AllowedUris {
     return rest.substring(0, end);
   }
 
-  /** HttpUrl's host (already lower case, IPv6 canonical) without a trailing dot: "h.example." is "h.example". */
+  /**
+   * HttpUrl's host (already lower case, IPv6 canonical) without a trailing dot: "h.example." is
+   * "h.example".
+   */
   private static String host(HttpUrl url) {
     String host = url.host().toLowerCase(Locale.ROOT);
     return host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
@@ -323,8 +394,8 @@ public final class AllowedUris {
   /**
    * The path the receiver sees: percent-encoded unreserved characters decoded ({@code %61} is
    * {@code a}, {@code %2e} is {@code .}), other escapes in upper case, then dot segments removed
-   * (RFC 3986 5.2.4). HttpUrl has removed the dot segments it knows already; this repeats it on
-   * the decoded segments so no encoding of {@code ..} survives.
+   * (RFC 3986 5.2.4). HttpUrl has removed the dot segments it knows already; this repeats it on the
+   * decoded segments so no encoding of {@code ..} survives.
    */
   static List<String> normalized(List<String> encodedSegments) {
     List<String> out = new ArrayList<>();
@@ -352,7 +423,10 @@ public final class AllowedUris {
     StringBuilder out = new StringBuilder(segment.length());
     for (int i = 0; i < segment.length(); i++) {
       char c = segment.charAt(i);
-      if (c == '%' && i + 2 < segment.length() && isHex(segment.charAt(i + 1)) && isHex(segment.charAt(i + 2))) {
+      if (c == '%'
+          && i + 2 < segment.length()
+          && isHex(segment.charAt(i + 1))
+          && isHex(segment.charAt(i + 2))) {
         char decoded = (char) Integer.parseInt(segment.substring(i + 1, i + 3), 16);
         if (isUnreserved(decoded)) {
           out.append(decoded);
@@ -372,7 +446,9 @@ public final class AllowedUris {
   }
 
   private static boolean isUnreserved(char c) {
-    return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+    return c >= 'a' && c <= 'z'
+        || c >= 'A' && c <= 'Z'
+        || c >= '0' && c <= '9'
         || UNRESERVED_PUNCTUATION.indexOf(c) >= 0;
   }
 }

@@ -11,8 +11,8 @@ public final class RedisUris {
   private RedisUris() {}
 
   /**
-   * Splits "redis://h1:p1,h2:p2" and "redis://h1:p1,redis://h2:p2" into one URI per node; the scheme
-   * and credentials of the first apply to the bare host:port entries that follow it.
+   * Splits "redis://h1:p1,h2:p2" and "redis://h1:p1,redis://h2:p2" into one URI per node; the
+   * scheme and credentials of the first apply to the bare host:port entries that follow it.
    */
   public static List<String> split(String value) {
     if (value.trim().startsWith("redis-sentinel") || value.trim().startsWith("rediss-sentinel")) {

@@ -9,29 +9,37 @@ import java.util.regex.Pattern;
 /**
  * The sink delivery's settings (docs/reference.md, the DELAYEDTASK_SINK_* variables).
  *
- * @param allowedUris         DELAYEDTASK_SINK_ALLOWED_URIS: the entries (URLs) that allow an absolute
- *                            sink.uri or the URL an ExternalName Service yields ({@link AllowedUris})
- * @param clusterDomain       DELAYEDTASK_SINK_CLUSTER_DOMAIN, default cluster.local
- * @param serviceAccount      DELAYEDTASK_SINK_SERVICE_ACCOUNT, default delayedtask-sender
- * @param maxInFlight         DELAYEDTASK_SINK_MAX_IN_FLIGHT, default 256
- * @param maxInFlightPerHost  DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST, default 32
+ * @param allowedUris DELAYEDTASK_SINK_ALLOWED_URIS: the entries (URLs) that allow an absolute
+ *     sink.uri or the URL an ExternalName Service yields ({@link AllowedUris})
+ * @param clusterDomain DELAYEDTASK_SINK_CLUSTER_DOMAIN, default cluster.local
+ * @param serviceAccount DELAYEDTASK_SINK_SERVICE_ACCOUNT, default delayedtask-sender
+ * @param maxInFlight DELAYEDTASK_SINK_MAX_IN_FLIGHT, default 256
+ * @param maxInFlightPerHost DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST, default 32
  * @param maxInFlightPerNamespace DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE, default 32
- * @param signingSecret       DELAYEDTASK_SINK_SIGNING_SECRET, default delayedtask-signing: the Secret, in each
- *                            task's namespace, whose keys {@code sink.signing.key} names
+ * @param signingSecret DELAYEDTASK_SINK_SIGNING_SECRET, default delayedtask-signing: the Secret, in
+ *     each task's namespace, whose keys {@code sink.signing.key} names
  */
-public record SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount,
-    int maxInFlight, int maxInFlightPerHost, int maxInFlightPerNamespace, String signingSecret) {
+public record SinkConfig(
+    List<String> allowedUris,
+    String clusterDomain,
+    String serviceAccount,
+    int maxInFlight,
+    int maxInFlightPerHost,
+    int maxInFlightPerNamespace,
+    String signingSecret) {
   public static final String ALLOWED_URIS = "DELAYEDTASK_SINK_ALLOWED_URIS";
   public static final String CLUSTER_DOMAIN = "DELAYEDTASK_SINK_CLUSTER_DOMAIN";
   public static final String SERVICE_ACCOUNT = "DELAYEDTASK_SINK_SERVICE_ACCOUNT";
   public static final String MAX_IN_FLIGHT = "DELAYEDTASK_SINK_MAX_IN_FLIGHT";
   public static final String MAX_IN_FLIGHT_PER_HOST = "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_HOST";
-  public static final String MAX_IN_FLIGHT_PER_NAMESPACE = "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE";
+  public static final String MAX_IN_FLIGHT_PER_NAMESPACE =
+      "DELAYEDTASK_SINK_MAX_IN_FLIGHT_PER_NAMESPACE";
   public static final String SIGNING_SECRET = "DELAYEDTASK_SINK_SIGNING_SECRET";
   public static final String DEFAULT_SIGNING_SECRET = "delayedtask-signing";
 
   private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+      Pattern.compile(
+          "(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final String SUBDOMAIN_RULE =
       "a DNS subdomain name: lower-case letters, digits, '-' and '.', at most 253 characters";
 
@@ -47,24 +55,41 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
   }
 
   /** With the default signing Secret (delayedtask-signing). */
-  public SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount, int maxInFlight,
-      int maxInFlightPerHost, int maxInFlightPerNamespace) {
-    this(allowedUris, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost, maxInFlightPerNamespace,
+  public SinkConfig(
+      List<String> allowedUris,
+      String clusterDomain,
+      String serviceAccount,
+      int maxInFlight,
+      int maxInFlightPerHost,
+      int maxInFlightPerNamespace) {
+    this(
+        allowedUris,
+        clusterDomain,
+        serviceAccount,
+        maxInFlight,
+        maxInFlightPerHost,
+        maxInFlightPerNamespace,
         DEFAULT_SIGNING_SECRET);
   }
 
   /** With the default per-namespace cap (32). */
-  public SinkConfig(List<String> allowedUris, String clusterDomain, String serviceAccount, int maxInFlight,
+  public SinkConfig(
+      List<String> allowedUris,
+      String clusterDomain,
+      String serviceAccount,
+      int maxInFlight,
       int maxInFlightPerHost) {
     this(allowedUris, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost, 32);
   }
 
   public static SinkConfig defaults() {
-    return new SinkConfig(List.of(), "cluster.local", "delayedtask-sender", 256, 32, 32, DEFAULT_SIGNING_SECRET);
+    return new SinkConfig(
+        List.of(), "cluster.local", "delayedtask-sender", 256, 32, 32, DEFAULT_SIGNING_SECRET);
   }
 
   /**
-   * Reads the DELAYEDTASK_SINK_* variables from an environment map, typically {@code System.getenv()}.
+   * Reads the DELAYEDTASK_SINK_* variables from an environment map, typically {@code
+   * System.getenv()}.
    *
    * @throws ConfigException naming the first bad variable and what it accepts
    */
@@ -75,10 +100,17 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     String serviceAccount = subdomain(env, SERVICE_ACCOUNT, defaults.serviceAccount());
     int maxInFlight = positive(env, MAX_IN_FLIGHT, defaults.maxInFlight());
     int maxInFlightPerHost = positive(env, MAX_IN_FLIGHT_PER_HOST, defaults.maxInFlightPerHost());
-    int maxInFlightPerNamespace = positive(env, MAX_IN_FLIGHT_PER_NAMESPACE, defaults.maxInFlightPerNamespace());
+    int maxInFlightPerNamespace =
+        positive(env, MAX_IN_FLIGHT_PER_NAMESPACE, defaults.maxInFlightPerNamespace());
     String signingSecret = subdomain(env, SIGNING_SECRET, defaults.signingSecret());
-    return new SinkConfig(allowed, clusterDomain, serviceAccount, maxInFlight, maxInFlightPerHost,
-        maxInFlightPerNamespace, signingSecret);
+    return new SinkConfig(
+        allowed,
+        clusterDomain,
+        serviceAccount,
+        maxInFlight,
+        maxInFlightPerHost,
+        maxInFlightPerNamespace,
+        signingSecret);
   }
 
   /** The entries, parsed (they were checked when this was made, so this does not throw). */
@@ -91,7 +123,10 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     return allowlist().entryAllowing(absoluteUri).isPresent();
   }
 
-  /** Whether an entry allows {@code absoluteUri} for a task of {@code namespace} ({@code {namespace}} entries too). */
+  /**
+   * Whether an entry allows {@code absoluteUri} for a task of {@code namespace} ({@code
+   * {namespace}} entries too).
+   */
   public boolean allows(String absoluteUri, String namespace) {
     return allowlist().entryAllowing(absoluteUri, namespace).isPresent();
   }
@@ -100,9 +135,13 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     try {
       return AllowedUris.of(entries);
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(ALLOWED_URIS + " has " + e.getMessage() + "; give comma-separated absolute http:// "
-          + "or https:// URLs such as https://hooks.example.com/acme,http://127.0.0.1:8099, or leave it unset to "
-          + "allow no absolute sink.uri");
+      throw new ConfigException(
+          ALLOWED_URIS
+              + " has "
+              + e.getMessage()
+              + "; give comma-separated absolute http:// "
+              + "or https:// URLs such as https://hooks.example.com/acme,http://127.0.0.1:8099, or leave it unset to "
+              + "allow no absolute sink.uri");
     }
   }
 
@@ -144,6 +183,7 @@ public record SinkConfig(List<String> allowedUris, String clusterDomain, String 
     } catch (NumberFormatException ignored) {
       // reported below with what it accepts
     }
-    throw new ConfigException(name + "='" + value + "' is not valid; use a whole number from 1 to " + Integer.MAX_VALUE);
+    throw new ConfigException(
+        name + "='" + value + "' is not valid; use a whole number from 1 to " + Integer.MAX_VALUE);
   }
 }

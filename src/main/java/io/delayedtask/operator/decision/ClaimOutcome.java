@@ -1,8 +1,8 @@
 package io.delayedtask.operator.decision;
 
 /**
- * What became of a claimed entry, as /metrics counts it: the final ones settle a due time
- * ({@code delayedtask_due_times_total}), the others are skips ({@code delayedtask_fire_skipped_total}).
+ * What became of a claimed entry, as /metrics counts it: the final ones settle a due time ({@code
+ * delayedtask_due_times_total}), the others are skips ({@code delayedtask_fire_skipped_total}).
  */
 public enum ClaimOutcome {
   /** Fired, status only (phase Fired). */
@@ -19,7 +19,10 @@ public enum ClaimOutcome {
   RETRY(false),
   /** Redis's clock says due, this operator's not yet: handed back until both agree. */
   CLOCK_SKEW(false),
-  /** A task with a jobTemplate or a sink.audience was due while the admission policy was missing: handed back. */
+  /**
+   * A task with a jobTemplate or a sink.audience was due while the admission policy was missing:
+   * handed back.
+   */
   ADMISSION_POLICY_MISSING(false);
 
   private final boolean settles;

@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
-/** What becomes of the claim a reconcile was woken by; each carries the outcome /metrics counts it as (none: not counted). */
+/**
+ * What becomes of the claim a reconcile was woken by; each carries the outcome /metrics counts it
+ * as (none: not counted).
+ */
 public sealed interface ClaimVerdict {
   /**
    * Done with this due time (fired, missed, failed) or the claim is stale: acknowledge it. {@code

@@ -38,12 +38,13 @@ import java.util.concurrent.TimeUnit;
  * sending one slowly, holds no thread (the JDK HttpServer this replaces gave each connection that
  * had sent a byte one of its two threads until the request was complete, so two idle connections
  * starved the kubelet's probes), and a connection that sends nothing for {@link #READ_TIMEOUT} is
- * closed. Requests are small: an initial line above 4 KiB, headers above 8 KiB or a body above
- * 8 KiB are refused.
+ * closed. Requests are small: an initial line above 4 KiB, headers above 8 KiB or a body above 8
+ * KiB are refused.
  */
 public final class HttpEndpoints implements AutoCloseable {
   /** A connection that sends nothing for this long (no request, or a request stalled) is closed. */
   public static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
+
   private static final int MAX_INITIAL_LINE = 4096;
   private static final int MAX_HEADERS = 8192;
   private static final int MAX_BODY = 8192;
@@ -64,37 +65,45 @@ public final class HttpEndpoints implements AutoCloseable {
     this.channel = channel;
   }
 
-  public static HttpEndpoints start(int port, PrometheusMeterRegistry registry, Readiness readiness) {
+  public static HttpEndpoints start(
+      int port, PrometheusMeterRegistry registry, Readiness readiness) {
     return start(port, registry, readiness, READ_TIMEOUT);
   }
 
-  static HttpEndpoints start(int port, PrometheusMeterRegistry registry, Readiness readiness, Duration readTimeout) {
-    EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("http-accept", true),
-        NioIoHandler.newFactory());
-    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("http", true),
-        NioIoHandler.newFactory());
+  static HttpEndpoints start(
+      int port, PrometheusMeterRegistry registry, Readiness readiness, Duration readTimeout) {
+    EventLoopGroup acceptor =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("http-accept", true), NioIoHandler.newFactory());
+    EventLoopGroup workers =
+        new MultiThreadIoEventLoopGroup(
+            2, new DefaultThreadFactory("http", true), NioIoHandler.newFactory());
     try {
-      Channel channel = new ServerBootstrap()
-          .group(acceptor, workers)
-          .channel(NioServerSocketChannel.class)
-          .childHandler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              ch.pipeline()
-                  .addLast(new ReadTimeoutHandler(readTimeout.toMillis(), TimeUnit.MILLISECONDS))
-                  .addLast(new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADERS, MAX_BODY))
-                  .addLast(new HttpObjectAggregator(MAX_BODY))
-                  .addLast(new Endpoints(registry, readiness));
-            }
-          })
-          .bind(new InetSocketAddress(port))
-          .syncUninterruptibly()
-          .channel();
+      Channel channel =
+          new ServerBootstrap()
+              .group(acceptor, workers)
+              .channel(NioServerSocketChannel.class)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline()
+                          .addLast(
+                              new ReadTimeoutHandler(readTimeout.toMillis(), TimeUnit.MILLISECONDS))
+                          .addLast(new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADERS, MAX_BODY))
+                          .addLast(new HttpObjectAggregator(MAX_BODY))
+                          .addLast(new Endpoints(registry, readiness));
+                    }
+                  })
+              .bind(new InetSocketAddress(port))
+              .syncUninterruptibly()
+              .channel();
       return new HttpEndpoints(acceptor, workers, channel);
     } catch (RuntimeException e) {
       acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      throw new IllegalStateException("cannot listen on port " + port + " (DELAYEDTASK_HTTP_PORT): " + e, e);
+      throw new IllegalStateException(
+          "cannot listen on port " + port + " (DELAYEDTASK_HTTP_PORT): " + e, e);
     }
   }
 
@@ -125,24 +134,44 @@ public final class HttpEndpoints implements AutoCloseable {
         return;
       }
       switch (new QueryStringDecoder(request.uri()).path()) {
-        case "/metrics" -> respond(ctx, request, HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8",
-            registry.scrape(), keepAlive);
-        case "/healthz" -> respond(ctx, request, HttpResponseStatus.OK, "text/plain", "ok\n", keepAlive);
+        case "/metrics" ->
+            respond(
+                ctx,
+                request,
+                HttpResponseStatus.OK,
+                "text/plain; version=0.0.4; charset=utf-8",
+                registry.scrape(),
+                keepAlive);
+        case "/healthz" ->
+            respond(ctx, request, HttpResponseStatus.OK, "text/plain", "ok\n", keepAlive);
         case "/readyz" -> {
           String reason = readiness.notReadyReason();
-          respond(ctx, request, reason == null ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
-              "text/plain", reason == null ? "ready\n" : reason + "\n", keepAlive);
+          respond(
+              ctx,
+              request,
+              reason == null ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "text/plain",
+              reason == null ? "ready\n" : reason + "\n",
+              keepAlive);
         }
         default -> respond(ctx, request, HttpResponseStatus.NOT_FOUND, "text/plain", "", keepAlive);
       }
     }
 
-    private static void respond(ChannelHandlerContext ctx, FullHttpRequest request, HttpResponseStatus status,
-        String contentType, String body, boolean keepAlive) {
+    private static void respond(
+        ChannelHandlerContext ctx,
+        FullHttpRequest request,
+        HttpResponseStatus status,
+        String contentType,
+        String body,
+        boolean keepAlive) {
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
       boolean head = HttpMethod.HEAD.equals(request.method());
-      FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-          head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+      FullHttpResponse response =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              status,
+              head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
       response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
       response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
       HttpUtil.setKeepAlive(response, keepAlive);

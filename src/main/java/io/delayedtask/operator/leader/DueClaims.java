@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * secondary resource of its task ({@code context.getSecondaryResource(ClaimedEntry.class)}) and an
  * event that makes JOSDK reconcile that task. The reconcile, the one writer of the task's status,
  * decides from its cache whether and how to fire and then {@link #settle settles} the claim; the
- * poller acknowledges or releases it in Redis. Firing thereby never runs beside another reconcile of
- * the same task, and needs no lock of its own.
+ * poller acknowledges or releases it in Redis. Firing thereby never runs beside another reconcile
+ * of the same task, and needs no lock of its own.
  *
  * <p>A claim whose task this process does not know is checked once against the API server (a task
  * just created elsewhere, or an entry left by a deleted one), on a thread of its own, never the
@@ -47,15 +47,23 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
 
   private final TaskCache tasks;
   private final KubernetesClient client;
+
   /** Where a claim of a task the cache lacks is looked up: one thread, apart from the poller's. */
-  private final ExecutorService lookups = Executors.newSingleThreadExecutor(runnable -> {
-    Thread thread = new Thread(runnable, "claim-lookups");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService lookups =
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "claim-lookups");
+            thread.setDaemon(true);
+            return thread;
+          });
+
   private final Map<ResourceID, Pending> pending = new ConcurrentHashMap<>();
-  /** Told of each task a claim is handed to, before its reconcile is asked for (a queue may let it jump). */
-  private volatile Consumer<ResourceID> onClaim = task -> { };
+
+  /**
+   * Told of each task a claim is handed to, before its reconcile is asked for (a queue may let it
+   * jump).
+   */
+  private volatile Consumer<ResourceID> onClaim = task -> {};
 
   /** A claim handed to the reconciler and not yet settled. */
   private record Pending(ClaimedEntry entry, String uid, CompletableFuture<Disposition> settled) {}
@@ -71,7 +79,8 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
   public CompletionStage<Disposition> handle(ClaimedEntry entry) {
     Optional<ScheduleIds.TaskRef> parsed = ScheduleIds.parse(entry.id());
     if (parsed.isEmpty()) {
-      LOG.warn("Schedule entry '{}' is not a task id (namespace/name/uid); dropping it", entry.id());
+      LOG.warn(
+          "Schedule entry '{}' is not a task id (namespace/name/uid); dropping it", entry.id());
       return CompletableFuture.completedFuture(Disposition.acknowledge());
     }
     ScheduleIds.TaskRef ref = parsed.get();
@@ -80,10 +89,12 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
       // A task the cache holds (stale if re-created), or a cache still filling: then the reconcile
       // follows once the cache has the task.
       return known.isPresent() && !ref.uid().equals(known.get().getMetadata().getUid())
-          ? stale(entry) : handOver(entry, ref);
+          ? stale(entry)
+          : handOver(entry, ref);
     }
     if (lookups.isShutdown()) {
-      // JOSDK has stopped this source (the operator stops): the next leader fires it at its due time.
+      // JOSDK has stopped this source (the operator stops): the next leader fires it at its due
+      // time.
       return CompletableFuture.completedFuture(Disposition.retryAt(entry.due()));
     }
     return CompletableFuture.supplyAsync(() -> existsOnApiServer(ref), lookups)
@@ -97,18 +108,25 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
 
   /**
    * Whether the task of a claim the cache lacks is on the API server: the rare case of an entry
-   * left by a task deleted while no operator ran, or of a task created moments ago and not yet
-   * seen by this process's watch. A 403 means a namespace this operator may not read (no longer
+   * left by a task deleted while no operator ran, or of a task created moments ago and not yet seen
+   * by this process's watch. A 403 means a namespace this operator may not read (no longer
    * watched): its entry is dropped, with one line in the log.
    */
   private boolean existsOnApiServer(ScheduleIds.TaskRef ref) {
     try {
-      DelayedTask live = client.resources(DelayedTask.class).inNamespace(ref.namespace()).withName(ref.name()).get();
+      DelayedTask live =
+          client
+              .resources(DelayedTask.class)
+              .inNamespace(ref.namespace())
+              .withName(ref.name())
+              .get();
       return live != null && ref.uid().equals(live.getMetadata().getUid());
     } catch (KubernetesClientException e) {
       if (e.getCode() == 403) {
-        LOG.warn("Dropping the schedule entry of {}/{}: its namespace is not one this operator may read (403)",
-            ref.namespace(), ref.name());
+        LOG.warn(
+            "Dropping the schedule entry of {}/{}: its namespace is not one this operator may read (403)",
+            ref.namespace(),
+            ref.name());
         return false;
       }
       throw e; // the poller backs the claim off
@@ -144,7 +162,10 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
     return pending.containsKey(task);
   }
 
-  /** {@code listener} is told of each task a claim is handed to (the reconcile queue moves it ahead). */
+  /**
+   * {@code listener} is told of each task a claim is handed to (the reconcile queue moves it
+   * ahead).
+   */
   public void onClaim(Consumer<ResourceID> listener) {
     this.onClaim = listener;
   }
@@ -153,7 +174,9 @@ public final class DueClaims extends AbstractEventSource<ClaimedEntry, DelayedTa
   @Override
   public Set<ClaimedEntry> getSecondaryResources(DelayedTask task) {
     Pending claim = pending.get(ResourceID.fromResource(task));
-    return claim != null && claim.uid().equals(task.getMetadata().getUid()) ? Set.of(claim.entry()) : Set.of();
+    return claim != null && claim.uid().equals(task.getMetadata().getUid())
+        ? Set.of(claim.entry())
+        : Set.of();
   }
 
   /** The reconcile is done with this claim: acknowledge it, or put it back to wait. */

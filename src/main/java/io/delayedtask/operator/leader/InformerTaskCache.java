@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 public final class InformerTaskCache implements TaskCache {
   private volatile IndexedResourceCache<DelayedTask> cache;
   private volatile BooleanSupplier informersSynced = () -> false;
+
   /** Latched: an informer that has synced once keeps its store through relists. */
   private volatile boolean synced;
 
@@ -30,7 +31,10 @@ public final class InformerTaskCache implements TaskCache {
     this.cache = primaryCache;
   }
 
-  /** Called once JOSDK's Operator.start() has returned: synced from then on when its informers say so. */
+  /**
+   * Called once JOSDK's Operator.start() has returned: synced from then on when its informers say
+   * so.
+   */
   public void startedWith(RuntimeInfo operator) {
     informersSynced = () -> informersSynced(operator);
   }
@@ -38,8 +42,8 @@ public final class InformerTaskCache implements TaskCache {
   /** Every informer of every controller has listed what the API server had. */
   static boolean informersSynced(RuntimeInfo operator) {
     for (RegisteredController<?> controller : operator.getRegisteredControllers()) {
-      for (InformerWrappingEventSourceHealthIndicator<?> source
-          : controller.getControllerHealthInfo().informerEventSourceHealthIndicators().values()) {
+      for (InformerWrappingEventSourceHealthIndicator<?> source :
+          controller.getControllerHealthInfo().informerEventSourceHealthIndicators().values()) {
         for (InformerHealthIndicator informer : source.informerHealthIndicators().values()) {
           if (!informer.hasSynced()) {
             return false;

@@ -22,13 +22,16 @@ public class Leadership implements AutoCloseable, MeterBinder {
   private final ScheduleKeeper keeper;
   private final DueClaims claims;
   private final Supplier<AutoCloseable> pollerStarter;
+
   /** The running poller (once started), or null when not leading. */
   private CompletableFuture<AutoCloseable> poller;
+
   /** Cleared first thing when leadership ends, before the poller drains its claims. */
   private volatile boolean active;
 
   /** {@code pollerStarter} starts the schedule's poller and returns what stops it. */
-  public Leadership(ScheduleKeeper keeper, DueClaims claims, Supplier<AutoCloseable> pollerStarter) {
+  public Leadership(
+      ScheduleKeeper keeper, DueClaims claims, Supplier<AutoCloseable> pollerStarter) {
     this.keeper = keeper;
     this.claims = claims;
     this.pollerStarter = pollerStarter;
@@ -46,23 +49,27 @@ public class Leadership implements AutoCloseable, MeterBinder {
     }
     LOG.info("Starting to fire due tasks");
     active = true;
-    poller = CompletableFuture.supplyAsync(pollerStarter, runnable -> {
-      Thread thread = new Thread(runnable, "poller-start");
-      thread.setDaemon(true);
-      thread.start();
-    });
-    poller.whenComplete((started, error) -> {
-      if (error != null) {
-        LOG.error("Could not start the poller: due tasks are not claimed", error);
-      }
-    });
+    poller =
+        CompletableFuture.supplyAsync(
+            pollerStarter,
+            runnable -> {
+              Thread thread = new Thread(runnable, "poller-start");
+              thread.setDaemon(true);
+              thread.start();
+            });
+    poller.whenComplete(
+        (started, error) -> {
+          if (error != null) {
+            LOG.error("Could not start the poller: due tasks are not claimed", error);
+          }
+        });
     keeper.activate();
   }
 
   /**
    * The graceful end of leading (SIGTERM, a rolling update): stop claiming, and let the claims
-   * handed over settle while this instance still counts as leading, so the reconciles that fire them
-   * finish instead of handing them back half done (the poller waits for them, up to its stop
+   * handed over settle while this instance still counts as leading, so the reconciles that fire
+   * them finish instead of handing them back half done (the poller waits for them, up to its stop
    * timeout); then {@link #stop()}, which hands back whatever is left. The Lease is released after
    * this (DelayedTaskOperator), so the next leader starts from claims that are settled.
    */
@@ -100,23 +107,31 @@ public class Leadership implements AutoCloseable, MeterBinder {
     return active;
   }
 
-  /** delayedtask_leader: 1 on the instance that fires (summed over replicas: 1, or 0 when none does). */
+  /**
+   * delayedtask_leader: 1 on the instance that fires (summed over replicas: 1, or 0 when none
+   * does).
+   */
   @Override
   public void bindTo(MeterRegistry registry) {
     Gauge.builder("delayedtask.leader", this, f -> f.isFiring() ? 1 : 0)
-        .description("1 while this instance leads and fires due tasks (or leader election is off), else 0")
+        .description(
+            "1 while this instance leads and fires due tasks (or leader election is off), else 0")
         .register(registry);
   }
 
   /**
-   * Leader election callbacks: lead → fire; stop leading → stop firing, then {@code afterLosingLease}
-   * (in production: end the process, so Kubernetes restarts it as a clean standby).
+   * Leader election callbacks: lead → fire; stop leading → stop firing, then {@code
+   * afterLosingLease} (in production: end the process, so Kubernetes restarts it as a clean
+   * standby).
    */
   public LeaderCallbacks leaderCallbacks(Runnable afterLosingLease) {
-    return new LeaderCallbacks(this::start, () -> {
-      stop();
-      afterLosingLease.run();
-    }, leader -> LOG.info("The leader is now {}", leader));
+    return new LeaderCallbacks(
+        this::start,
+        () -> {
+          stop();
+          afterLosingLease.run();
+        },
+        leader -> LOG.info("The leader is now {}", leader));
   }
 
   @Override

@@ -28,13 +28,13 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Release</b> ({@link #release()}): a leader that stops on purpose (SIGTERM) clears the
- *       Lease's holder once its claims are settled and JOSDK has stopped, as client-go's
- *       {@code ReleaseOnCancel} does. JOSDK builds fabric8's elector with release-on-cancel off and
- *       offers no setting for it, so it is done here with the same write fabric8's own release makes
- *       (no holder, a 1 s duration), guarded by the Lease's resourceVersion: a standby that took
- *       over meanwhile is never undone.
- *   <li><b>Nudge</b> (a standby): fabric8's elector tries to acquire only every retry period plus
- *       a jitter of up to 1.2 of it (1.2 to 2.6 s with the default 4 s Lease), which would add up to
+ *       Lease's holder once its claims are settled and JOSDK has stopped, as client-go's {@code
+ *       ReleaseOnCancel} does. JOSDK builds fabric8's elector with release-on-cancel off and offers
+ *       no setting for it, so it is done here with the same write fabric8's own release makes (no
+ *       holder, a 1 s duration), guarded by the Lease's resourceVersion: a standby that took over
+ *       meanwhile is never undone.
+ *   <li><b>Nudge</b> (a standby): fabric8's elector tries to acquire only every retry period plus a
+ *       jitter of up to 1.2 of it (1.2 to 2.6 s with the default 4 s Lease), which would add up to
  *       2.6 s to every handover and failover. A standby therefore watches the Lease (one watch, no
  *       polling, no write) and has the elector try at once when the Lease is released, or at the
  *       instant it runs out when its leader stopped renewing it. The attempt is the elector's own
@@ -45,8 +45,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseHandover implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseHandover.class);
+
   /** After the Lease runs out by its record, a margin for the two hosts' clocks to agree it has. */
   private static final Duration AFTER_EXPIRY = Duration.ofMillis(20);
+
   /** When a nudge did not win the Lease and no newer state came, how soon to try again. */
   private static final Duration AGAIN = Duration.ofMillis(500);
 
@@ -56,22 +58,30 @@ public final class LeaseHandover implements AutoCloseable {
   private final String identity;
   private final Duration leaseDuration;
   private final BooleanSupplier leading;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-    Thread thread = new Thread(runnable, "lease-nudge");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "lease-nudge");
+            thread.setDaemon(true);
+            return thread;
+          });
   private volatile BooleanSupplier tryAcquire;
   private volatile boolean closed;
   private Watch watch;
   private ScheduledFuture<?> nudge;
 
   /**
-   * @param leaseDuration this instance's lease duration: fabric8's elector judges a Lease run out by it
-   * @param leading       whether this instance leads now (then there is nothing to nudge)
+   * @param leaseDuration this instance's lease duration: fabric8's elector judges a Lease run out
+   *     by it
+   * @param leading whether this instance leads now (then there is nothing to nudge)
    */
-  public LeaseHandover(KubernetesClient client, String namespace, String name, String identity,
-      Duration leaseDuration, BooleanSupplier leading) {
+  public LeaseHandover(
+      KubernetesClient client,
+      String namespace,
+      String name,
+      String identity,
+      Duration leaseDuration,
+      BooleanSupplier leading) {
     this.client = Objects.requireNonNull(client);
     this.namespace = Objects.requireNonNull(namespace);
     this.name = Objects.requireNonNull(name);
@@ -100,7 +110,9 @@ public final class LeaseHandover implements AutoCloseable {
   public boolean release() {
     try {
       Lease lease = client.leases().inNamespace(namespace).withName(name).get();
-      if (lease == null || lease.getSpec() == null || !identity.equals(lease.getSpec().getHolderIdentity())) {
+      if (lease == null
+          || lease.getSpec() == null
+          || !identity.equals(lease.getSpec().getHolderIdentity())) {
         return false;
       }
       ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
@@ -108,12 +120,17 @@ public final class LeaseHandover implements AutoCloseable {
       lease.getSpec().setLeaseDurationSeconds(1);
       lease.getSpec().setAcquireTime(now);
       lease.getSpec().setRenewTime(now);
-      client.resource(lease).update(); // carries the resourceVersion read: a 409 if it changed since
+      client
+          .resource(lease)
+          .update(); // carries the resourceVersion read: a 409 if it changed since
       LOG.info("Released the leader Lease {}/{}: a standby takes over now", namespace, name);
       return true;
     } catch (KubernetesClientException e) {
-      LOG.warn("Could not release the leader Lease {}/{} ({}); a standby takes over when it runs out", namespace,
-          name, e.getMessage());
+      LOG.warn(
+          "Could not release the leader Lease {}/{} ({}); a standby takes over when it runs out",
+          namespace,
+          name,
+          e.getMessage());
       return false;
     }
   }
@@ -123,18 +140,24 @@ public final class LeaseHandover implements AutoCloseable {
       return;
     }
     try {
-      watch = client.leases().inNamespace(namespace).withName(name).watch(new Watcher<>() {
-        @Override
-        public void eventReceived(Action action, Lease lease) {
-          seen(action == Action.DELETED ? null : lease);
-        }
+      watch =
+          client
+              .leases()
+              .inNamespace(namespace)
+              .withName(name)
+              .watch(
+                  new Watcher<>() {
+                    @Override
+                    public void eventReceived(Action action, Lease lease) {
+                      seen(action == Action.DELETED ? null : lease);
+                    }
 
-        @Override
-        public void onClose(WatcherException cause) {
-          LOG.debug("The Lease watch closed ({}); watching again", cause.getMessage());
-          later(LeaseHandover.this::watch);
-        }
-      });
+                    @Override
+                    public void onClose(WatcherException cause) {
+                      LOG.debug("The Lease watch closed ({}); watching again", cause.getMessage());
+                      later(LeaseHandover.this::watch);
+                    }
+                  });
     } catch (KubernetesClientException e) {
       LOG.debug("Could not watch the Lease ({}); trying again", e.getMessage());
       later(this::watch);
@@ -158,7 +181,8 @@ public final class LeaseHandover implements AutoCloseable {
     if (leading.getAsBoolean()) {
       return;
     }
-    String holder = lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+    String holder =
+        lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
     if (identity.equals(holder)) {
       return;
     }
@@ -208,16 +232,19 @@ public final class LeaseHandover implements AutoCloseable {
       }
       Method attempt = LeaderElector.class.getDeclaredMethod("tryAcquireOrRenew");
       attempt.setAccessible(true);
-      return Optional.of(() -> {
-        try {
-          return (Boolean) attempt.invoke(elector);
-        } catch (ReflectiveOperationException e) {
-          throw new IllegalStateException(e.getCause() != null ? e.getCause() : e);
-        }
-      });
+      return Optional.of(
+          () -> {
+            try {
+              return (Boolean) attempt.invoke(elector);
+            } catch (ReflectiveOperationException e) {
+              throw new IllegalStateException(e.getCause() != null ? e.getCause() : e);
+            }
+          });
     } catch (ReflectiveOperationException | RuntimeException e) {
-      LOG.warn("Cannot reach JOSDK's leader elector ({}): a standby takes over at the elector's next retry, up to "
-          + "2.2 retry periods after the Lease is free", e.toString());
+      LOG.warn(
+          "Cannot reach JOSDK's leader elector ({}): a standby takes over at the elector's next retry, up to "
+              + "2.2 retry periods after the Lease is free",
+          e.toString());
       return Optional.empty();
     }
   }

@@ -31,13 +31,15 @@ public final class QueueHolds extends AbstractEventSource<QueueHold, DelayedTask
   /** Called on the poller's thread: no network call here. */
   public void report(List<QueueHold> holds) {
     for (QueueHold hold : holds) {
-      ScheduleIds.parse(hold.id()).ifPresent(ref -> {
-        ResourceID task = new ResourceID(ref.name(), ref.namespace());
-        Held before = held.put(task, new Held(hold, ref.uid()));
-        if ((before == null || !before.hold().equals(hold)) && getEventHandler() != null) {
-          getEventHandler().handleEvent(new Event(task));
-        }
-      });
+      ScheduleIds.parse(hold.id())
+          .ifPresent(
+              ref -> {
+                ResourceID task = new ResourceID(ref.name(), ref.namespace());
+                Held before = held.put(task, new Held(hold, ref.uid()));
+                if ((before == null || !before.hold().equals(hold)) && getEventHandler() != null) {
+                  getEventHandler().handleEvent(new Event(task));
+                }
+              });
     }
   }
 
@@ -49,7 +51,9 @@ public final class QueueHolds extends AbstractEventSource<QueueHold, DelayedTask
   /** Why the task's queue holds it, if it does. */
   public Optional<QueueHold> of(DelayedTask task) {
     Held hold = held.get(ResourceID.fromResource(task));
-    return hold != null && hold.uid().equals(task.getMetadata().getUid()) ? Optional.of(hold.hold()) : Optional.empty();
+    return hold != null && hold.uid().equals(task.getMetadata().getUid())
+        ? Optional.of(hold.hold())
+        : Optional.empty();
   }
 
   @Override

@@ -11,7 +11,11 @@ public final class ScheduleIds {
   private ScheduleIds() {}
 
   public static String idOf(DelayedTask task) {
-    return task.getMetadata().getNamespace() + "/" + task.getMetadata().getName() + "/" + task.getMetadata().getUid();
+    return task.getMetadata().getNamespace()
+        + "/"
+        + task.getMetadata().getName()
+        + "/"
+        + task.getMetadata().getUid();
   }
 
   /** The parts of an id; empty when it is not one of ours. */

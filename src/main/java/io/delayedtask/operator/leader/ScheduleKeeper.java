@@ -49,34 +49,50 @@ public class ScheduleKeeper implements AutoCloseable {
   private volatile Instant nextResync = Instant.MIN;
   private final Counter driftRepairs;
 
-  public ScheduleKeeper(TaskSchedule schedule, ScheduleResync resync, Duration resyncInterval, Duration beat,
-      Clock clock, MeterRegistry registry) {
+  public ScheduleKeeper(
+      TaskSchedule schedule,
+      ScheduleResync resync,
+      Duration resyncInterval,
+      Duration beat,
+      Clock clock,
+      MeterRegistry registry) {
     this.schedule = schedule;
     this.resync = resync;
     this.resyncInterval = resyncInterval;
     this.beat = beat;
     this.clock = clock;
-    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread thread = new Thread(r, "schedule-keeper");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "schedule-keeper");
+              thread.setDaemon(true);
+              return thread;
+            });
     Gauge.builder("delayedtask.schedule.waiting", counts, c -> c.get().waiting())
-        .description("Schedule entries waiting for their due time").register(registry);
+        .description("Schedule entries waiting for their due time")
+        .register(registry);
     Gauge.builder("delayedtask.schedule.in.flight", counts, c -> c.get().inFlight())
-        .description("Schedule entries claimed and not yet acknowledged").register(registry);
-    Gauge.builder("delayedtask.schedule.oldest.overdue", counts, c -> c.get().oldestOverdue().toMillis() / 1000.0)
-        .description("Seconds the oldest due entry has been waiting past its due time").baseUnit("seconds")
+        .description("Schedule entries claimed and not yet acknowledged")
+        .register(registry);
+    Gauge.builder(
+            "delayedtask.schedule.oldest.overdue",
+            counts,
+            c -> c.get().oldestOverdue().toMillis() / 1000.0)
+        .description("Seconds the oldest due entry has been waiting past its due time")
+        .baseUnit("seconds")
         .register(registry);
     Gauge.builder("delayedtask.redis.up", this, k -> k.redisReachable() ? 1 : 0)
-        .description("1 when Redis answered this instance's last probe, else 0").register(registry);
+        .description("1 when Redis answered this instance's last probe, else 0")
+        .register(registry);
     // Repairs right after becoming leader or a Redis restart/failover are expected (the schedule is
     // rebuilt), and so are entries of tasks created moments before a resync; entries of tasks the
     // reconciler had handled, found missing or early by a periodic resync, mean the index drifted.
-    driftRepairs = Counter.builder("delayedtask.resync.drift.repairs")
-        .description("Entries of already reconciled tasks that a periodic resync (not one after leadership "
-            + "or a Redis restart) had to add or move")
-        .register(registry);
+    driftRepairs =
+        Counter.builder("delayedtask.resync.drift.repairs")
+            .description(
+                "Entries of already reconciled tasks that a periodic resync (not one after leadership "
+                    + "or a Redis restart) had to add or move")
+            .register(registry);
   }
 
   public void start() {
@@ -105,17 +121,17 @@ public class ScheduleKeeper implements AutoCloseable {
   }
 
   /**
-   * {@code listener} is told of each activation, with a future that completes once its first
-   * resync has written the missing entries (before it checks those of tasks that are gone), or has
-   * failed on anything but a cache not synced yet, or on deactivation.
+   * {@code listener} is told of each activation, with a future that completes once its first resync
+   * has written the missing entries (before it checks those of tasks that are gone), or has failed
+   * on anything but a cache not synced yet, or on deactivation.
    */
   public void onActivate(Consumer<CompletableFuture<Void>> listener) {
     onActivate.add(listener);
   }
 
   /**
-   * A schedule write failed: the next beat resyncs (once Redis answers). Cheap, so a reconcile
-   * may call it for every write that failed during an outage.
+   * A schedule write failed: the next beat resyncs (once Redis answers). Cheap, so a reconcile may
+   * call it for every write that failed during an outage.
    */
   public void scheduleBehind() {
     resyncWanted = true;
@@ -144,7 +160,8 @@ public class ScheduleKeeper implements AutoCloseable {
       return;
     }
     if (identity != null && !Objects.equals(identity, seen)) {
-      LOG.warn("Redis server identity changed (restart or failover); rebuilding the schedule from the DelayedTasks");
+      LOG.warn(
+          "Redis server identity changed (restart or failover); rebuilding the schedule from the DelayedTasks");
       resyncWanted = true;
     }
     identity = seen;
@@ -163,7 +180,8 @@ public class ScheduleKeeper implements AutoCloseable {
       } catch (ScheduleResync.CacheNotSynced e) {
         LOG.debug("Resync waits for the task cache: {}", e.getMessage());
         if (!firstResync.isDone() && !executor.isShutdown()) {
-          // A new leader's other reconciles wait for this resync (reconcile/ReconcileExecutor): look again soon.
+          // A new leader's other reconciles wait for this resync (reconcile/ReconcileExecutor):
+          // look again soon.
           executor.schedule(this::beat, CACHE_SYNC_RECHECK.toMillis(), TimeUnit.MILLISECONDS);
         }
       } catch (RuntimeException e) {

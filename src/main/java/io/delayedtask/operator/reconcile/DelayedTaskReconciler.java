@@ -75,14 +75,21 @@ import org.slf4j.LoggerFactory;
  * ({@link SinkDelivery}).
  */
 public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
-  /** The finalizer earlier versions put on every task ({@code <plural>.<group>/finalizer}); taken off. */
+  /**
+   * The finalizer earlier versions put on every task ({@code <plural>.<group>/finalizer}); taken
+   * off.
+   */
   public static final String LEGACY_FINALIZER = "delayedtasks." + DelayedTask.GROUP + "/finalizer";
+
   /** How soon a TTL deletion refused by its precondition (the task changed) is decided again. */
   static final Duration TTL_RETRY = Duration.ofSeconds(1);
+
   /** Decisions per call: the first, and one more after each conflict. */
   private static final int MAX_DECISIONS = 3;
+
   /** Large tasks (CachedObjects) reconciled at once, each read whole from the API server. */
   private static final int LARGE_TASKS_AT_ONCE = 4;
+
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskReconciler.class);
 
   private final TaskDecider decider;
@@ -116,11 +123,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     world.tasks().attach(context.getPrimaryCache());
     // Only the Jobs we created (they carry the task-uid label), mapped to their controlling task;
     // kept without managedFields when the tasks are (one informer, see DelayedTaskOperator).
-    var config = InformerEventSourceConfiguration.from(Job.class, DelayedTask.class)
-        .withLabelSelector(TaskLabels.TASK_UID)
-        .withNamespacesInheritedFromController()
-        .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask);
-    if (context.getControllerConfiguration().getInformerConfig().getItemStore() instanceof LeanItemStore) {
+    var config =
+        InformerEventSourceConfiguration.from(Job.class, DelayedTask.class)
+            .withLabelSelector(TaskLabels.TASK_UID)
+            .withNamespacesInheritedFromController()
+            .withSecondaryToPrimaryMapper(DelayedTaskReconciler::owningTask);
+    if (context.getControllerConfiguration().getInformerConfig().getItemStore()
+        instanceof LeanItemStore) {
       config.withItemStore(LeanItemStore.forJobs());
     }
     jobs = new InformerEventSource<>(config.build(), context) {
@@ -140,7 +149,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       return Set.of();
     }
     return job.getMetadata().getOwnerReferences().stream()
-        .filter(ref -> Boolean.TRUE.equals(ref.getController()) && "DelayedTask".equals(ref.getKind()))
+        .filter(
+            ref -> Boolean.TRUE.equals(ref.getController()) && "DelayedTask".equals(ref.getKind()))
         .map(ref -> new ResourceID(ref.getName(), job.getMetadata().getNamespace()))
         .collect(Collectors.toSet());
   }
@@ -176,8 +186,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     }
   }
 
-  private UpdateControl<DelayedTask> reconcileAsLeader(DelayedTask cached, Optional<ClaimedEntry> claim,
-      Context<DelayedTask> context) {
+  private UpdateControl<DelayedTask> reconcileAsLeader(
+      DelayedTask cached, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     if (claim.isPresent() && claim.get().queue().isPresent()) {
       world.queueHolds().forget(ResourceID.fromResource(cached));
       if (!claim.get().queue().equals(TaskQueues.placement(cached))) {
@@ -206,8 +216,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     }
   }
 
-  private UpdateControl<DelayedTask> decideAndAct(DelayedTask read, Optional<ClaimedEntry> claim,
-      Context<DelayedTask> context) {
+  private UpdateControl<DelayedTask> decideAndAct(
+      DelayedTask read, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     DelayedTask task = read;
     // Kept across a conflict's decisions: one dry run per generation.
     Optional<JobCheck> checked = Optional.empty();
@@ -218,8 +228,10 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       if (plan.jobToCheck().isPresent()) {
         Long generation = task.getMetadata().getGeneration();
         Optional<JobCheck> known = checked;
-        JobCheck check = known.isPresent() && generation != null && generation.equals(checkedGeneration)
-            ? known.get() : checkJob(task, plan.jobToCheck().get(), context);
+        JobCheck check =
+            known.isPresent() && generation != null && generation.equals(checkedGeneration)
+                ? known.get()
+                : checkJob(task, plan.jobToCheck().get(), context);
         checked = Optional.of(check);
         checkedGeneration = generation;
         facts = facts.withJobCheck(check);
@@ -230,7 +242,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         facts = facts.withJobCreation(createJob(task, plan.jobToCreate().get(), context));
         plan = decider.decide(facts);
       }
-      DelayedTaskStatus before = task.getStatus(); // the write sets the task's status to the one written
+      DelayedTaskStatus before =
+          task.getStatus(); // the write sets the task's status to the one written
       StatusWriter.Result written = writeStatus(task, plan.status(), context);
       if (written == StatusWriter.Result.GONE) {
         claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
@@ -238,13 +251,18 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       }
       if (written == StatusWriter.Result.CONFLICT) {
         // The task changed since the cache's copy: decide again from the API server's.
-        Optional<DelayedTask> fresh = decision < MAX_DECISIONS ? reread(task, context) : Optional.empty();
+        Optional<DelayedTask> fresh =
+            decision < MAX_DECISIONS ? reread(task, context) : Optional.empty();
         if (fresh.isPresent()) {
           task = fresh.get();
           continue;
         }
-        claim.ifPresent(entry -> settle(entry, new ClaimVerdict.Backoff("the task kept changing while it was "
-            + "being fired")));
+        claim.ifPresent(
+            entry ->
+                settle(
+                    entry,
+                    new ClaimVerdict.Backoff(
+                        "the task kept changing while it was " + "being fired")));
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
       facts.delivery().ifPresent(outcome -> delivery.outcomes().recorded(read, outcome));
@@ -269,22 +287,31 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       }
       // A task whose admission could not be judged yet (the policy missing, or the list after its
       // return not made yet) is looked at again, so its record is written before it is due.
-      boolean unjudged = facts.admissionPolicyMissing().isPresent() && AdmissionPolicies.needsPolicy(task)
-          && (plan.status().getPhase() == null || !plan.status().getPhase().isFinished());
-      Optional<Duration> again = plan.requeue().isPresent() || !unjudged ? plan.requeue()
-          : Optional.of(TaskDecider.ADMISSION_POLICY_RECHECK);
-      return again.map(after -> UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(after))
+      boolean unjudged =
+          facts.admissionPolicyMissing().isPresent()
+              && AdmissionPolicies.needsPolicy(task)
+              && (plan.status().getPhase() == null || !plan.status().getPhase().isFinished());
+      Optional<Duration> again =
+          plan.requeue().isPresent() || !unjudged
+              ? plan.requeue()
+              : Optional.of(TaskDecider.ADMISSION_POLICY_RECHECK);
+      return again
+          .map(after -> UpdateControl.<DelayedTask>noUpdate().rescheduleAfter(after))
           .orElseGet(UpdateControl::noUpdate);
     }
   }
 
   /**
-   * A queued task's dispatch has ended, or its claim dispatched nothing: its queue's concurrency slot
-   * is free. A dispatch lasts from the claim until the delivery attempt's answer is recorded, or
-   * until the Job it created finishes (its Complete or Failed condition, or its deletion, recorded
-   * from the Job events the operator watches anyway); a status-only firing ends at once.
+   * A queued task's dispatch has ended, or its claim dispatched nothing: its queue's concurrency
+   * slot is free. A dispatch lasts from the claim until the delivery attempt's answer is recorded,
+   * or until the Job it created finishes (its Complete or Failed condition, or its deletion,
+   * recorded from the Job events the operator watches anyway); a status-only firing ends at once.
    */
-  private void freeQueueSlot(DelayedTask task, DelayedTaskStatus before, Optional<ClaimedEntry> claim, Plan plan,
+  private void freeQueueSlot(
+      DelayedTask task,
+      DelayedTaskStatus before,
+      Optional<ClaimedEntry> claim,
+      Plan plan,
       TaskFacts facts) {
     Optional<QueueRef> named = TaskQueues.named(task);
     if (named.isEmpty()) {
@@ -292,11 +319,18 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     }
     DelayedTaskStatus after = plan.status();
     boolean jobRuns = after.getPhase() == Phase.Running && after.getJobName() != null;
-    boolean claimEnded = claim.filter(entry -> entry.queue().isPresent()).isPresent() && plan.claim().isPresent()
-        && plan.delivery().isEmpty() && !jobRuns && !facts.deliveryInFlight();
+    boolean claimEnded =
+        claim.filter(entry -> entry.queue().isPresent()).isPresent()
+            && plan.claim().isPresent()
+            && plan.delivery().isEmpty()
+            && !jobRuns
+            && !facts.deliveryInFlight();
     boolean answered = facts.delivery().isPresent() && plan.deliveryMetric().isPresent();
-    boolean jobEnded = before != null && before.getPhase() == Phase.Running && before.getJobName() != null
-        && !jobRuns;
+    boolean jobEnded =
+        before != null
+            && before.getPhase() == Phase.Running
+            && before.getJobName() != null
+            && !jobRuns;
     if (claimEnded || answered || jobEnded) {
       freeSlot(named.get(), task);
     }
@@ -306,17 +340,33 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     try {
       schedule.entries().freeSlots(queue, List.of(ScheduleIds.idOf(task)));
     } catch (ScheduleUnavailableException e) {
-      LOG.debug("Redis unavailable, the queue slot of {} is freed by the resync: {}", ScheduleIds.idOf(task),
+      LOG.debug(
+          "Redis unavailable, the queue slot of {} is freed by the resync: {}",
+          ScheduleIds.idOf(task),
           e.getMessage());
       schedule.fellBehind();
     }
   }
 
-  /** The facts a decision reads, all from JOSDK's caches (for one exception see {@link TaskJobs}). */
-  private TaskFacts facts(DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
+  /**
+   * The facts a decision reads, all from JOSDK's caches (for one exception see {@link TaskJobs}).
+   */
+  private TaskFacts facts(
+      DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     String namespace = task.getMetadata().getNamespace();
-    Map<String, Job> owned = taskJobs.of(task, context.getSecondaryResources(Job.class),
-        name -> context.getClient().batch().v1().jobs().inNamespace(namespace).withName(name).get());
+    Map<String, Job> owned =
+        taskJobs.of(
+            task,
+            context.getSecondaryResources(Job.class),
+            name ->
+                context
+                    .getClient()
+                    .batch()
+                    .v1()
+                    .jobs()
+                    .inNamespace(namespace)
+                    .withName(name)
+                    .get());
     ResourceID id = ResourceID.fromResource(task);
     return new TaskFacts(task, owned, claim, world.now(), context.getSecondaryResource(DeliveryOutcome.class),
         delivery.outcomes().inFlight(id), Optional.empty()).withAdmission(world.admission().judge(task))
@@ -324,8 +374,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   }
 
   private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {
-    DelayedTask fresh = context.getClient().resources(DelayedTask.class)
-        .inNamespace(task.getMetadata().getNamespace()).withName(task.getMetadata().getName()).get();
+    DelayedTask fresh =
+        context
+            .getClient()
+            .resources(DelayedTask.class)
+            .inNamespace(task.getMetadata().getNamespace())
+            .withName(task.getMetadata().getName())
+            .get();
     return Optional.ofNullable(fresh)
         .filter(t -> Objects.equals(t.getMetadata().getUid(), task.getMetadata().getUid()));
   }
@@ -350,22 +405,32 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   }
 
   /**
-   * A dry run of the creation of the task's Job ({@code dryRun=All}): the API server validates it and
-   * runs its admission (webhooks and policies included) as for the real creation, and stores
+   * A dry run of the creation of the task's Job ({@code dryRun=All}): the API server validates it
+   * and runs its admission (webhooks and policies included) as for the real creation, and stores
    * nothing. The same RBAC as the creation ({@code create jobs}).
    */
   private JobCheck checkJob(DelayedTask task, Job wanted, Context<DelayedTask> context) {
     try {
-      context.getClient().batch().v1().jobs().inNamespace(task.getMetadata().getNamespace()).resource(wanted)
-          .dryRun().create();
+      context
+          .getClient()
+          .batch()
+          .v1()
+          .jobs()
+          .inNamespace(task.getMetadata().getNamespace())
+          .resource(wanted)
+          .dryRun()
+          .create();
       return new JobCheck.Accepted();
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
-        return new JobCheck.Accepted(); // a Job of that name exists: the template passed validation before that
+        return new JobCheck
+            .Accepted(); // a Job of that name exists: the template passed validation before that
       }
       if (ApiErrors.isTransient(e)) {
-        LOG.info("The dry run of the task's Job got no verdict ({}); scheduled all the same, the creation at the due "
-            + "time decides", ApiErrors.reason(e));
+        LOG.info(
+            "The dry run of the task's Job got no verdict ({}); scheduled all the same, the creation at the due "
+                + "time decides",
+            ApiErrors.reason(e));
         return new JobCheck.Unanswered(ApiErrors.reason(e));
       }
       return new JobCheck.Refused(ApiErrors.jobTemplateReason(e));
@@ -376,7 +441,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     String namespace = task.getMetadata().getNamespace();
     String jobName = wanted.getMetadata().getName();
     try {
-      Job created = context.getClient().batch().v1().jobs().inNamespace(namespace).resource(wanted).create();
+      Job created =
+          context.getClient().batch().v1().jobs().inNamespace(namespace).resource(wanted).create();
       // Into the Job cache at once: the next reconcile of this task must see its Job, and a retry
       // after a lost status write must find it rather than create it again.
       jobs.handleRecentResourceCreate(ResourceID.fromResource(created), created);
@@ -384,13 +450,16 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
         // AlreadyExists (or a conflict): look at what is there.
-        Job existing = context.getClient().batch().v1().jobs().inNamespace(namespace).withName(jobName).get();
+        Job existing =
+            context.getClient().batch().v1().jobs().inNamespace(namespace).withName(jobName).get();
         if (existing != null) {
-          return JobFactory.isControlledBy(existing, task) ? new JobCreation.AlreadyOurs(existing)
+          return JobFactory.isControlledBy(existing, task)
+              ? new JobCreation.AlreadyOurs(existing)
               : new JobCreation.Foreign(jobName);
         }
       }
-      return ApiErrors.isTransient(e) ? new JobCreation.Transient(jobName, ApiErrors.reason(e))
+      return ApiErrors.isTransient(e)
+          ? new JobCreation.Transient(jobName, ApiErrors.reason(e))
           : new JobCreation.Refused(jobName, ApiErrors.reason(e));
     }
   }
@@ -399,7 +468,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
    * An Invalid task is reported on itself even when its status cannot be written (the API server
    * refuses it): then at least as an Event (one, counted, however often this is retried).
    */
-  private StatusWriter.Result writeStatus(DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
+  private StatusWriter.Result writeStatus(
+      DelayedTask task, DelayedTaskStatus desired, Context<DelayedTask> context) {
     try {
       return statusWriter.write(task, desired, context);
     } catch (KubernetesClientException e) {
@@ -413,9 +483,11 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
 
   /**
    * When this status write recorded a firing (its firedTime, or Missed, new for its due time): the
-   * firing's span, and the one Warning Event for a {@code delayedtask.io/traceparent} that is not valid.
+   * firing's span, and the one Warning Event for a {@code delayedtask.io/traceparent} that is not
+   * valid.
    */
-  private void firingRecorded(DelayedTask task, DelayedTaskStatus before, DelayedTaskStatus written) {
+  private void firingRecorded(
+      DelayedTask task, DelayedTaskStatus before, DelayedTaskStatus written) {
     Instant due = Times.parseOrNull(written.getDueTime());
     if (due == null || !firing(before, written)) {
       return;
@@ -444,7 +516,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     if (written.getPhase() == Phase.Missed) {
       return !(sameDue && before.getPhase() == Phase.Missed);
     }
-    return written.getFiredTime() != null && !(sameDue && Objects.equals(before.getFiredTime(), written.getFiredTime()));
+    return written.getFiredTime() != null
+        && !(sameDue && Objects.equals(before.getFiredTime(), written.getFiredTime()));
   }
 
   /** An annotation's value in a message: quoted, at most 80 characters. */
@@ -460,8 +533,9 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     } else if (verdict instanceof ClaimVerdict.HandBack handBack) {
       handBack.outcome().ifPresent(records.metrics()::outcome);
       if (handBack.outcome().filter(ClaimOutcome.CLOCK_SKEW::equals).isPresent()) {
-        LOG.warn("Redis's clock says the task is due, this process's clock does not yet: the clocks disagree "
-            + "(check NTP on the Redis and operator hosts); firing when both say it is due, at {} by Redis's clock",
+        LOG.warn(
+            "Redis's clock says the task is due, this process's clock does not yet: the clocks disagree "
+                + "(check NTP on the Redis and operator hosts); firing when both say it is due, at {} by Redis's clock",
             handBack.at());
       }
       schedule.claims().settle(claim, Disposition.retryAt(handBack.at()));
@@ -475,7 +549,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
    * The TTL has passed: delete the task if it is still the object this decision was made from
    * ({@link TtlDeletion}); if it changed meanwhile, decide again.
    */
-  private UpdateControl<DelayedTask> deleteAfterTtl(DelayedTask task, Context<DelayedTask> context) {
+  private UpdateControl<DelayedTask> deleteAfterTtl(
+      DelayedTask task, Context<DelayedTask> context) {
     DelayedTask current = context.getPrimaryCache().get(ResourceID.fromResource(task)).orElse(task);
     LOG.info("ttlSecondsAfterFinished has passed; deleting the task");
     if (TtlDeletion.delete(context.getClient(), current) == TtlDeletion.Result.CHANGED) {
@@ -485,7 +560,10 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     return UpdateControl.noUpdate();
   }
 
-  /** Tasks of earlier versions carry a finalizer: one JSON patch takes it off, so a delete never waits. */
+  /**
+   * Tasks of earlier versions carry a finalizer: one JSON patch takes it off, so a delete never
+   * waits.
+   */
   private static void removeLegacyFinalizer(DelayedTask task, Context<DelayedTask> context) {
     if (task.hasFinalizer(LEGACY_FINALIZER)) {
       PrimaryUpdateAndCacheUtils.removeFinalizer(context.getClient(), task, LEGACY_FINALIZER);
@@ -494,11 +572,11 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
 
   /**
    * A task being deleted (or gone): its entry is removed, and its claim dropped. While Redis cannot
-   * be reached the entry is left to the resync (a claim of it is dropped as stale when it comes).
-   * A task of an earlier version that still carries the legacy finalizer loses it here.
+   * be reached the entry is left to the resync (a claim of it is dropped as stale when it comes). A
+   * task of an earlier version that still carries the legacy finalizer loses it here.
    */
-  private UpdateControl<DelayedTask> whileDeleting(DelayedTask task, Optional<ClaimedEntry> claim,
-      Context<DelayedTask> context) {
+  private UpdateControl<DelayedTask> whileDeleting(
+      DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     try {
       schedule.entries().cancel(ScheduleIds.idOf(task), TaskQueues.named(task));
     } catch (ScheduleUnavailableException e) {
@@ -512,5 +590,4 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     }
     return UpdateControl.noUpdate();
   }
-
 }

@@ -14,28 +14,36 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What firing reports on /metrics: fire lag, what became of each due time ({@code
  * delayedtask_due_times_total{outcome}}), and the claims that ended without an outcome ({@code
- * delayedtask_fire_skipped_total{reason}}). The two counters are apart so that a rate of firings
- * is not inflated by retries, stale entries and clock-skew hand-backs, which can repeat many times
- * for one due time.
+ * delayedtask_fire_skipped_total{reason}}). The two counters are apart so that a rate of firings is
+ * not inflated by retries, stale entries and clock-skew hand-backs, which can repeat many times for
+ * one due time.
  */
 public class FireMetrics {
   public static final String LAG = "delayedtask.fire.lag";
+
   /**
    * Prometheus: {@code delayedtask_due_times_total{outcome=fired|job_created|missed|failed}}: due
    * times settled, by what became of them (missed and failed ones fired nothing, so the counter is
    * not named after firings).
    */
   public static final String DUE_TIMES = "delayedtask.due.times";
+
   /**
    * Prometheus: {@code delayedtask_fired_total{outcome}}, the same counts under the name of 0.1
    * pre-releases. Deprecated: kept, equal to {@link #DUE_TIMES}, until 0.2.0 so that dashboards and
    * alerts can move (CHANGELOG.md, docs/operations.md).
    */
   public static final String FIRED = "delayedtask.fired";
-  /** Prometheus: {@code delayedtask_fire_skipped_total{reason=retry|stale|clock_skew|admission_policy_missing}}. */
+
+  /**
+   * Prometheus: {@code
+   * delayedtask_fire_skipped_total{reason=retry|stale|clock_skew|admission_policy_missing}}.
+   */
   public static final String SKIPPED = "delayedtask.fire.skipped";
 
-  /** Prometheus: {@code delayedtask_deliveries_total{outcome=delivered|retry|failed|dead_lettered}}. */
+  /**
+   * Prometheus: {@code delayedtask_deliveries_total{outcome=delivered|retry|failed|dead_lettered}}.
+   */
   public static final String DELIVERIES = "delayedtask.deliveries";
 
   private final MeterRegistry registry;
@@ -46,12 +54,13 @@ public class FireMetrics {
 
   public FireMetrics(MeterRegistry registry) {
     this.registry = registry;
-    this.lag = Timer.builder(LAG)
-        .description("Time from a task's due time to its claim by the poller (Redis clock)")
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofMinutes(5))
-        .register(registry);
+    this.lag =
+        Timer.builder(LAG)
+            .description("Time from a task's due time to its claim by the poller (Redis clock)")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofMinutes(5))
+            .register(registry);
     // Every outcome from the start, at 0: Prometheus' increase() cannot see a counter's first
     // increment when the series only appears with it, and the failed-firings alert needs that one.
     for (ClaimOutcome outcome : ClaimOutcome.values()) {
@@ -61,10 +70,13 @@ public class FireMetrics {
       }
     }
     for (DeliveryCount delivery : DeliveryCount.values()) {
-      deliveries.put(delivery, Counter.builder(DELIVERIES)
-          .description("Sink delivery attempts by outcome: delivered, retry, failed, dead_lettered")
-          .tag("outcome", tag(delivery))
-          .register(registry));
+      deliveries.put(
+          delivery,
+          Counter.builder(DELIVERIES)
+              .description(
+                  "Sink delivery attempts by outcome: delivered, retry, failed, dead_lettered")
+              .tag("outcome", tag(delivery))
+              .register(registry));
     }
   }
 
@@ -98,7 +110,8 @@ public class FireMetrics {
           .register(registry);
     }
     return Counter.builder(SKIPPED)
-        .description("Claims that ended without an outcome, by reason: retry, stale, clock_skew, admission_policy_missing")
+        .description(
+            "Claims that ended without an outcome, by reason: retry, stale, clock_skew, admission_policy_missing")
         .tag("reason", tag(outcome))
         .register(registry);
   }

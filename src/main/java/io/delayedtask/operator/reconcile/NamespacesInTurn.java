@@ -16,10 +16,13 @@ import java.util.Map;
 final class NamespacesInTurn {
   /** Namespace to its waiting reconciles; the first entry's namespace has the next turn. */
   private final LinkedHashMap<String, LinkedHashSet<Runnable>> byNamespace = new LinkedHashMap<>();
+
   private int size;
 
   void add(Runnable runnable) {
-    if (byNamespace.computeIfAbsent(QueuedReconcile.namespaceOf(runnable), ns -> new LinkedHashSet<>()).add(runnable)) {
+    if (byNamespace
+        .computeIfAbsent(QueuedReconcile.namespaceOf(runnable), ns -> new LinkedHashSet<>())
+        .add(runnable)) {
       size++;
     }
   }

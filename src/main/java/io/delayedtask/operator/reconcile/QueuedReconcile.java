@@ -8,12 +8,19 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
  */
 final class QueuedReconcile implements Runnable {
   /** Where a reconcile waits for a thread. */
-  enum Lane { CLAIMED, OUTCOME, OTHER }
+  enum Lane {
+    CLAIMED,
+    OUTCOME,
+    OTHER
+  }
 
   final Runnable reconcile;
   final ResourceID task;
   final Lane lane;
-  /** Set under the lanes' lock when it leaves the outcome lane for a thread: counted until it ends. */
+
+  /**
+   * Set under the lanes' lock when it leaves the outcome lane for a thread: counted until it ends.
+   */
   boolean countedAsOutcome;
 
   QueuedReconcile(Runnable reconcile, ResourceID task, Lane lane) {
@@ -24,8 +31,11 @@ final class QueuedReconcile implements Runnable {
 
   /** The namespace whose turn it waits for; "" when its task or namespace is unknown. */
   static String namespaceOf(Runnable runnable) {
-    return runnable instanceof QueuedReconcile queued && queued.task != null && queued.task.getNamespace().isPresent()
-        ? queued.task.getNamespace().get() : "";
+    return runnable instanceof QueuedReconcile queued
+            && queued.task != null
+            && queued.task.getNamespace().isPresent()
+        ? queued.task.getNamespace().get()
+        : "";
   }
 
   @Override

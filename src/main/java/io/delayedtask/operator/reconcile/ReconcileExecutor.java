@@ -27,24 +27,26 @@ import org.slf4j.MDC;
  * another lane goes next.
  *
  * <p>Why outcomes have a lane of their own: they come in bursts. Attempts sent together time out
- * together (hundreds of a tenant's tasks due at once to a receiver that never answers, every
- * {@code delivery.timeout}), and each outcome is a status write and an Event. Run on every thread
- * at once, such a burst takes the CPU from the due tasks of every other namespace (measured in
- * docs/performance.md). A few at a time, the burst is recorded a little later and the due tasks keep
- * their CPU; nothing waits for an outcome's record but its own task's next step.
+ * together (hundreds of a tenant's tasks due at once to a receiver that never answers, every {@code
+ * delivery.timeout}), and each outcome is a status write and an Event. Run on every thread at once,
+ * such a burst takes the CPU from the due tasks of every other namespace (measured in
+ * docs/performance.md). A few at a time, the burst is recorded a little later and the due tasks
+ * keep their CPU; nothing waits for an outcome's record but its own task's next step.
  *
  * <p>Which task a reconcile is for is read from JOSDK's logging context: JOSDK puts the resource's
  * name and namespace into the MDC ({@code resource.name}, {@code resource.namespace}, documented
  * and on by default, {@code JAVA_OPERATOR_SDK_USE_MDC}) while it submits the reconcile, on the
- * submitting thread. A reconcile submitted without it (MDC turned off) waits in arrival order,
- * said once in the log. A reconcile already waiting when its task's claim arrives moves to the
- * claimed lane ({@link #promote}). Deciding the lane is a map lookup: JOSDK submits while holding
- * its event processor's lock.
+ * submitting thread. A reconcile submitted without it (MDC turned off) waits in arrival order, said
+ * once in the log. A reconcile already waiting when its task's claim arrives moves to the claimed
+ * lane ({@link #promote}). Deciding the lane is a map lookup: JOSDK submits while holding its event
+ * processor's lock.
  */
 public final class ReconcileExecutor extends ThreadPoolExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(ReconcileExecutor.class);
+
   /** JOSDK's MDC keys (MDCUtils) for the resource a reconcile is submitted for. */
   static final String MDC_NAME = "resource.name";
+
   static final String MDC_NAMESPACE = "resource.namespace";
 
   private final Predicate<ResourceID> holdsClaim;
@@ -53,10 +55,11 @@ public final class ReconcileExecutor extends ThreadPoolExecutor {
   private final AtomicBoolean unknownReported = new AtomicBoolean();
 
   /**
-   * {@code holdsClaim}: whether a claim of that task waits for its reconcile;
-   * {@code awaitsOutcomeRecord}: whether a delivery's outcome for that task waits to be recorded.
+   * {@code holdsClaim}: whether a claim of that task waits for its reconcile; {@code
+   * awaitsOutcomeRecord}: whether a delivery's outcome for that task waits to be recorded.
    */
-  public ReconcileExecutor(int threads, Predicate<ResourceID> holdsClaim, Predicate<ResourceID> awaitsOutcomeRecord) {
+  public ReconcileExecutor(
+      int threads, Predicate<ResourceID> holdsClaim, Predicate<ResourceID> awaitsOutcomeRecord) {
     super(threads, threads, 0, TimeUnit.MILLISECONDS, new ReconcileLanes(), threadsNamed());
     this.holdsClaim = holdsClaim;
     this.awaitsOutcomeRecord = awaitsOutcomeRecord;
@@ -66,16 +69,19 @@ public final class ReconcileExecutor extends ThreadPoolExecutor {
   }
 
   /**
-   * Holds the outcome and other lanes (claimed reconciles still run) until {@code scheduleReady} completes, or
-   * {@code atMost} has passed. A new leader's first resync then writes the missing entries without
-   * sharing the machine with the first reconciles of every task the informer has just listed (all
-   * of them at once when an operator starts on a full cluster), so the schedule, and the firing of
-   * what is due, come first. Bounded, so a resync that cannot run (Redis down) holds nothing up for
-   * long; the resync's slow part (GETs of entries whose task is gone) comes after the release.
+   * Holds the outcome and other lanes (claimed reconciles still run) until {@code scheduleReady}
+   * completes, or {@code atMost} has passed. A new leader's first resync then writes the missing
+   * entries without sharing the machine with the first reconciles of every task the informer has
+   * just listed (all of them at once when an operator starts on a full cluster), so the schedule,
+   * and the firing of what is due, come first. Bounded, so a resync that cannot run (Redis down)
+   * holds nothing up for long; the resync's slow part (GETs of entries whose task is gone) comes
+   * after the release.
    */
   public void holdOthersUntil(CompletableFuture<?> scheduleReady, Duration atMost) {
     lanes().holdOthers(true);
-    scheduleReady.copy().completeOnTimeout(null, atMost.toMillis(), TimeUnit.MILLISECONDS)
+    scheduleReady
+        .copy()
+        .completeOnTimeout(null, atMost.toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete((done, error) -> lanes().holdOthers(false));
   }
 
@@ -86,8 +92,10 @@ public final class ReconcileExecutor extends ThreadPoolExecutor {
     if (task != null) {
       waiting.put(task, queued);
     } else if (unknownReported.compareAndSet(false, true)) {
-      LOG.warn("JOSDK submitted a reconcile without naming its resource in the MDC ({} turned off?): reconciles "
-          + "run in arrival order, and a due task may wait behind others", "JAVA_OPERATOR_SDK_USE_MDC");
+      LOG.warn(
+          "JOSDK submitted a reconcile without naming its resource in the MDC ({} turned off?): reconciles "
+              + "run in arrival order, and a due task may wait behind others",
+          "JAVA_OPERATOR_SDK_USE_MDC");
     }
     super.execute(queued);
   }
@@ -96,7 +104,9 @@ public final class ReconcileExecutor extends ThreadPoolExecutor {
     if (task == null) {
       return Lane.OTHER;
     }
-    return holdsClaim.test(task) ? Lane.CLAIMED : awaitsOutcomeRecord.test(task) ? Lane.OUTCOME : Lane.OTHER;
+    return holdsClaim.test(task)
+        ? Lane.CLAIMED
+        : awaitsOutcomeRecord.test(task) ? Lane.OUTCOME : Lane.OTHER;
   }
 
   @Override
@@ -116,7 +126,9 @@ public final class ReconcileExecutor extends ThreadPoolExecutor {
     }
   }
 
-  /** The task's claim arrived: if its reconcile waits for a thread, it moves to the claimed lane. */
+  /**
+   * The task's claim arrived: if its reconcile waits for a thread, it moves to the claimed lane.
+   */
   public void promote(ResourceID task) {
     QueuedReconcile queued = waiting.get(task);
     if (queued != null) {

@@ -12,16 +12,20 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The work queue of the {@link ReconcileExecutor}: claimed reconciles first, at most {@link #CLAIMS_IN_A_ROW} in a row while
- * others wait; then outcomes and others by turns, outcomes at most {@link #OUTCOMES_AT_ONCE}
- * running at once. The claimed and outcome lanes take namespaces in turn ({@link
- * NamespacesInTurn}), the other lane goes in arrival order. Insertion-ordered sets, so promoting
- * one is O(1).
+ * The work queue of the {@link ReconcileExecutor}: claimed reconciles first, at most {@link
+ * #CLAIMS_IN_A_ROW} in a row while others wait; then outcomes and others by turns, outcomes at most
+ * {@link #OUTCOMES_AT_ONCE} running at once. The claimed and outcome lanes take namespaces in turn
+ * ({@link NamespacesInTurn}), the other lane goes in arrival order. Insertion-ordered sets, so
+ * promoting one is O(1).
  */
 final class ReconcileLanes extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
   /** Claimed reconciles that may go in a row while others wait. */
   static final int CLAIMS_IN_A_ROW = 4;
-  /** Reconciles recording a delivery's outcome that run at once (a few: each is mostly a status write). */
+
+  /**
+   * Reconciles recording a delivery's outcome that run at once (a few: each is mostly a status
+   * write).
+   */
   static final int OUTCOMES_AT_ONCE = 4;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -102,7 +106,8 @@ final class ReconcileLanes extends AbstractQueue<Runnable> implements BlockingQu
   private Runnable next() {
     boolean outcomeMayGo = !othersHeld && !outcomes.isEmpty() && outcomesRunning < OUTCOMES_AT_ONCE;
     boolean otherMayGo = !othersHeld && !others.isEmpty();
-    boolean claimedTurn = !claimed.isEmpty() && (!(outcomeMayGo || otherMayGo) || claimedInARow < CLAIMS_IN_A_ROW);
+    boolean claimedTurn =
+        !claimed.isEmpty() && (!(outcomeMayGo || otherMayGo) || claimedInARow < CLAIMS_IN_A_ROW);
     if (claimedTurn) {
       claimedInARow++;
       return claimed.poll();
@@ -164,8 +169,11 @@ final class ReconcileLanes extends AbstractQueue<Runnable> implements BlockingQu
   public Runnable peek() {
     lock.lock();
     try {
-      return !claimed.isEmpty() ? claimed.peek() : !outcomes.isEmpty() ? outcomes.peek()
-          : others.isEmpty() ? null : others.iterator().next();
+      return !claimed.isEmpty()
+          ? claimed.peek()
+          : !outcomes.isEmpty()
+              ? outcomes.peek()
+              : others.isEmpty() ? null : others.iterator().next();
     } finally {
       lock.unlock();
     }

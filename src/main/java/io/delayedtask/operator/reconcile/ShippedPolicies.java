@@ -17,21 +17,22 @@ import java.util.regex.Pattern;
 /**
  * The ValidatingAdmissionPolicies this operator ships, read from the plain manifests' file itself
  * ({@code k8s/15-admission-policy.yaml}, copied into the jar at build time: one source), and the
- * comparison of a cluster's policy with them by content: what it matches, its match conditions,
- * its variables and its validation expressions, with the API server's defaults removed.
+ * comparison of a cluster's policy with them by content: what it matches, its match conditions, its
+ * variables and its validation expressions, with the API server's defaults removed.
  *
- * <p>Four variables are an installation's choices and are compared by form only:
- * {@code senderServiceAccount} must name the operator's sender ServiceAccount, {@code signingSecret}
- * its signing Secret, {@code operator} must be one string literal and {@code statusWriters} a list of
- * string literals. Messages, reasons and
- * audit annotations do not decide what is admitted and are not compared.
+ * <p>Four variables are an installation's choices and are compared by form only: {@code
+ * senderServiceAccount} must name the operator's sender ServiceAccount, {@code signingSecret} its
+ * signing Secret, {@code operator} must be one string literal and {@code statusWriters} a list of
+ * string literals. Messages, reasons and audit annotations do not decide what is admitted and are
+ * not compared.
  */
 public final class ShippedPolicies {
   /** Where the build puts the plain manifests' policy file. */
   public static final String RESOURCE = "/META-INF/delayed-task-operator/15-admission-policy.yaml";
 
   private static final Pattern STRING_LITERAL = Pattern.compile("'[^'\\\\]*'");
-  private static final Pattern STRING_LIST = Pattern.compile("\\[\\s*('[^'\\\\]*'(\\s*,\\s*'[^'\\\\]*')*)?\\s*]");
+  private static final Pattern STRING_LIST =
+      Pattern.compile("\\[\\s*('[^'\\\\]*'(\\s*,\\s*'[^'\\\\]*')*)?\\s*]");
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -39,28 +40,38 @@ public final class ShippedPolicies {
   private final String senderServiceAccount;
   private final String signingSecret;
 
-  public ShippedPolicies(List<ValidatingAdmissionPolicy> policies, String senderServiceAccount,
-      String signingSecret) {
+  public ShippedPolicies(
+      List<ValidatingAdmissionPolicy> policies, String senderServiceAccount, String signingSecret) {
     this.senderServiceAccount = senderServiceAccount;
     this.signingSecret = signingSecret;
     Map<String, Map<String, Object>> byName = new LinkedHashMap<>();
     for (ValidatingAdmissionPolicy policy : policies) {
-      byName.put(policy.getMetadata().getName(), normalized(policy).orElseThrow(() -> new IllegalStateException(
-          "the shipped policy " + policy.getMetadata().getName() + " cannot be normalized")));
+      byName.put(
+          policy.getMetadata().getName(),
+          normalized(policy)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "the shipped policy "
+                              + policy.getMetadata().getName()
+                              + " cannot be normalized")));
     }
     this.shipped = Map.copyOf(byName);
   }
 
   /** The policies of the file in the jar. */
   public static ShippedPolicies load(String senderServiceAccount, String signingSecret) {
-    return new ShippedPolicies(read(ShippedPolicies.class.getResourceAsStream(RESOURCE)), senderServiceAccount,
+    return new ShippedPolicies(
+        read(ShippedPolicies.class.getResourceAsStream(RESOURCE)),
+        senderServiceAccount,
         signingSecret);
   }
 
   /** The ValidatingAdmissionPolicies of a multi-document YAML stream. */
   public static List<ValidatingAdmissionPolicy> read(InputStream yaml) {
     if (yaml == null) {
-      throw new IllegalStateException("the jar has no " + RESOURCE + " (built without the k8s/ resource)");
+      throw new IllegalStateException(
+          "the jar has no " + RESOURCE + " (built without the k8s/ resource)");
     }
     try (yaml) {
       Object parsed = SERIALIZATION.unmarshal(yaml);
@@ -79,7 +90,10 @@ public final class ShippedPolicies {
     }
   }
 
-  /** The names the shipped policies have in the plain manifests (the chart prefixes its release's name). */
+  /**
+   * The names the shipped policies have in the plain manifests (the chart prefixes its release's
+   * name).
+   */
   public List<String> names() {
     return List.copyOf(shipped.keySet());
   }
@@ -90,7 +104,10 @@ public final class ShippedPolicies {
     if (form.isEmpty()) {
       return Optional.empty();
     }
-    return shipped.entrySet().stream().filter(e -> e.getValue().equals(form.get())).map(Map.Entry::getKey).findFirst();
+    return shipped.entrySet().stream()
+        .filter(e -> e.getValue().equals(form.get()))
+        .map(Map.Entry::getKey)
+        .findFirst();
   }
 
   /**
@@ -122,11 +139,16 @@ public final class ShippedPolicies {
     return Optional.of(form);
   }
 
-  /** An installation's choice as its form; any other expression stays as it is (and then compares unequal). */
+  /**
+   * An installation's choice as its form; any other expression stays as it is (and then compares
+   * unequal).
+   */
   private String parameter(String name, String expression) {
     return switch (name) {
-      case "senderServiceAccount" -> expression.equals("'" + senderServiceAccount + "'") ? "<sender>" : expression;
-      case "signingSecret" -> expression.equals("'" + signingSecret + "'") ? "<signing>" : expression;
+      case "senderServiceAccount" ->
+          expression.equals("'" + senderServiceAccount + "'") ? "<sender>" : expression;
+      case "signingSecret" ->
+          expression.equals("'" + signingSecret + "'") ? "<signing>" : expression;
       case "operator" -> STRING_LITERAL.matcher(expression).matches() ? "<string>" : expression;
       case "statusWriters" -> STRING_LIST.matcher(expression).matches() ? "<strings>" : expression;
       default -> expression;
@@ -139,8 +161,8 @@ public final class ShippedPolicies {
 
   /**
    * A copy without what the API server fills in when it stores a policy (matchPolicy Equivalent,
-   * empty selectors, scope "*") and without nulls and empty maps and lists, so that the file and the
-   * stored object compare equal.
+   * empty selectors, scope "*") and without nulls and empty maps and lists, so that the file and
+   * the stored object compare equal.
    */
   @SuppressWarnings("unchecked")
   static Object withoutDefaults(Object value) {
@@ -149,9 +171,12 @@ public final class ShippedPolicies {
       for (Map.Entry<?, ?> e : ((Map<String, Object>) map).entrySet()) {
         Object v = withoutDefaults(e.getValue());
         String key = String.valueOf(e.getKey());
-        boolean isDefault = ("matchPolicy".equals(key) && "Equivalent".equals(v))
-            || ("scope".equals(key) && "*".equals(v));
-        if (v != null && !isDefault && !(v instanceof Map<?, ?> m && m.isEmpty())
+        boolean isDefault =
+            ("matchPolicy".equals(key) && "Equivalent".equals(v))
+                || ("scope".equals(key) && "*".equals(v));
+        if (v != null
+            && !isDefault
+            && !(v instanceof Map<?, ?> m && m.isEmpty())
             && !(v instanceof List<?> l && l.isEmpty())) {
           copy.put(key, v);
         }
@@ -160,7 +185,7 @@ public final class ShippedPolicies {
     }
     if (value instanceof List<?> list) {
       List<Object> copy = new ArrayList<>();
-      for (Iterator<?> it = list.iterator(); it.hasNext();) {
+      for (Iterator<?> it = list.iterator(); it.hasNext(); ) {
         copy.add(withoutDefaults(it.next()));
       }
       return copy;

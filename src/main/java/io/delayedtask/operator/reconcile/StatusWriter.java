@@ -38,7 +38,9 @@ final class StatusWriter {
     task.setStatus(desired);
     try {
       DelayedTask written = context.getClient().resource(task).updateStatus();
-      context.eventSourceRetriever().getControllerEventSource()
+      context
+          .eventSourceRetriever()
+          .getControllerEventSource()
           .handleRecentResourceUpdate(ResourceID.fromResource(task), written, task);
       return Result.WRITTEN;
     } catch (KubernetesClientException e) {

@@ -42,19 +42,23 @@ import java.util.Optional;
 
 /**
  * What a reconcile of one task should do, as a plain function of {@link TaskFacts}: no request, no
- * clock, no Redis. Every branch of the life cycle (docs/reference.md) is here: validation, suspend, the
- * due time and its entry, firing when the leader's claim arrives (moved, early by this clock, past
- * the deadline, Job there or not), the Job's outcome, and the TTL of a finished task.
+ * clock, no Redis. Every branch of the life cycle (docs/reference.md) is here: validation, suspend,
+ * the due time and its entry, firing when the leader's claim arrives (moved, early by this clock,
+ * past the deadline, Job there or not), the Job's outcome, and the TTL of a finished task.
  *
  * <p>The status is built fresh from the current one and compared by the caller, which writes it
  * only when it differs. Creating a Job is the one effect whose result the status depends on: the
  * plan names the Job to create, and the caller decides again with the API server's answer among the
- * facts ({@link TaskFacts#jobCreation()}); that decision finishes the firing. Every Event a decision
- * records is in its plan.
+ * facts ({@link TaskFacts#jobCreation()}); that decision finishes the firing. Every Event a
+ * decision records is in its plan.
  */
 public final class TaskDecider {
-  /** The longest wait for a TTL before the task is decided again (10 years: the largest TTL a spec may set). */
+  /**
+   * The longest wait for a TTL before the task is decided again (10 years: the largest TTL a spec
+   * may set).
+   */
   static final Duration LONGEST_REQUEUE = Duration.ofSeconds(DelayedTaskSpec.MAX_SECONDS);
+
   private final SpecValidator validator;
   private final SecondsSetting finishedTtl;
   private final SecondsSetting startingDeadline;
@@ -65,7 +69,8 @@ public final class TaskDecider {
     this(validator, finishedTtl, SecondsSetting.startingDeadline(Optional.empty()));
   }
 
-  public TaskDecider(SpecValidator validator, SecondsSetting finishedTtl, SecondsSetting startingDeadline) {
+  public TaskDecider(
+      SpecValidator validator, SecondsSetting finishedTtl, SecondsSetting startingDeadline) {
     this.validator = validator;
     this.finishedTtl = finishedTtl;
     this.startingDeadline = startingDeadline;
@@ -112,7 +117,10 @@ public final class TaskDecider {
     /** Refused for a reason the template must fix (422, 403 from a policy webhook, 400). */
     record Refused(String reason) implements JobCheck {}
 
-    /** No verdict (5xx, 429, a timeout): scheduled all the same, the real creation decides at the due time. */
+    /**
+     * No verdict (5xx, 429, a timeout): scheduled all the same, the real creation decides at the
+     * due time.
+     */
     record Unanswered(String reason) implements JobCheck {}
   }
 
@@ -128,8 +136,10 @@ public final class TaskDecider {
     }
     Instant due = ((Validation.Valid) validation).due();
     boolean sink = facts.task().getSpec().getSink() != null;
-    Optional<DeliveryOutcome> outcome = facts.delivery()
-        .filter(answer -> sink && DeliveryDecisions.isAwaited(answer, draft.current, due));
+    Optional<DeliveryOutcome> outcome =
+        facts
+            .delivery()
+            .filter(answer -> sink && DeliveryDecisions.isAwaited(answer, draft.current, due));
     if (outcome.isPresent()) {
       return delivery(draft, deliveries.record(draft.sinkTask(), outcome.get()));
     }
@@ -139,18 +149,28 @@ public final class TaskDecider {
       if (fireNow.get() instanceof FireNow.Request.At at && !FireNow.firedFor(draft.current, due)) {
         return firingNow(draft, at);
       }
-      // Nothing fires; the value is recorded so that its Warning is said once, and the decision goes on.
+      // Nothing fires; the value is recorded so that its Warning is said once, and the decision
+      // goes on.
       draft.desired.setFireNowHandled(value);
-      draft.extraEvents.add(fireNow.get() instanceof FireNow.Request.Malformed
-          ? TaskEvent.warning(TaskEvents.FIRE_NOW_INVALID, FireNow.malformedMessage(value))
-          : TaskEvent.warning(TaskEvents.FIRE_NOW_IGNORED, "nothing fired for " + FireNow.ANNOTATION + "=" + value
-              + ": the task fired already for its due time " + Times.format(due) + "; change spec.runAt or "
-              + "spec.delay to schedule it again"));
+      draft.extraEvents.add(
+          fireNow.get() instanceof FireNow.Request.Malformed
+              ? TaskEvent.warning(TaskEvents.FIRE_NOW_INVALID, FireNow.malformedMessage(value))
+              : TaskEvent.warning(
+                  TaskEvents.FIRE_NOW_IGNORED,
+                  "nothing fired for "
+                      + FireNow.ANNOTATION
+                      + "="
+                      + value
+                      + ": the task fired already for its due time "
+                      + Times.format(due)
+                      + "; change spec.runAt or "
+                      + "spec.delay to schedule it again"));
     }
     if (TaskState.handledFor(draft.current, due)) {
       return afterFiring(draft);
     }
-    if (sink && TaskState.nextAttempt(draft.current).isPresent()
+    if (sink
+        && TaskState.nextAttempt(draft.current).isPresent()
         && Times.format(due).equals(draft.current.getDueTime())) {
       return delivery(draft, deliveries.awaitingAttempt(draft.sinkTask(), due));
     }
@@ -166,22 +186,27 @@ public final class TaskDecider {
     }
     if (needsJobCheck(draft)) {
       if (facts.jobCheck().isEmpty()) {
-        // Nothing else before the answer: the entry is written, or removed, by the decision after it.
+        // Nothing else before the answer: the entry is written, or removed, by the decision after
+        // it.
         draft.jobToCheck = Optional.of(JobFactory.jobFor(facts.task(), due, draft.now));
         return draft.build();
       }
       if (facts.jobCheck().get() instanceof JobCheck.Refused refused) {
-        return invalid(draft, "spec.jobTemplate is refused by the API server (a dry run of the Job's creation): "
-            + refused.reason() + "; fix spec.jobTemplate and apply the task again", TaskState.JOB_TEMPLATE_REFUSED);
+        return invalid(
+            draft,
+            "spec.jobTemplate is refused by the API server (a dry run of the Job's creation): "
+                + refused.reason()
+                + "; fix spec.jobTemplate and apply the task again",
+            TaskState.JOB_TEMPLATE_REFUSED);
       }
     }
     return queued(scheduled(draft, due)).build();
   }
 
   /**
-   * A due task its queue holds says why in the condition Queued (docs/reference.md: Ready stays True), once
-   * per reason: the status is written only when it changes. A task whose queue no longer names it
-   * loses the condition.
+   * A due task its queue holds says why in the condition Queued (docs/reference.md: Ready stays
+   * True), once per reason: the status is written only when it changes. A task whose queue no
+   * longer names it loses the condition.
    */
   private static Draft queued(Draft draft) {
     Optional<QueueRef> named = TaskQueues.named(draft.facts.task());
@@ -189,23 +214,42 @@ public final class TaskDecider {
       Conditions.remove(draft.desired, Condition.QUEUED);
       return draft;
     }
-    draft.facts.queueHold().filter(hold -> hold.queue().equals(named.get())).ifPresent(hold ->
-        Conditions.set(draft.desired, Condition.QUEUED, true, hold.reason(), queuedMessage(hold), draft.now,
-            draft.generation));
+    draft
+        .facts
+        .queueHold()
+        .filter(hold -> hold.queue().equals(named.get()))
+        .ifPresent(
+            hold ->
+                Conditions.set(
+                    draft.desired,
+                    Condition.QUEUED,
+                    true,
+                    hold.reason(),
+                    queuedMessage(hold),
+                    draft.now,
+                    draft.generation));
     return draft;
   }
 
   private static String queuedMessage(QueueHold hold) {
     String queue = "DelayedTaskQueue " + hold.queue().name();
     return switch (hold.reason()) {
-      case QueueHold.QUEUE_PAUSED -> "due, and waiting: " + queue + " is paused (spec.paused); it fires, oldest due "
-          + "first, when the queue is resumed";
-      case QueueHold.QUEUE_MISSING -> "due, and waiting: " + queue + " does not exist; create it (or change "
-          + "spec.queue) for the task to fire";
-      case QueueHold.RATE_LIMITED -> "due, and waiting for its turn within the rate of " + queue
-          + " (spec.maxDispatchesPerSecond)";
-      case QueueHold.CONCURRENCY_LIMITED -> "due, and waiting for a free slot of " + queue
-          + " (spec.maxConcurrentDispatches)";
+      case QueueHold.QUEUE_PAUSED ->
+          "due, and waiting: "
+              + queue
+              + " is paused (spec.paused); it fires, oldest due "
+              + "first, when the queue is resumed";
+      case QueueHold.QUEUE_MISSING ->
+          "due, and waiting: "
+              + queue
+              + " does not exist; create it (or change "
+              + "spec.queue) for the task to fire";
+      case QueueHold.RATE_LIMITED ->
+          "due, and waiting for its turn within the rate of "
+              + queue
+              + " (spec.maxDispatchesPerSecond)";
+      case QueueHold.CONCURRENCY_LIMITED ->
+          "due, and waiting for a free slot of " + queue + " (spec.maxConcurrentDispatches)";
       default -> "due, and waiting in " + queue;
     };
   }
@@ -220,8 +264,11 @@ public final class TaskDecider {
       return false;
     }
     DelayedTaskStatus current = draft.current;
-    boolean described = current != null && Objects.equals(current.getObservedGeneration(), draft.generation)
-        && current.getPhase() != null && current.getPhase() != Phase.Invalid;
+    boolean described =
+        current != null
+            && Objects.equals(current.getObservedGeneration(), draft.generation)
+            && current.getPhase() != null
+            && current.getPhase() != Phase.Invalid;
     return !described;
   }
 
@@ -229,27 +276,40 @@ public final class TaskDecider {
     return invalid(draft, message, "Invalid");
   }
 
-  /** {@code reason}: of the Scheduled condition ({@link TaskState#JOB_TEMPLATE_REFUSED} for a dry run's refusal). */
+  /**
+   * {@code reason}: of the Scheduled condition ({@link TaskState#JOB_TEMPLATE_REFUSED} for a dry
+   * run's refusal).
+   */
   private Plan invalid(Draft draft, String message, String reason) {
     DelayedTaskStatus desired = draft.desired;
     boolean wasInvalid = draft.currentPhase() == Phase.Invalid;
     desired.setPhase(Phase.Invalid);
     desired.setMessage(message);
     desired.setDueTime(null);
-    Conditions.set(desired, Condition.SCHEDULED, false, reason, message, draft.now, draft.generation);
+    Conditions.set(
+        desired, Condition.SCHEDULED, false, reason, message, draft.now, draft.generation);
     // Once Invalid, the entry was removed when it became so.
-    return draft.schedule(wasInvalid ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
+    return draft
+        .schedule(wasInvalid ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
         .claim(ClaimVerdict.Settle.stale())
         .build();
   }
 
   private Plan suspended(Draft draft) {
-    boolean wasSuspended = draft.currentPhase() == Phase.Suspended
-        && Objects.equals(draft.desired.getDueTime(), draft.current.getDueTime());
+    boolean wasSuspended =
+        draft.currentPhase() == Phase.Suspended
+            && Objects.equals(draft.desired.getDueTime(), draft.current.getDueTime());
     draft.desired.setPhase(Phase.Suspended);
-    Conditions.set(draft.desired, Condition.SCHEDULED, false, "Suspended", "spec.suspend is true", draft.now,
+    Conditions.set(
+        draft.desired,
+        Condition.SCHEDULED,
+        false,
+        "Suspended",
+        "spec.suspend is true",
+        draft.now,
         draft.generation);
-    return draft.schedule(wasSuspended ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
+    return draft
+        .schedule(wasSuspended ? ScheduleChange.KEEP : ScheduleChange.REMOVE)
         .claim(ClaimVerdict.Settle.stale())
         .build();
   }
@@ -260,10 +320,17 @@ public final class TaskDecider {
    * Redis loses after that (a flush, a failover, a failed write) the resync repairs in bulk.
    */
   private Draft scheduled(Draft draft, Instant due) {
-    boolean alreadyScheduled = draft.currentPhase() == Phase.Scheduled
-        && Times.format(due).equals(draft.current.getDueTime());
+    boolean alreadyScheduled =
+        draft.currentPhase() == Phase.Scheduled
+            && Times.format(due).equals(draft.current.getDueTime());
     draft.desired.setPhase(Phase.Scheduled);
-    Conditions.set(draft.desired, Condition.SCHEDULED, true, "Scheduled", "due at " + Times.format(due), draft.now,
+    Conditions.set(
+        draft.desired,
+        Condition.SCHEDULED,
+        true,
+        "Scheduled",
+        "due at " + Times.format(due),
+        draft.now,
         draft.generation);
     return draft.schedule(alreadyScheduled ? ScheduleChange.KEEP : new ScheduleChange.Write(due));
   }
@@ -283,13 +350,24 @@ public final class TaskDecider {
     if (claim.isPresent()) {
       return fire(draft, due, claim.get(), true);
     }
-    boolean alreadyWritten = draft.currentPhase() == Phase.Scheduled
-        && Times.format(due).equals(draft.current.getDueTime());
+    boolean alreadyWritten =
+        draft.currentPhase() == Phase.Scheduled
+            && Times.format(due).equals(draft.current.getDueTime());
     draft.desired.setPhase(Phase.Scheduled);
-    Conditions.set(draft.desired, Condition.SCHEDULED, true, TaskEvents.FIRE_NOW,
-        "firing now for " + FireNow.ANNOTATION + "=" + request.value(), draft.now, draft.generation);
-    return draft.schedule(alreadyWritten ? ScheduleChange.KEEP
-        : new ScheduleChange.Write(due.isAfter(draft.now) ? draft.now : due)).build();
+    Conditions.set(
+        draft.desired,
+        Condition.SCHEDULED,
+        true,
+        TaskEvents.FIRE_NOW,
+        "firing now for " + FireNow.ANNOTATION + "=" + request.value(),
+        draft.now,
+        draft.generation);
+    return draft
+        .schedule(
+            alreadyWritten
+                ? ScheduleChange.KEEP
+                : new ScheduleChange.Write(due.isAfter(draft.now) ? draft.now : due))
+        .build();
   }
 
   /** The leader claimed the task's entry: fire it, unless the claim is early, moved or too late. */
@@ -310,15 +388,20 @@ public final class TaskDecider {
       // clock (and firedTime would come before dueTime). Hand the entry back until this clock gets
       // there, translated to Redis's clock: late by the skew, never early.
       Instant retry = claim.claimedAt().plus(Duration.between(draft.now, due));
-      return draft.claim(new ClaimVerdict.HandBack(retry, Optional.of(ClaimOutcome.CLOCK_SKEW))).build();
+      return draft
+          .claim(new ClaimVerdict.HandBack(retry, Optional.of(ClaimOutcome.CLOCK_SKEW)))
+          .build();
     }
-    String jobName = JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
+    String jobName =
+        JobNames.jobName(task.getMetadata().getName(), task.getMetadata().getUid(), due);
     Optional<Job> existing = Optional.ofNullable(draft.facts.jobs().get(jobName));
     Long deadline = startingDeadline.secondsFor(task).orElse(null);
     if (deadline != null && claim.claimedAt().isAfter(Times.plusSecondsCapped(due, deadline))) {
       // The deadline bounds the Job's creation, not the status write: an earlier attempt may have
       // created the Job and lost its status write. A Job that exists is never followed by Missed.
-      return existing.isPresent() ? running(draft, existing.get(), due, claim) : missed(draft, due, deadline, claim);
+      return existing.isPresent()
+          ? running(draft, existing.get(), due, claim)
+          : missed(draft, due, deadline, claim);
     }
     if (task.getSpec().getSink() != null) {
       return delivery(draft, deliveries.sendNext(draft.sinkTask(), due, claim));
@@ -333,7 +416,10 @@ public final class TaskDecider {
       return awaitingAdmissionPolicy(draft, claim, "spec.jobTemplate: no Job is created");
     }
     if (draft.facts.jobCreation().isEmpty()) {
-      return draft.schedule(ScheduleChange.KEEP).jobToCreate(JobFactory.jobFor(task, due, draft.now)).build();
+      return draft
+          .schedule(ScheduleChange.KEEP)
+          .jobToCreate(JobFactory.jobFor(task, due, draft.now))
+          .build();
     }
     return afterCreating(draft, due, claim, draft.facts.jobCreation().get());
   }
@@ -344,7 +430,8 @@ public final class TaskDecider {
    */
   private static Plan delivery(Draft draft, DeliveryPlan part) {
     if (part.awaitAdmission().isPresent()) {
-      return awaitingAdmissionPolicy(draft, part.awaitAdmission().get().claim(), part.awaitAdmission().get().what());
+      return awaitingAdmissionPolicy(
+          draft, part.awaitAdmission().get().claim(), part.awaitAdmission().get().what());
     }
     part.schedule().ifPresent(draft::schedule);
     part.claim().ifPresent(draft::claim);
@@ -354,7 +441,10 @@ public final class TaskDecider {
     return draft.build();
   }
 
-  /** How soon a task held back for the admission policy is decided again: well within 30 s of the policy's return. */
+  /**
+   * How soon a task held back for the admission policy is decided again: well within 30 s of the
+   * policy's return.
+   */
   static final Duration ADMISSION_POLICY_RECHECK = Duration.ofSeconds(10);
 
   /**
@@ -367,20 +457,29 @@ public final class TaskDecider {
   private static Plan awaitingAdmissionPolicy(Draft draft, ClaimedEntry claim, String what) {
     boolean refused = draft.facts.admissionPolicyMissing().isEmpty();
     String reason = refused ? Readiness.NOT_ADMITTED : Readiness.ADMISSION_POLICY_MISSING;
-    String message = refused
-        ? "not admitted (" + what + "): " + draft.facts.notAdmitted().orElseThrow()
-        : "waiting for the admission policy (" + what + "): " + draft.facts.admissionPolicyMissing().orElseThrow();
+    String message =
+        refused
+            ? "not admitted (" + what + "): " + draft.facts.notAdmitted().orElseThrow()
+            : "waiting for the admission policy ("
+                + what
+                + "): "
+                + draft.facts.admissionPolicyMissing().orElseThrow();
     draft.hold = new Readiness.Hold(reason, message);
-    boolean saidBefore = Conditions.find(draft.current, Condition.READY)
-        .filter(ready -> reason.equals(ready.getReason()))
-        .isPresent();
+    boolean saidBefore =
+        Conditions.find(draft.current, Condition.READY)
+            .filter(ready -> reason.equals(ready.getReason()))
+            .isPresent();
     if (!saidBefore) {
-      draft.extraEvents.add(TaskEvent.warning(refused ? TaskEvents.NOT_ADMITTED : TaskEvents.ADMISSION_POLICY_MISSING,
-          message));
+      draft.extraEvents.add(
+          TaskEvent.warning(
+              refused ? TaskEvents.NOT_ADMITTED : TaskEvents.ADMISSION_POLICY_MISSING, message));
     }
-    return draft.schedule(ScheduleChange.KEEP)
-        .claim(new ClaimVerdict.HandBack(claim.claimedAt().plus(ADMISSION_POLICY_RECHECK),
-            Optional.of(ClaimOutcome.ADMISSION_POLICY_MISSING)))
+    return draft
+        .schedule(ScheduleChange.KEEP)
+        .claim(
+            new ClaimVerdict.HandBack(
+                claim.claimedAt().plus(ADMISSION_POLICY_RECHECK),
+                Optional.of(ClaimOutcome.ADMISSION_POLICY_MISSING)))
         .build();
   }
 
@@ -394,14 +493,22 @@ public final class TaskDecider {
       return running(draft, ours.job(), due, claim);
     }
     if (creation instanceof JobCreation.Foreign foreign) {
-      return failedToCreate(draft, "a Job named " + foreign.jobName() + " already exists and is not controlled by "
-          + "this task, so it was left alone; delete or rename that Job, then change spec.runAt or spec.delay");
+      return failedToCreate(
+          draft,
+          "a Job named "
+              + foreign.jobName()
+              + " already exists and is not controlled by "
+              + "this task, so it was left alone; delete or rename that Job, then change spec.runAt or spec.delay");
     }
     if (creation instanceof JobCreation.Refused refused) {
-      return failedToCreate(draft, "the API server refused Job " + refused.jobName() + ": " + refused.reason());
+      return failedToCreate(
+          draft, "the API server refused Job " + refused.jobName() + ": " + refused.reason());
     }
     JobCreation.Transient failure = (JobCreation.Transient) creation;
-    return draft.claim(new ClaimVerdict.Backoff("creating Job " + failure.jobName() + " failed: " + failure.reason()))
+    return draft
+        .claim(
+            new ClaimVerdict.Backoff(
+                "creating Job " + failure.jobName() + " failed: " + failure.reason()))
         .build();
   }
 
@@ -411,9 +518,24 @@ public final class TaskDecider {
     desired.setPhase(Phase.Fired);
     desired.setFiredTime(firedTime);
     desired.setMessage(null);
-    Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + firedTime, draft.now, draft.generation);
-    Conditions.set(desired, Condition.FIRED, true, "Fired", "fired at " + firedTime, draft.now, draft.generation);
-    return draft.schedule(ScheduleChange.KEEP)
+    Conditions.set(
+        desired,
+        Condition.SCHEDULED,
+        false,
+        "Fired",
+        "fired at " + firedTime,
+        draft.now,
+        draft.generation);
+    Conditions.set(
+        desired,
+        Condition.FIRED,
+        true,
+        "Fired",
+        "fired at " + firedTime,
+        draft.now,
+        draft.generation);
+    return draft
+        .schedule(ScheduleChange.KEEP)
         .claim(ClaimVerdict.Settle.fired(ClaimOutcome.FIRED, due, claim.claimedAt()))
         .build();
   }
@@ -427,48 +549,87 @@ public final class TaskDecider {
   private Plan running(Draft draft, Job job, Instant due, ClaimedEntry claim) {
     DelayedTaskStatus desired = draft.desired;
     String jobName = job.getMetadata().getName();
-    Optional<Map<String, String>> annotations = Optional.ofNullable(job.getMetadata().getAnnotations());
+    Optional<Map<String, String>> annotations =
+        Optional.ofNullable(job.getMetadata().getAnnotations());
     // A retry after a lost status write finds the Job already there: report its first firing time.
-    String firedTime = annotations.map(all -> all.get(TaskLabels.FIRED_TIME)).orElse(Times.format(draft.now));
-    draft.extraEvents.add(TaskEvent.normal(TaskEvents.JOB_CREATED, "Created Job " + jobName + " (due "
-        + annotations.map(all -> all.get(TaskLabels.DUE_TIME)).orElse(Times.format(due)) + ")"));
+    String firedTime =
+        annotations.map(all -> all.get(TaskLabels.FIRED_TIME)).orElse(Times.format(draft.now));
+    draft.extraEvents.add(
+        TaskEvent.normal(
+            TaskEvents.JOB_CREATED,
+            "Created Job "
+                + jobName
+                + " (due "
+                + annotations.map(all -> all.get(TaskLabels.DUE_TIME)).orElse(Times.format(due))
+                + ")"));
     desired.setPhase(Phase.Running);
     desired.setJobName(jobName);
     desired.setFiredTime(firedTime);
     desired.setMessage(null);
-    Conditions.set(desired, Condition.SCHEDULED, false, "Fired", "fired at " + firedTime, draft.now, draft.generation);
-    Conditions.set(desired, Condition.FIRED, true, "JobCreated", "created Job " + jobName, draft.now,
+    Conditions.set(
+        desired,
+        Condition.SCHEDULED,
+        false,
+        "Fired",
+        "fired at " + firedTime,
+        draft.now,
+        draft.generation);
+    Conditions.set(
+        desired,
+        Condition.FIRED,
+        true,
+        "JobCreated",
+        "created Job " + jobName,
+        draft.now,
         draft.generation);
     // A Job an earlier attempt created may have finished already (and been deleted since, its
     // outcome kept from the delete notification): its outcome is recorded in this same write, as no
     // later event of that Job will come to reconcile the task again.
     applyOutcomeOf(draft, job);
-    return draft.schedule(ScheduleChange.KEEP)
+    return draft
+        .schedule(ScheduleChange.KEEP)
         .claim(ClaimVerdict.Settle.fired(ClaimOutcome.JOB_CREATED, due, claim.claimedAt()))
         .build();
   }
 
   private Plan missed(Draft draft, Instant due, long deadline, ClaimedEntry claim) {
     DelayedTaskStatus desired = draft.desired;
-    String message = "did not fire: it could not start within startingDeadlineSeconds=" + deadline
-        + " of its due time " + Times.format(due) + " (checked at " + Times.format(claim.claimedAt()) + ")";
+    String message =
+        "did not fire: it could not start within startingDeadlineSeconds="
+            + deadline
+            + " of its due time "
+            + Times.format(due)
+            + " (checked at "
+            + Times.format(claim.claimedAt())
+            + ")";
     desired.setPhase(Phase.Missed);
     desired.setMessage(message);
-    Conditions.set(desired, Condition.SCHEDULED, false, "Missed", message, draft.now, draft.generation);
+    Conditions.set(
+        desired, Condition.SCHEDULED, false, "Missed", message, draft.now, draft.generation);
     Conditions.set(desired, Condition.FIRED, false, "Missed", message, draft.now, draft.generation);
-    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(ClaimOutcome.MISSED)).build();
+    return draft
+        .schedule(ScheduleChange.KEEP)
+        .claim(ClaimVerdict.Settle.as(ClaimOutcome.MISSED))
+        .build();
   }
 
   private Plan failedToCreate(Draft draft, String message) {
     DelayedTaskStatus desired = draft.desired;
     desired.setPhase(Phase.Failed);
     desired.setMessage(message);
-    Conditions.set(desired, Condition.SCHEDULED, false, "Failed", message, draft.now, draft.generation);
-    Conditions.set(desired, Condition.FAILED, true, "JobCreateFailed", message, draft.now, draft.generation);
-    return draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.as(ClaimOutcome.FAILED)).build();
+    Conditions.set(
+        desired, Condition.SCHEDULED, false, "Failed", message, draft.now, draft.generation);
+    Conditions.set(
+        desired, Condition.FAILED, true, "JobCreateFailed", message, draft.now, draft.generation);
+    return draft
+        .schedule(ScheduleChange.KEEP)
+        .claim(ClaimVerdict.Settle.as(ClaimOutcome.FAILED))
+        .build();
   }
 
-  /** Fired (or finished) for this due time: never again. Only the Job's outcome and the TTL remain. */
+  /**
+   * Fired (or finished) for this due time: never again. Only the Job's outcome and the TTL remain.
+   */
   private Plan afterFiring(Draft draft) {
     draft.schedule(ScheduleChange.KEEP).claim(ClaimVerdict.Settle.stale());
     if (draft.desired.getPhase() == Phase.Running) {
@@ -479,8 +640,8 @@ public final class TaskDecider {
 
   /**
    * The Job's Complete / Failed condition moves a Running task to Succeeded / Failed; a Job that is
-   * gone moves it to Failed, so a task never stays Running without a Job. (The caller confirms a Job
-   * missing from its cache with the API server before it says so in the facts.)
+   * gone moves it to Failed, so a task never stays Running without a Job. (The caller confirms a
+   * Job missing from its cache with the API server before it says so in the facts.)
    */
   private static void applyJobOutcome(Draft draft) {
     DelayedTaskStatus desired = draft.desired;
@@ -490,11 +651,15 @@ public final class TaskDecider {
     }
     Job job = draft.facts.jobs().get(jobName);
     if (job == null) {
-      String message = "Job " + jobName + " was deleted before its outcome was recorded; change spec.runAt or "
-          + "spec.delay to run it again";
+      String message =
+          "Job "
+              + jobName
+              + " was deleted before its outcome was recorded; change spec.runAt or "
+              + "spec.delay to run it again";
       desired.setPhase(Phase.Failed);
       desired.setMessage(message);
-      Conditions.set(desired, Condition.FAILED, true, "JobGone", message, draft.now, draft.generation);
+      Conditions.set(
+          desired, Condition.FAILED, true, "JobGone", message, draft.now, draft.generation);
       return;
     }
     applyOutcomeOf(draft, job);
@@ -514,17 +679,26 @@ public final class TaskDecider {
       if ("Complete".equals(condition.getType())) {
         desired.setPhase(Phase.Succeeded);
         desired.setMessage(null);
-        Conditions.set(desired, Condition.COMPLETE, true, "JobComplete", "Job " + jobName + " completed", draft.now,
+        Conditions.set(
+            desired,
+            Condition.COMPLETE,
+            true,
+            "JobComplete",
+            "Job " + jobName + " completed",
+            draft.now,
             draft.generation);
         return;
       }
       if ("Failed".equals(condition.getType())) {
-        String why = condition.getMessage() != null ? condition.getMessage()
-            : condition.getReason() != null ? condition.getReason() : "no reason given";
+        String why =
+            condition.getMessage() != null
+                ? condition.getMessage()
+                : condition.getReason() != null ? condition.getReason() : "no reason given";
         String message = "Job " + jobName + " failed: " + why;
         desired.setPhase(Phase.Failed);
         desired.setMessage(message);
-        Conditions.set(desired, Condition.FAILED, true, "JobFailed", message, draft.now, draft.generation);
+        Conditions.set(
+            desired, Condition.FAILED, true, "JobFailed", message, draft.now, draft.generation);
         return;
       }
     }
@@ -538,13 +712,15 @@ public final class TaskDecider {
     if (ttl.isEmpty()) {
       return;
     }
-    Instant finished = Conditions.lastTransition(draft.desired)
-        .or(() -> Optional.ofNullable(Times.parseOrNull(draft.desired.getFiredTime())))
-        .orElse(draft.now);
+    Instant finished =
+        Conditions.lastTransition(draft.desired)
+            .or(() -> Optional.ofNullable(Times.parseOrNull(draft.desired.getFiredTime())))
+            .orElse(draft.now);
     Duration remaining = Duration.between(draft.now, Times.plusSecondsCapped(finished, ttl.get()));
     if (!remaining.isNegative() && !remaining.isZero()) {
       // Capped: JOSDK's timer takes milliseconds; a TTL past the cap is decided again then.
-      draft.requeue = Optional.of(remaining.compareTo(LONGEST_REQUEUE) > 0 ? LONGEST_REQUEUE : remaining);
+      draft.requeue =
+          Optional.of(remaining.compareTo(LONGEST_REQUEUE) > 0 ? LONGEST_REQUEUE : remaining);
       return;
     }
     Optional<GitOpsOwner> owner = GitOpsOwner.of(task);
@@ -553,13 +729,19 @@ public final class TaskDecider {
       return;
     }
     draft.readyNote = owner.get().keptMessage();
-    boolean saidBefore = Conditions.find(draft.current, Condition.READY)
-        .map(Condition::getMessage)
-        .filter(message -> message != null && message.contains(owner.get().keptMessage()))
-        .isPresent();
+    boolean saidBefore =
+        Conditions.find(draft.current, Condition.READY)
+            .map(Condition::getMessage)
+            .filter(message -> message != null && message.contains(owner.get().keptMessage()))
+            .isPresent();
     if (!saidBefore) {
-      draft.extraEvents.add(TaskEvent.normal(TaskEvents.TTL_SKIPPED, "ttlSecondsAfterFinished=" + ttl.get()
-          + " has passed, but the task is " + owner.get().keptMessage()));
+      draft.extraEvents.add(
+          TaskEvent.normal(
+              TaskEvents.TTL_SKIPPED,
+              "ttlSecondsAfterFinished="
+                  + ttl.get()
+                  + " has passed, but the task is "
+                  + owner.get().keptMessage()));
     }
   }
 
@@ -582,30 +764,43 @@ public final class TaskDecider {
   }
 
   /**
-   * The Event a change of phase records (docs/reference.md: one per transition); also a Scheduled task
-   * that moved to a new due time, and an Invalid one whose reason changed. Running records none
-   * here: {@link #running} adds JobCreated.
+   * The Event a change of phase records (docs/reference.md: one per transition); also a Scheduled
+   * task that moved to a new due time, and an Invalid one whose reason changed. Running records
+   * none here: {@link #running} adds JobCreated.
    */
   static Optional<TaskEvent> transition(DelayedTaskStatus current, DelayedTaskStatus desired) {
     Phase before = current == null ? null : current.getPhase();
     Phase after = desired.getPhase();
     boolean newDue = current == null || !Objects.equals(current.getDueTime(), desired.getDueTime());
-    boolean newReason = current == null || !Objects.equals(current.getMessage(), desired.getMessage());
-    if (before == after && !(after == Phase.Scheduled && newDue) && !(after == Phase.Invalid && newReason)) {
+    boolean newReason =
+        current == null || !Objects.equals(current.getMessage(), desired.getMessage());
+    if (before == after
+        && !(after == Phase.Scheduled && newDue)
+        && !(after == Phase.Invalid && newReason)) {
       return Optional.empty();
     }
-    return Optional.ofNullable(switch (after) {
-      case Scheduled -> TaskEvent.normal(TaskEvents.SCHEDULED, "Scheduled to fire at " + desired.getDueTime());
-      case Suspended -> TaskEvent.normal(TaskEvents.SUSPENDED, "Suspended; it will not fire until spec.suspend is false");
-      case Invalid -> TaskEvent.warning(TaskEvents.INVALID, desired.getMessage());
-      case Fired -> TaskEvent.normal(TaskEvents.FIRED,
-          "Fired at " + desired.getFiredTime() + " (due " + desired.getDueTime() + ")");
-      case Running -> null;
-      case Succeeded -> desired.getJobName() == null ? null // a sink's: DeliveryDecisions records Delivered
-          : TaskEvent.normal(TaskEvents.SUCCEEDED, "Job " + desired.getJobName() + " completed");
-      case Failed -> TaskEvent.warning(TaskEvents.FAILED, desired.getMessage());
-      case Missed -> TaskEvent.warning(TaskEvents.MISSED, "Missed: " + desired.getMessage());
-    });
+    return Optional.ofNullable(
+        switch (after) {
+          case Scheduled ->
+              TaskEvent.normal(
+                  TaskEvents.SCHEDULED, "Scheduled to fire at " + desired.getDueTime());
+          case Suspended ->
+              TaskEvent.normal(
+                  TaskEvents.SUSPENDED, "Suspended; it will not fire until spec.suspend is false");
+          case Invalid -> TaskEvent.warning(TaskEvents.INVALID, desired.getMessage());
+          case Fired ->
+              TaskEvent.normal(
+                  TaskEvents.FIRED,
+                  "Fired at " + desired.getFiredTime() + " (due " + desired.getDueTime() + ")");
+          case Running -> null;
+          case Succeeded ->
+              desired.getJobName() == null
+                  ? null // a sink's: DeliveryDecisions records Delivered
+                  : TaskEvent.normal(
+                      TaskEvents.SUCCEEDED, "Job " + desired.getJobName() + " completed");
+          case Failed -> TaskEvent.warning(TaskEvents.FAILED, desired.getMessage());
+          case Missed -> TaskEvent.warning(TaskEvents.MISSED, "Missed: " + desired.getMessage());
+        });
   }
 
   /** A plan being put together: the current status, the desired one, and the rest. */
@@ -626,8 +821,13 @@ public final class TaskDecider {
     Optional<DeliveryCount> deliveryMetric = Optional.empty();
     String readyNote;
     Readiness.Hold hold;
-    /** A fire-now this plan acts on: recorded in the status once the plan fires (or finishes) the task. */
+
+    /**
+     * A fire-now this plan acts on: recorded in the status once the plan fires (or finishes) the
+     * task.
+     */
     FireNow.Request.At fireNow;
+
     final List<TaskEvent> extraEvents = new ArrayList<>();
 
     Draft(TaskFacts facts, SecondsSetting finishedTtl) {
@@ -651,8 +851,15 @@ public final class TaskDecider {
 
     /** The sink task as {@link DeliveryDecisions} sees it; it writes {@link #desired}. */
     DeliveryDecisions.SinkTask sinkTask() {
-      return new DeliveryDecisions.SinkTask(facts.task(), current, desired, now, generation, facts.claim(),
-          facts.deliveryInFlight(), facts.admissionHold());
+      return new DeliveryDecisions.SinkTask(
+          facts.task(),
+          current,
+          desired,
+          now,
+          generation,
+          facts.claim(),
+          facts.deliveryInFlight(),
+          facts.admissionHold());
     }
 
     Draft schedule(ScheduleChange change) {
@@ -672,17 +879,28 @@ public final class TaskDecider {
     }
 
     Plan build() {
-      if (desired.getPhase() != null && desired.getPhase().isFinished() && jobToCreate.isEmpty()
+      if (desired.getPhase() != null
+          && desired.getPhase().isFinished()
+          && jobToCreate.isEmpty()
           && TaskState.nextAttempt(desired).isEmpty()) {
         // Whichever decision finished the task (a firing, a Job's outcome) also starts its TTL:
         // its own status write does not reconcile it again.
         applyTtl(this);
       }
-      if (fireNow != null && (delivery.isPresent() || desired.getPhase() == Phase.Running
-          || (desired.getPhase() != null && desired.getPhase().isFinished()))) {
+      if (fireNow != null
+          && (delivery.isPresent()
+              || desired.getPhase() == Phase.Running
+              || (desired.getPhase() != null && desired.getPhase().isFinished()))) {
         desired.setFireNowHandled(fireNow.value());
-        extraEvents.add(0, TaskEvent.normal(TaskEvents.FIRE_NOW, "Fired now for " + FireNow.ANNOTATION + "="
-            + fireNow.value() + ", as if that were its due time"));
+        extraEvents.add(
+            0,
+            TaskEvent.normal(
+                TaskEvents.FIRE_NOW,
+                "Fired now for "
+                    + FireNow.ANNOTATION
+                    + "="
+                    + fireNow.value()
+                    + ", as if that were its due time"));
       }
       Readiness.apply(desired, generation, now, readyNote, hold);
       List<TaskEvent> events = new ArrayList<>();
@@ -690,7 +908,16 @@ public final class TaskDecider {
         transition(current, desired).ifPresent(events::add);
       }
       events.addAll(extraEvents);
-      return new Plan(schedule, jobToCreate, desired, events, claim, requeue, deleteTask, delivery, deliveryMetric,
+      return new Plan(
+          schedule,
+          jobToCreate,
+          desired,
+          events,
+          claim,
+          requeue,
+          deleteTask,
+          delivery,
+          deliveryMetric,
           jobToCheck);
     }
   }

@@ -47,7 +47,9 @@ final class TaskJobs {
       }
     }
     DelayedTaskStatus status = task.getStatus();
-    if (status != null && status.getPhase() == Phase.Running && status.getJobName() != null
+    if (status != null
+        && status.getPhase() == Phase.Running
+        && status.getJobName() != null
         && !owned.containsKey(status.getJobName())) {
       Job live = readLive.apply(status.getJobName());
       if (live != null && JobFactory.isControlledBy(live, task)) {

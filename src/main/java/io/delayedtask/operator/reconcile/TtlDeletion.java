@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * Deletes a finished task whose ttlSecondsAfterFinished has passed, on the condition that it is
- * still the object the decision was made from: the delete carries that object's resourceVersion as a
- * precondition. A task re-created under the same name has another resourceVersion (they are never
+ * still the object the decision was made from: the delete carries that object's resourceVersion as
+ * a precondition. A task re-created under the same name has another resourceVersion (they are never
  * reused, whatever the uid), as has one changed since, so an old decision deletes neither.
  */
 final class TtlDeletion {
@@ -21,7 +21,9 @@ final class TtlDeletion {
 
   static Result delete(KubernetesClient client, DelayedTask decidedOn) {
     try {
-      client.resources(DelayedTask.class).inNamespace(decidedOn.getMetadata().getNamespace())
+      client
+          .resources(DelayedTask.class)
+          .inNamespace(decidedOn.getMetadata().getNamespace())
           .withName(decidedOn.getMetadata().getName())
           .lockResourceVersion(decidedOn.getMetadata().getResourceVersion())
           .delete();

@@ -8,7 +8,8 @@ import java.util.Optional;
  * What one claim returned: the entries now in flight, the Redis clock at the claim, and the
  * earliest due time still waiting (what the poller sleeps until).
  */
-public record ClaimBatch(List<ClaimedEntry> entries, Instant serverTime, Optional<Instant> nextDue) {
+public record ClaimBatch(
+    List<ClaimedEntry> entries, Instant serverTime, Optional<Instant> nextDue) {
 
   /**
    * True when entries were already due but left behind by the cap (with several shards each

@@ -4,13 +4,19 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * An entry this process claimed: its id, where it waited (a shard, or the key group of {@code queue}), the due time it was claimed for, when (Redis clock), the
- * claim's token, and the local monotonic time ({@link System#nanoTime()}) just before the claim was
- * sent, which is what lets {@link #redisClockNow()} follow the Redis clock without asking it again.
- * Acknowledging or releasing the entry acts only while the token is still the claim's: once the lease ran out and another poller claimed it again, even for the same due
- * time, this claim can no longer touch it.
+ * An entry this process claimed: its id, where it waited (a shard, or the key group of {@code
+ * queue}), the due time it was claimed for, when (Redis clock), the claim's token, and the local
+ * monotonic time ({@link System#nanoTime()}) just before the claim was sent, which is what lets
+ * {@link #redisClockNow()} follow the Redis clock without asking it again. Acknowledging or
+ * releasing the entry acts only while the token is still the claim's: once the lease ran out and
+ * another poller claimed it again, even for the same due time, this claim can no longer touch it.
  */
-public record ClaimedEntry(String id, Instant due, Instant claimedAt, String token, long sentNanos,
+public record ClaimedEntry(
+    String id,
+    Instant due,
+    Instant claimedAt,
+    String token,
+    long sentNanos,
     java.util.Optional<QueueRef> queue) {
   public ClaimedEntry {
     Objects.requireNonNull(id, "id");

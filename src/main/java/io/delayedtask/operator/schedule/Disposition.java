@@ -13,12 +13,18 @@ public sealed interface Disposition {
     return Acknowledge.INSTANCE;
   }
 
-  /** Wait until {@code when}, a Redis-clock instant (a due time, or the claim's {@code claimedAt} plus a delay). */
+  /**
+   * Wait until {@code when}, a Redis-clock instant (a due time, or the claim's {@code claimedAt}
+   * plus a delay).
+   */
   static Disposition retryAt(Instant when) {
     return new RetryAt(when);
   }
 
-  /** A transient failure: the poller puts the entry back at {@code claimedAt} plus its backoff for this entry. */
+  /**
+   * A transient failure: the poller puts the entry back at {@code claimedAt} plus its backoff for
+   * this entry.
+   */
   static Disposition backoff(String why) {
     return new Backoff(why);
   }

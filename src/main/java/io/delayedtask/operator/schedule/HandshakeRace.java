@@ -9,17 +9,18 @@ import java.util.function.Supplier;
  * <p>When Redis refuses the handshake (a wrong password: {@code WRONGPASS}), Lettuce closes the
  * channel and only then fails the handshake with Redis's error; the channel going inactive races
  * that and, about once in 60 connects on a busy machine, wins, so the caller sees "Connection
- * closed prematurely" (or "RedisHandshakeHandler not registered") instead of {@code WRONGPASS}.
- * An operator would then say "Redis is unavailable" where it should say "check the password".
- * Opening again at once gives Redis's real answer; a server that truly closes every connection
- * costs a few more connects and then gets the same message as before.
+ * closed prematurely" (or "RedisHandshakeHandler not registered") instead of {@code WRONGPASS}. An
+ * operator would then say "Redis is unavailable" where it should say "check the password". Opening
+ * again at once gives Redis's real answer; a server that truly closes every connection costs a few
+ * more connects and then gets the same message as before.
  */
 final class HandshakeRace {
-  /** Enough that the race hides the answer on every attempt less than once in ten million connects. */
+  /**
+   * Enough that the race hides the answer on every attempt less than once in ten million connects.
+   */
   static final int ATTEMPTS = 5;
 
-  private HandshakeRace() {
-  }
+  private HandshakeRace() {}
 
   static <C> C connect(Supplier<C> opener) {
     RuntimeException last = null;
@@ -39,8 +40,9 @@ final class HandshakeRace {
   static boolean hidesTheServersAnswer(Throwable error) {
     for (Throwable t = error; t != null; t = t.getCause()) {
       String message = t.getMessage();
-      if (message != null && (message.contains("Connection closed prematurely")
-          || message.contains("RedisHandshakeHandler not registered"))) {
+      if (message != null
+          && (message.contains("Connection closed prematurely")
+              || message.contains("RedisHandshakeHandler not registered"))) {
         return true;
       }
     }

@@ -24,14 +24,25 @@ public record LuaScript(String name, String source, String sha1) {
   public static final LuaScript QUEUE_COUNTS = load("queue-counts");
 
   public static final java.util.List<LuaScript> ALL =
-      java.util.List.of(SCHEDULE, REPAIR, CANCEL, CLAIM, ACK, RELEASE, REQUEUE, COUNTS, QUEUE_CLAIM, QUEUE_FREE,
+      java.util.List.of(
+          SCHEDULE,
+          REPAIR,
+          CANCEL,
+          CLAIM,
+          ACK,
+          RELEASE,
+          REQUEUE,
+          COUNTS,
+          QUEUE_CLAIM,
+          QUEUE_FREE,
           QUEUE_COUNTS);
 
   static LuaScript load(String name) {
     String resource = "/lua/" + name + ".lua";
     try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("Lua script " + resource + " is missing from the classpath");
+        throw new IllegalStateException(
+            "Lua script " + resource + " is missing from the classpath");
       }
       String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       return new LuaScript(name, source, sha1(source));
@@ -42,7 +53,8 @@ public record LuaScript(String name, String source, String sha1) {
 
   private static String sha1(String source) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-1 is required by the Java platform", e);

@@ -17,8 +17,10 @@ import java.util.Optional;
 final class QueueGroups {
   /** Poll at once. */
   static final long NOW = 0;
+
   /** Not until something changes. */
   static final long PARKED = Long.MAX_VALUE;
+
   /** Held ids reported per poll (queue-claim.lua ARGV[9]). */
   static final int REPORT = 500;
 
@@ -31,6 +33,7 @@ final class QueueGroups {
     long pollAt = NOW;
     String heldReason = "";
     String watermark = "-inf";
+
     /**
      * Its claims in Redis may be a previous leader's: the next claim returns them all to the due
      * set first. A queue new to this process has never been claimed from by it.
@@ -63,7 +66,9 @@ final class QueueGroups {
     groups.values().forEach(state -> state.pollAt = NOW);
   }
 
-  /** A task waits in this queue: polled from now on (as missing until its DelayedTaskQueue is seen). */
+  /**
+   * A task waits in this queue: polled from now on (as missing until its DelayedTaskQueue is seen).
+   */
   synchronized void know(QueueRef queue) {
     groups.computeIfAbsent(queue, q -> new State());
   }
@@ -82,7 +87,10 @@ final class QueueGroups {
     return state == null ? Optional.empty() : Optional.of(effective(state));
   }
 
-  /** An entry scored {@code score} was written into the queue: poll it by then, and report it if it is held. */
+  /**
+   * An entry scored {@code score} was written into the queue: poll it by then, and report it if it
+   * is held.
+   */
   synchronized void scheduled(QueueRef queue, long score) {
     State state = groups.computeIfAbsent(queue, q -> new State());
     state.pollAt = Math.min(state.pollAt, score);
@@ -105,11 +113,12 @@ final class QueueGroups {
     if (!limitsKnown) {
       return polls;
     }
-    groups.forEach((queue, state) -> {
-      if (state.pollAt <= now) {
-        polls.add(new Poll(queue, effective(state), state.watermark, state.takeOver));
-      }
-    });
+    groups.forEach(
+        (queue, state) -> {
+          if (state.pollAt <= now) {
+            polls.add(new Poll(queue, effective(state), state.watermark, state.takeOver));
+          }
+        });
     return polls;
   }
 
@@ -118,10 +127,13 @@ final class QueueGroups {
    * the queue (each queue is polled once its limits are known, paused or not).
    */
   synchronized void takeOverAll() {
-    groups.values().forEach(state -> {
-      state.takeOver = true;
-      state.pollAt = NOW;
-    });
+    groups
+        .values()
+        .forEach(
+            state -> {
+              state.takeOver = true;
+              state.pollAt = NOW;
+            });
   }
 
   /** The previous leader's claims of the queue are back in its due set. */
@@ -140,10 +152,17 @@ final class QueueGroups {
   /**
    * What a claim of the queue left: {@code held} due entries waiting for {@code reason} ('' when
    * only the claim's size left them), the next entry not yet due, the next token, and how far held
-   * entries were reported ({@code watermark}, {@code reportedAll}: nothing held was left unreported).
+   * entries were reported ({@code watermark}, {@code reportedAll}: nothing held was left
+   * unreported).
    */
-  synchronized void polled(QueueRef queue, long held, String reason, Optional<Long> nextLater,
-      Optional<Long> nextToken, String watermark, boolean reportedAll) {
+  synchronized void polled(
+      QueueRef queue,
+      long held,
+      String reason,
+      Optional<Long> nextLater,
+      Optional<Long> nextToken,
+      String watermark,
+      boolean reportedAll) {
     State state = groups.get(queue);
     if (state == null) {
       return;
@@ -167,11 +186,13 @@ final class QueueGroups {
     }
     state.watermark = watermark;
     if (reason.isEmpty() || !reportedAll) {
-      state.pollAt = NOW; // the claim's size left due entries, or held ones are still to be reported
+      state.pollAt =
+          NOW; // the claim's size left due entries, or held ones are still to be reported
     } else if (QueueHold.RATE_LIMITED.equals(reason)) {
       state.pollAt = Math.min(later, nextToken.orElse(later));
     } else {
-      state.pollAt = later; // paused, missing, concurrency-full: until a change or the next entry falls due
+      state.pollAt =
+          later; // paused, missing, concurrency-full: until a change or the next entry falls due
     }
   }
 

@@ -3,11 +3,11 @@ package io.delayedtask.operator.schedule;
 import java.util.Objects;
 
 /**
- * What a queue's claim may take, as the operator knows it from the DelayedTaskQueue (queue-claim.lua
- * takes it as arguments): the mode, the rate and bucket size, the concurrency.
+ * What a queue's claim may take, as the operator knows it from the DelayedTaskQueue
+ * (queue-claim.lua takes it as arguments): the mode, the rate and bucket size, the concurrency.
  *
- * @param rate        maxDispatchesPerSecond, or null for no rate limit
- * @param burst       the bucket's size (with a rate)
+ * @param rate maxDispatchesPerSecond, or null for no rate limit
+ * @param burst the bucket's size (with a rate)
  * @param concurrency maxConcurrentDispatches, or null for no limit
  */
 public record QueueLimits(Mode mode, Double rate, int burst, Integer concurrency) {

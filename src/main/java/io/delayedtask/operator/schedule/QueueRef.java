@@ -10,11 +10,16 @@ import java.util.Optional;
 public record QueueRef(String namespace, String name) {
   public QueueRef {
     if (namespace == null || namespace.isEmpty() || name == null || name.isEmpty()) {
-      throw new IllegalArgumentException("a queue needs a namespace and a name, got " + namespace + "/" + name);
+      throw new IllegalArgumentException(
+          "a queue needs a namespace and a name, got " + namespace + "/" + name);
     }
-    if ((namespace + name).contains("{") || (namespace + name).contains("}") || (namespace + name).contains(" ")
-        || namespace.contains("/") || name.contains("/")) {
-      throw new IllegalArgumentException("a queue's namespace and name are DNS labels, got " + namespace + "/" + name);
+    if ((namespace + name).contains("{")
+        || (namespace + name).contains("}")
+        || (namespace + name).contains(" ")
+        || namespace.contains("/")
+        || name.contains("/")) {
+      throw new IllegalArgumentException(
+          "a queue's namespace and name are DNS labels, got " + namespace + "/" + name);
     }
   }
 
@@ -42,7 +47,8 @@ public record QueueRef(String namespace, String name) {
 
   /** The queue a task names in spec.queue, if it names one. */
   public static Optional<QueueRef> of(String namespace, String queue) {
-    return queue == null || queue.isEmpty() ? Optional.empty()
+    return queue == null || queue.isEmpty()
+        ? Optional.empty()
         : Optional.of(new QueueRef(Objects.requireNonNull(namespace), queue));
   }
 }

@@ -42,10 +42,10 @@ import java.util.stream.Collectors;
  * TLS ({@code rediss://}), Sentinel ({@code redis-sentinel://}) or Redis Cluster, behind one async
  * command type ({@link RedisClusterAsyncCommands} is a supertype of the standalone API).
  *
- * <p>Connections open lazily, on first use: a Redis that is down when the operator starts is not
- * an error, each use then throws {@link ScheduleUnavailableException} until Redis answers. Once
- * connected, Lettuce reconnects by itself; while disconnected, commands are rejected at once
- * rather than queued, so callers learn of the outage instead of waiting.
+ * <p>Connections open lazily, on first use: a Redis that is down when the operator starts is not an
+ * error, each use then throws {@link ScheduleUnavailableException} until Redis answers. Once
+ * connected, Lettuce reconnects by itself; while disconnected, commands are rejected at once rather
+ * than queued, so callers learn of the outage instead of waiting.
  */
 public abstract sealed class RedisConnections implements AutoCloseable {
   /** How long a command (or a connection attempt) may take before Redis counts as unavailable. */
@@ -61,7 +61,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   private volatile StatefulRedisPubSubConnection<String, String> pubSub;
   private volatile boolean closed;
 
-  private RedisConnections(LettuceClient client, ClientResources resources, String description, Duration timeout) {
+  private RedisConnections(
+      LettuceClient client, ClientResources resources, String description, Duration timeout) {
     this.client = client;
     this.resources = resources;
     this.description = description;
@@ -85,43 +86,55 @@ public abstract sealed class RedisConnections implements AutoCloseable {
     return standalone(uri, Optional.empty(), DEFAULT_TIMEOUT);
   }
 
-  /** One server: {@code redis://}, {@code rediss://} or {@code redis-sentinel://host:port,...#master}. */
-  public static RedisConnections standalone(String uri, Optional<String> password, Duration timeout) {
+  /**
+   * One server: {@code redis://}, {@code rediss://} or {@code
+   * redis-sentinel://host:port,...#master}.
+   */
+  public static RedisConnections standalone(
+      String uri, Optional<String> password, Duration timeout) {
     ClientResources resources = resources();
     RedisClient client = RedisClient.create(resources, redisUri(uri, password, timeout));
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .build());
+    client.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            .build());
     return new Standalone(client, resources, RedisUris.redact(uri), timeout);
   }
 
   /** Redis Cluster from seed URIs; the topology is refreshed periodically and on redirects. */
-  public static RedisConnections cluster(List<String> seeds, Optional<String> password, Duration timeout) {
+  public static RedisConnections cluster(
+      List<String> seeds, Optional<String> password, Duration timeout) {
     if (seeds.isEmpty()) {
       throw new IllegalArgumentException("Redis Cluster needs at least one seed URI");
     }
     List<RedisURI> uris = seeds.stream().map(seed -> redisUri(seed, password, timeout)).toList();
     ClientResources resources = resources();
     RedisClusterClient client = RedisClusterClient.create(resources, uris);
-    client.setOptions(ClusterClientOptions.builder()
-        .autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-            .enablePeriodicRefresh(Duration.ofSeconds(30))
-            .enableAllAdaptiveRefreshTriggers()
-            .build())
-        .build());
+    client.setOptions(
+        ClusterClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder()
+                    .enablePeriodicRefresh(Duration.ofSeconds(30))
+                    .enableAllAdaptiveRefreshTriggers()
+                    .build())
+            .build());
     String description = seeds.stream().map(RedisUris::redact).collect(Collectors.joining(","));
     return new Cluster(client, resources, description, timeout);
   }
 
-  /** Reconnect attempts back off from 10 ms to at most 2 s, so a restarted Redis is found quickly. */
+  /**
+   * Reconnect attempts back off from 10 ms to at most 2 s, so a restarted Redis is found quickly.
+   */
   private static ClientResources resources() {
     return DefaultClientResources.builder()
-        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
+        .reconnectDelay(
+            Delay.exponential(
+                Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
         .build();
   }
 
@@ -134,18 +147,20 @@ public abstract sealed class RedisConnections implements AutoCloseable {
     try {
       redisUri = RedisURI.create(uri);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("'" + RedisUris.redact(uri) + "' is not a Redis URI: " + e.getMessage());
+      throw new IllegalArgumentException(
+          "'" + RedisUris.redact(uri) + "' is not a Redis URI: " + e.getMessage());
     }
-    password.ifPresent(secret -> {
-      // Keep an ACL user named in the URI (redis://user:old@host); only the password changes.
-      RedisCredentials fromUri = redisUri.getCredentialsProvider().resolveCredentials().block();
-      String username = fromUri == null ? null : fromUri.getUsername();
-      if (username != null) {
-        redisUri.setAuthentication(username, secret);
-      } else {
-        redisUri.setAuthentication(secret);
-      }
-    });
+    password.ifPresent(
+        secret -> {
+          // Keep an ACL user named in the URI (redis://user:old@host); only the password changes.
+          RedisCredentials fromUri = redisUri.getCredentialsProvider().resolveCredentials().block();
+          String username = fromUri == null ? null : fromUri.getUsername();
+          if (username != null) {
+            redisUri.setAuthentication(username, secret);
+          } else {
+            redisUri.setAuthentication(secret);
+          }
+        });
     redisUri.setTimeout(timeout);
     return redisUri;
   }
@@ -168,7 +183,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
     synchronized (connectLock) {
       if (commands == null) {
         if (closed) {
-          throw new ScheduleUnavailableException("the Redis connection to " + description + " is closed", null);
+          throw new ScheduleUnavailableException(
+              "the Redis connection to " + description + " is closed", null);
         }
         try {
           StatefulConnection<String, String> opened = HandshakeRace.connect(client.connect());
@@ -189,12 +205,20 @@ public abstract sealed class RedisConnections implements AutoCloseable {
       return future.toCompletableFuture().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ScheduleUnavailableException("interrupted while waiting for Redis at " + description + " (" + what + ")", e);
+      throw new ScheduleUnavailableException(
+          "interrupted while waiting for Redis at " + description + " (" + what + ")", e);
     } catch (ExecutionException | CompletionException e) {
       throw unavailable(what, e.getCause() == null ? e : e.getCause());
     } catch (TimeoutException e) {
-      throw new ScheduleUnavailableException("Redis at " + description + " did not answer " + what + " within "
-          + timeout.toMillis() + " ms", e);
+      throw new ScheduleUnavailableException(
+          "Redis at "
+              + description
+              + " did not answer "
+              + what
+              + " within "
+              + timeout.toMillis()
+              + " ms",
+          e);
     } catch (RuntimeException e) {
       throw unavailable(what, e);
     }
@@ -216,14 +240,15 @@ public abstract sealed class RedisConnections implements AutoCloseable {
       } catch (RuntimeException e) {
         throw unavailable("connect for pub/sub", e);
       }
-      opened.addListener(new RedisPubSubAdapter<>() {
-        @Override
-        public void message(String receivedChannel, String message) {
-          if (channel.equals(receivedChannel)) {
-            listener.accept(message);
-          }
-        }
-      });
+      opened.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String receivedChannel, String message) {
+              if (channel.equals(receivedChannel)) {
+                listener.accept(message);
+              }
+            }
+          });
       try {
         await(opened.async().subscribe(channel), "SUBSCRIBE " + channel);
       } catch (ScheduleUnavailableException e) {
@@ -264,7 +289,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   private record LettuceClient(
       AbstractRedisClient lettuce,
       Supplier<StatefulConnection<String, String>> connect,
-      Function<StatefulConnection<String, String>, RedisClusterAsyncCommands<String, String>> asyncCommands,
+      Function<StatefulConnection<String, String>, RedisClusterAsyncCommands<String, String>>
+          asyncCommands,
       Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub) {}
 
   /** Best effort: a script missing later (flush, restart, failover) falls back to EVAL once. */
@@ -280,23 +306,35 @@ public abstract sealed class RedisConnections implements AutoCloseable {
 
   ScheduleUnavailableException unavailable(String what, Throwable cause) {
     Throwable root = cause;
-    while ((root instanceof CompletionException || root instanceof ExecutionException) && root.getCause() != null) {
+    while ((root instanceof CompletionException || root instanceof ExecutionException)
+        && root.getCause() != null) {
       root = root.getCause();
     }
     String detail = messageChain(root);
     if (isAuthenticationError(detail)) {
-      return new ScheduleUnavailableException("Redis at " + description + " refused authentication (" + detail
-          + "); check " + OperatorConfig.REDIS_PASSWORD + " or the password in " + OperatorConfig.REDIS_URI, root);
+      return new ScheduleUnavailableException(
+          "Redis at "
+              + description
+              + " refused authentication ("
+              + detail
+              + "); check "
+              + OperatorConfig.REDIS_PASSWORD
+              + " or the password in "
+              + OperatorConfig.REDIS_URI,
+          root);
     }
     if (root instanceof RedisCommandExecutionException) {
-      return new ScheduleUnavailableException("Redis at " + description + " answered " + what + " with an error: "
-          + detail, root);
+      return new ScheduleUnavailableException(
+          "Redis at " + description + " answered " + what + " with an error: " + detail, root);
     }
-    return new ScheduleUnavailableException("Redis at " + description + " is unavailable (" + what + "): " + detail, root);
+    return new ScheduleUnavailableException(
+        "Redis at " + description + " is unavailable (" + what + "): " + detail, root);
   }
 
   private static boolean isAuthenticationError(String message) {
-    return message.contains("WRONGPASS") || message.contains("NOAUTH") || message.contains("invalid password")
+    return message.contains("WRONGPASS")
+        || message.contains("NOAUTH")
+        || message.contains("invalid password")
         || message.contains("invalid username-password");
   }
 
@@ -313,10 +351,17 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   }
 
   private static final class Standalone extends RedisConnections {
-    Standalone(RedisClient client, ClientResources resources, String description, Duration timeout) {
-      super(new LettuceClient(client, client::connect,
-          connection -> ((StatefulRedisConnection<String, String>) connection).async(), client::connectPubSub),
-          resources, description, timeout);
+    Standalone(
+        RedisClient client, ClientResources resources, String description, Duration timeout) {
+      super(
+          new LettuceClient(
+              client,
+              client::connect,
+              connection -> ((StatefulRedisConnection<String, String>) connection).async(),
+              client::connectPubSub),
+          resources,
+          description,
+          timeout);
     }
 
     @Override
@@ -328,10 +373,20 @@ public abstract sealed class RedisConnections implements AutoCloseable {
   private static final class Cluster extends RedisConnections {
     private final RedisClusterClient client;
 
-    Cluster(RedisClusterClient client, ClientResources resources, String description, Duration timeout) {
-      super(new LettuceClient(client, client::connect,
-          connection -> ((StatefulRedisClusterConnection<String, String>) connection).async(), client::connectPubSub),
-          resources, description, timeout);
+    Cluster(
+        RedisClusterClient client,
+        ClientResources resources,
+        String description,
+        Duration timeout) {
+      super(
+          new LettuceClient(
+              client,
+              client::connect,
+              connection -> ((StatefulRedisClusterConnection<String, String>) connection).async(),
+              client::connectPubSub),
+          resources,
+          description,
+          timeout);
       this.client = client;
     }
 
@@ -357,7 +412,8 @@ public abstract sealed class RedisConnections implements AutoCloseable {
         }
       }
       if (runIds.isEmpty()) {
-        throw new ScheduleUnavailableException("Redis Cluster at " + description() + " has no master with slots", null);
+        throw new ScheduleUnavailableException(
+            "Redis Cluster at " + description() + " has no master with slots", null);
       }
       runIds.sort(null);
       return String.join(",", runIds);

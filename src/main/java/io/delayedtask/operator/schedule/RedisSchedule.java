@@ -30,41 +30,57 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The schedule in Redis: per shard a due ZSET, an in-flight ZSET, a claimed HASH, a tokens HASH
- * and a claim counter (see package-info), changed only by the Lua scripts under {@code
- * src/main/resources/lua/}, each run by EVALSHA with one fallback to EVAL on NOSCRIPT. Due-ness is judged by the Redis clock inside the
- * scripts; this class never reads the local clock.
+ * The schedule in Redis: per shard a due ZSET, an in-flight ZSET, a claimed HASH, a tokens HASH and
+ * a claim counter (see package-info), changed only by the Lua scripts under {@code
+ * src/main/resources/lua/}, each run by EVALSHA with one fallback to EVAL on NOSCRIPT. Due-ness is
+ * judged by the Redis clock inside the scripts; this class never reads the local clock.
  *
  * <p>Closing the schedule closes its {@link RedisConnections}.
  */
 public final class RedisSchedule implements TaskSchedule {
   public static final int DEFAULT_SHARDS = 1;
+
   /** Largest claim one script call makes: keeps each claim script well under a few ms. */
   public static final int MAX_CLAIM = 1000;
+
   /**
    * Ids per ack script call. The benchmark measured a 1,000-id ack at up to 10 ms of Redis time;
    * 200 keeps each call near a claim of 100 while still amortising the round trip.
    */
   private static final int ACK_CHUNK = 200;
+
   /** Entries per repair script call: a resync of 50,000 tasks is 100 pipelined calls. */
   private static final int REPAIR_CHUNK = 500;
+
   private static final int SCAN_PAGE = 1000;
   private static final Logger LOG = LoggerFactory.getLogger(RedisSchedule.class);
 
   private final RedisConnections connections;
   private final ScheduleKeys keys;
-  /** Identifies this instance's wake-up messages, so it ignores its own (already delivered in-process). */
+
+  /**
+   * Identifies this instance's wake-up messages, so it ignores its own (already delivered
+   * in-process).
+   */
   private final String origin = UUID.randomUUID().toString();
+
   /** Who claims, the first part of every claim token (the operator's identity, else the origin). */
   private final String claimer;
+
   private final List<Consumer<Instant>> wakeupListeners = new CopyOnWriteArrayList<>();
   private final AtomicLong noScriptFallbacks = new AtomicLong();
-  private final java.util.concurrent.atomic.AtomicInteger claimRotation = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger claimRotation =
+      new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean subscriptionFailureLogged;
   private final QueueGroups queues = new QueueGroups();
   private final List<Consumer<List<QueueHold>>> holdListeners = new CopyOnWriteArrayList<>();
-  /** The Redis clock (ms) at the last claim and the monotonic time then: which queues are due to be polled. */
+
+  /**
+   * The Redis clock (ms) at the last claim and the monotonic time then: which queues are due to be
+   * polled.
+   */
   private volatile long lastServerMillis;
+
   private volatile long lastServerNanos = System.nanoTime();
 
   public RedisSchedule(RedisConnections connections, String keyPrefix, int shards) {
@@ -84,7 +100,8 @@ public final class RedisSchedule implements TaskSchedule {
   }
 
   public static RedisSchedule open(OperatorConfig config, int shards) {
-    return new RedisSchedule(RedisConnections.open(config), config.keyPrefix(), shards, config.identity());
+    return new RedisSchedule(
+        RedisConnections.open(config), config.keyPrefix(), shards, config.identity());
   }
 
   public ScheduleKeys keys() {
@@ -106,16 +123,25 @@ public final class RedisSchedule implements TaskSchedule {
     Objects.requireNonNull(due, "due");
     int shard = keys.shardOf(id);
     long score = score(due);
-    Long result = connections.await(run(LuaScript.SCHEDULE, ScriptOutputType.INTEGER,
-        new String[] {keys.due(shard), keys.claimed(shard)},
-        id, Long.toString(score), keys.wakeupChannel(), origin), "schedule");
+    Long result =
+        connections.await(
+            run(
+                LuaScript.SCHEDULE,
+                ScriptOutputType.INTEGER,
+                new String[] {keys.due(shard), keys.claimed(shard)},
+                id,
+                Long.toString(score),
+                keys.wakeupChannel(),
+                origin),
+            "schedule");
     if (result != null && result == 1) {
       notifyWakeup(Instant.ofEpochMilli(score));
     }
   }
 
   @Override
-  public void schedule(String id, Instant due, Optional<QueueRef> into, Optional<QueueRef> leaving) {
+  public void schedule(
+      String id, Instant due, Optional<QueueRef> into, Optional<QueueRef> leaving) {
     if (into.isEmpty()) {
       schedule(id, due);
       leaving.ifPresent(queue -> cancelIn(queue, id));
@@ -127,11 +153,23 @@ public final class RedisSchedule implements TaskSchedule {
     queues.know(queue);
     int shard = keys.shardOf(id);
     // The shard's entry (the task named no queue before) goes; both calls in one round trip.
-    CompletableFuture<Long> fromShard = run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
-        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)}, id);
-    CompletableFuture<Long> written = run(LuaScript.SCHEDULE, ScriptOutputType.INTEGER,
-        new String[] {keys.due(queue), keys.claimed(queue)},
-        id, Long.toString(score), keys.wakeupChannel(), origin + " q:" + queue);
+    CompletableFuture<Long> fromShard =
+        run(
+            LuaScript.CANCEL,
+            ScriptOutputType.INTEGER,
+            new String[] {
+              keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)
+            },
+            id);
+    CompletableFuture<Long> written =
+        run(
+            LuaScript.SCHEDULE,
+            ScriptOutputType.INTEGER,
+            new String[] {keys.due(queue), keys.claimed(queue)},
+            id,
+            Long.toString(score),
+            keys.wakeupChannel(),
+            origin + " q:" + queue);
     connections.await(fromShard, "schedule");
     connections.await(written, "schedule");
     leaving.filter(other -> !other.equals(queue)).ifPresent(other -> cancelIn(other, id));
@@ -148,14 +186,26 @@ public final class RedisSchedule implements TaskSchedule {
   @Override
   public Map<String, Instant> runningEntries(QueueRef queue) {
     Map<String, Instant> entries = new LinkedHashMap<>();
-    scan(keys.running(queue), value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
+    scan(
+        keys.running(queue),
+        value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
     return entries;
   }
 
   private void cancelIn(QueueRef queue, String id) {
-    connections.await(run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
-        new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue),
-            keys.running(queue)}, id), "cancel");
+    connections.await(
+        run(
+            LuaScript.CANCEL,
+            ScriptOutputType.INTEGER,
+            new String[] {
+              keys.due(queue),
+              keys.inFlight(queue),
+              keys.claimed(queue),
+              keys.tokens(queue),
+              keys.running(queue)
+            },
+            id),
+        "cancel");
     // Its concurrency slot may have gone with it: a queue waiting for one is asked again.
     queues.wake(queue);
     notifyWakeup(Instant.EPOCH);
@@ -172,8 +222,14 @@ public final class RedisSchedule implements TaskSchedule {
     if (ids.isEmpty()) {
       return;
     }
-    List<Object> result = connections.await(run(LuaScript.QUEUE_FREE, ScriptOutputType.MULTI,
-        new String[] {keys.running(queue), keys.due(queue)}, ids.toArray(String[]::new)), "free queue slots");
+    List<Object> result =
+        connections.await(
+            run(
+                LuaScript.QUEUE_FREE,
+                ScriptOutputType.MULTI,
+                new String[] {keys.running(queue), keys.due(queue)},
+                ids.toArray(String[]::new)),
+            "free queue slots");
     if ((Long) result.get(0) > 0 && (Long) result.get(1) > 0) {
       queues.wake(queue);
       notifyWakeup(Instant.EPOCH);
@@ -183,16 +239,22 @@ public final class RedisSchedule implements TaskSchedule {
   @Override
   public void queueLimits(QueueRef queue, QueueLimits limits) {
     if (queues.limits(queue, limits)) {
-      // A deletion is kept in Redis, so that another leader, or this one restarted, does not hold the
+      // A deletion is kept in Redis, so that another leader, or this one restarted, does not hold
+      // the
       // released tasks as missing (queue-claim.lua); a queue created again clears it.
       try {
         RedisClusterAsyncCommands<String, String> commands = connections.commands();
-        connections.await(limits.mode() == QueueLimits.Mode.RELEASED
-            ? commands.set(keys.released(queue), "1").thenApply(ok -> 1L).toCompletableFuture()
-            : commands.del(keys.released(queue)).toCompletableFuture(), "queue released");
+        connections.await(
+            limits.mode() == QueueLimits.Mode.RELEASED
+                ? commands.set(keys.released(queue), "1").thenApply(ok -> 1L).toCompletableFuture()
+                : commands.del(keys.released(queue)).toCompletableFuture(),
+            "queue released");
       } catch (ScheduleUnavailableException e) {
-        LOG.warn("Could not record in Redis that queue {} is {}: {}", queue,
-            limits.mode() == QueueLimits.Mode.RELEASED ? "deleted" : "there", e.getMessage());
+        LOG.warn(
+            "Could not record in Redis that queue {} is {}: {}",
+            queue,
+            limits.mode() == QueueLimits.Mode.RELEASED ? "deleted" : "there",
+            e.getMessage());
       }
     }
     notifyWakeup(Instant.EPOCH);
@@ -232,7 +294,9 @@ public final class RedisSchedule implements TaskSchedule {
   @Override
   public Map<String, Instant> waitingEntries(QueueRef queue) {
     Map<String, Instant> entries = new LinkedHashMap<>();
-    scan(keys.due(queue), value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
+    scan(
+        keys.due(queue),
+        value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
     return entries;
   }
 
@@ -247,11 +311,12 @@ public final class RedisSchedule implements TaskSchedule {
   public Set<String> repairAll(QueueRef queue, Map<String, Instant> dueById) {
     queues.know(queue);
     List<String> pairs = new ArrayList<>();
-    dueById.forEach((id, due) -> {
-      requireId(id);
-      pairs.add(id);
-      pairs.add(Long.toString(score(due)));
-    });
+    dueById.forEach(
+        (id, due) -> {
+          requireId(id);
+          pairs.add(id);
+          pairs.add(Long.toString(score(due)));
+        });
     Set<String> written = new LinkedHashSet<>();
     for (int from = 0; from < pairs.size(); from += 2 * REPAIR_CHUNK) {
       List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * REPAIR_CHUNK));
@@ -259,8 +324,14 @@ public final class RedisSchedule implements TaskSchedule {
       args.add(keys.wakeupChannel());
       args.add(origin + " q:" + queue);
       args.addAll(chunk);
-      List<Object> result = connections.await(run(LuaScript.REPAIR, ScriptOutputType.MULTI,
-          new String[] {keys.due(queue), keys.claimed(queue)}, args.toArray(String[]::new)), "repair");
+      List<Object> result =
+          connections.await(
+              run(
+                  LuaScript.REPAIR,
+                  ScriptOutputType.MULTI,
+                  new String[] {keys.due(queue), keys.claimed(queue)},
+                  args.toArray(String[]::new)),
+              "repair");
       for (int i = 1; i < result.size(); i++) {
         if ((Long) result.get(i) == 1) {
           written.add(chunk.get(2 * (i - 1)));
@@ -276,36 +347,55 @@ public final class RedisSchedule implements TaskSchedule {
 
   @Override
   public QueueCounts queueCounts(QueueRef queue) {
-    List<Object> result = connections.await(run(LuaScript.QUEUE_COUNTS, ScriptOutputType.MULTI,
-        new String[] {keys.due(queue), keys.inFlight(queue), keys.bucket(queue), keys.running(queue)}),
-        "queue counts");
+    List<Object> result =
+        connections.await(
+            run(
+                LuaScript.QUEUE_COUNTS,
+                ScriptOutputType.MULTI,
+                new String[] {
+                  keys.due(queue), keys.inFlight(queue), keys.bucket(queue), keys.running(queue)
+                }),
+            "queue counts");
     String oldest = string(result.get(3));
-    return new QueueCounts((Long) result.get(0), (Long) result.get(1), (Long) result.get(2),
-        oldest.isEmpty() ? Optional.empty() : Optional.of(instant(oldest)), (Long) result.get(4));
+    return new QueueCounts(
+        (Long) result.get(0),
+        (Long) result.get(1),
+        (Long) result.get(2),
+        oldest.isEmpty() ? Optional.empty() : Optional.of(instant(oldest)),
+        (Long) result.get(4));
   }
 
   @Override
   public Set<String> repairAll(Map<String, Instant> dueById) {
     // id, score pairs per shard, sent as pipelined script calls of at most REPAIR_CHUNK pairs each.
     Map<Integer, List<String>> byShard = new LinkedHashMap<>();
-    dueById.forEach((id, due) -> {
-      requireId(id);
-      List<String> pairs = byShard.computeIfAbsent(keys.shardOf(id), shard -> new ArrayList<>());
-      pairs.add(id);
-      pairs.add(Long.toString(score(due)));
-    });
+    dueById.forEach(
+        (id, due) -> {
+          requireId(id);
+          List<String> pairs =
+              byShard.computeIfAbsent(keys.shardOf(id), shard -> new ArrayList<>());
+          pairs.add(id);
+          pairs.add(Long.toString(score(due)));
+        });
     Map<List<String>, CompletableFuture<List<Object>>> replies = new LinkedHashMap<>();
-    byShard.forEach((shard, pairs) -> {
-      for (int from = 0; from < pairs.size(); from += 2 * REPAIR_CHUNK) {
-        List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * REPAIR_CHUNK));
-        List<String> args = new ArrayList<>(chunk.size() + 2);
-        args.add(keys.wakeupChannel());
-        args.add(origin);
-        args.addAll(chunk);
-        replies.put(chunk, run(LuaScript.REPAIR, ScriptOutputType.MULTI,
-            new String[] {keys.due(shard), keys.claimed(shard)}, args.toArray(String[]::new)));
-      }
-    });
+    byShard.forEach(
+        (shard, pairs) -> {
+          for (int from = 0; from < pairs.size(); from += 2 * REPAIR_CHUNK) {
+            List<String> chunk =
+                pairs.subList(from, Math.min(pairs.size(), from + 2 * REPAIR_CHUNK));
+            List<String> args = new ArrayList<>(chunk.size() + 2);
+            args.add(keys.wakeupChannel());
+            args.add(origin);
+            args.addAll(chunk);
+            replies.put(
+                chunk,
+                run(
+                    LuaScript.REPAIR,
+                    ScriptOutputType.MULTI,
+                    new String[] {keys.due(shard), keys.claimed(shard)},
+                    args.toArray(String[]::new)));
+          }
+        });
     Set<String> written = new LinkedHashSet<>();
     for (Map.Entry<List<String>, CompletableFuture<List<Object>>> reply : replies.entrySet()) {
       List<Object> result = connections.await(reply.getValue(), "repair");
@@ -327,8 +417,15 @@ public final class RedisSchedule implements TaskSchedule {
   public void cancel(String id) {
     requireId(id);
     int shard = keys.shardOf(id);
-    connections.await(run(LuaScript.CANCEL, ScriptOutputType.INTEGER,
-        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)}, id), "cancel");
+    connections.await(
+        run(
+            LuaScript.CANCEL,
+            ScriptOutputType.INTEGER,
+            new String[] {
+              keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)
+            },
+            id),
+        "cancel");
   }
 
   @Override
@@ -352,18 +449,30 @@ public final class RedisSchedule implements TaskSchedule {
     List<CompletableFuture<List<Object>>> replies = new ArrayList<>(shards);
     long sentNanos = System.nanoTime();
     for (int shard = 0; shard < shards; shard++) {
-      int quota = total / parts + (Math.floorMod(shard - firstWithExtra, parts) < total % parts ? 1 : 0);
-      replies.add(run(LuaScript.CLAIM, ScriptOutputType.MULTI,
-          new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard),
-              keys.claimSequence(shard)},
-          Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":" + shard));
+      int quota =
+          total / parts + (Math.floorMod(shard - firstWithExtra, parts) < total % parts ? 1 : 0);
+      replies.add(
+          run(
+              LuaScript.CLAIM,
+              ScriptOutputType.MULTI,
+              new String[] {
+                keys.due(shard),
+                keys.inFlight(shard),
+                keys.claimed(shard),
+                keys.tokens(shard),
+                keys.claimSequence(shard)
+              },
+              Integer.toString(quota),
+              Long.toString(lease.toMillis()),
+              claimer + ":" + shard));
     }
     Map<QueueRef, CompletableFuture<List<Object>>> queueReplies = new LinkedHashMap<>();
     Set<QueueRef> takingOver = new HashSet<>();
     for (int i = 0; i < polls.size(); i++) {
       QueueGroups.Poll poll = polls.get(i);
       int part = shards + i;
-      int quota = total / parts + (Math.floorMod(part - firstWithExtra, parts) < total % parts ? 1 : 0);
+      int quota =
+          total / parts + (Math.floorMod(part - firstWithExtra, parts) < total % parts ? 1 : 0);
       if (quota == 0) {
         queues.skipped(poll.queue());
         continue;
@@ -376,25 +485,46 @@ public final class RedisSchedule implements TaskSchedule {
     ClaimBatch shardBatch = mergeClaims(replies, sentNanos);
     lastServerMillis = shardBatch.serverTime().toEpochMilli();
     lastServerNanos = sentNanos;
-    return queueReplies.isEmpty() && queues.nextPoll().isEmpty() ? shardBatch
+    return queueReplies.isEmpty() && queues.nextPoll().isEmpty()
+        ? shardBatch
         : withQueues(shardBatch, queueReplies, takingOver, sentNanos);
   }
 
-  private CompletableFuture<List<Object>> claimQueue(QueueGroups.Poll poll, int quota, Duration lease) {
+  private CompletableFuture<List<Object>> claimQueue(
+      QueueGroups.Poll poll, int quota, Duration lease) {
     QueueRef queue = poll.queue();
     QueueLimits limits = poll.limits();
-    return run(LuaScript.QUEUE_CLAIM, ScriptOutputType.MULTI,
-        new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue),
-            keys.claimSequence(queue), keys.bucket(queue), keys.running(queue), keys.released(queue)},
-        Integer.toString(quota), Long.toString(lease.toMillis()), claimer + ":q:" + queue,
-        limits.mode().argument(), limits.rate() == null ? "" : Double.toString(limits.rate()),
-        Integer.toString(limits.burst()), limits.concurrency() == null ? "" : Integer.toString(limits.concurrency()),
-        poll.watermark(), Integer.toString(QueueGroups.REPORT), poll.takeOver() ? "takeover" : "");
+    return run(
+        LuaScript.QUEUE_CLAIM,
+        ScriptOutputType.MULTI,
+        new String[] {
+          keys.due(queue),
+          keys.inFlight(queue),
+          keys.claimed(queue),
+          keys.tokens(queue),
+          keys.claimSequence(queue),
+          keys.bucket(queue),
+          keys.running(queue),
+          keys.released(queue)
+        },
+        Integer.toString(quota),
+        Long.toString(lease.toMillis()),
+        claimer + ":q:" + queue,
+        limits.mode().argument(),
+        limits.rate() == null ? "" : Double.toString(limits.rate()),
+        Integer.toString(limits.burst()),
+        limits.concurrency() == null ? "" : Integer.toString(limits.concurrency()),
+        poll.watermark(),
+        Integer.toString(QueueGroups.REPORT),
+        poll.takeOver() ? "takeover" : "");
   }
 
   /** The shards' claims with the queues': their entries, their holds reported, the next poll. */
-  private ClaimBatch withQueues(ClaimBatch shardBatch, Map<QueueRef, CompletableFuture<List<Object>>> replies,
-      Set<QueueRef> takingOver, long sentNanos) {
+  private ClaimBatch withQueues(
+      ClaimBatch shardBatch,
+      Map<QueueRef, CompletableFuture<List<Object>>> replies,
+      Set<QueueRef> takingOver,
+      long sentNanos) {
     List<ClaimedEntry> entries = new ArrayList<>(shardBatch.entries());
     List<QueueHold> holds = new ArrayList<>();
     for (Map.Entry<QueueRef, CompletableFuture<List<Object>>> reply : replies.entrySet()) {
@@ -421,13 +551,25 @@ public final class RedisSchedule implements TaskSchedule {
         holds.add(new QueueHold(string(result.get(i)), queue, reason));
       }
       for (int i = 8 + reported; i + 2 < result.size(); i += 3) {
-        entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time,
-            string(result.get(i + 2)), sentNanos, Optional.of(queue)));
+        entries.add(
+            new ClaimedEntry(
+                string(result.get(i)),
+                instant(string(result.get(i + 1))),
+                time,
+                string(result.get(i + 2)),
+                sentNanos,
+                Optional.of(queue)));
       }
-      queues.polled(queue, held, reason,
+      queues.polled(
+          queue,
+          held,
+          reason,
           later.isEmpty() ? Optional.empty() : Optional.of((long) Double.parseDouble(later)),
-          nextToken.isEmpty() ? Optional.empty() : Optional.of((long) Double.parseDouble(nextToken)),
-          watermark, reported < QueueGroups.REPORT);
+          nextToken.isEmpty()
+              ? Optional.empty()
+              : Optional.of((long) Double.parseDouble(nextToken)),
+          watermark,
+          reported < QueueGroups.REPORT);
     }
     if (!holds.isEmpty()) {
       List<QueueHold> reported = List.copyOf(holds);
@@ -479,8 +621,13 @@ public final class RedisSchedule implements TaskSchedule {
         nextDueShardTime = time;
       }
       for (int i = 3; i + 2 < result.size(); i += 3) {
-        entries.add(new ClaimedEntry(string(result.get(i)), instant(string(result.get(i + 1))), time,
-            string(result.get(i + 2)), sentNanos));
+        entries.add(
+            new ClaimedEntry(
+                string(result.get(i)),
+                instant(string(result.get(i + 1))),
+                time,
+                string(result.get(i + 2)),
+                sentNanos));
       }
     }
     if (latestTime == null) {
@@ -500,29 +647,38 @@ public final class RedisSchedule implements TaskSchedule {
     Map<Integer, List<String>> byShard = new LinkedHashMap<>();
     Map<QueueRef, List<String>> byQueue = new LinkedHashMap<>();
     for (ClaimedEntry entry : entries) {
-      List<String> pairs = entry.queue().isPresent()
-          ? byQueue.computeIfAbsent(entry.queue().get(), queue -> new ArrayList<>())
-          : byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>());
+      List<String> pairs =
+          entry.queue().isPresent()
+              ? byQueue.computeIfAbsent(entry.queue().get(), queue -> new ArrayList<>())
+              : byShard.computeIfAbsent(keys.shardOf(entry.id()), shard -> new ArrayList<>());
       pairs.add(entry.id());
       pairs.add(entry.token());
     }
     List<CompletableFuture<Long>> replies = new ArrayList<>();
-    byQueue.forEach((queue, pairs) -> {
-      for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
-        List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
-        replies.add(run(LuaScript.ACK, ScriptOutputType.INTEGER,
-            new String[] {keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue)},
-            chunk.toArray(String[]::new)));
-      }
-    });
-    byShard.forEach((shard, pairs) -> {
-      for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
-        List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
-        replies.add(run(LuaScript.ACK, ScriptOutputType.INTEGER,
-            new String[] {keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
-            chunk.toArray(String[]::new)));
-      }
-    });
+    byQueue.forEach(
+        (queue, pairs) -> {
+          for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
+            List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
+            replies.add(
+                run(
+                    LuaScript.ACK,
+                    ScriptOutputType.INTEGER,
+                    new String[] {keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue)},
+                    chunk.toArray(String[]::new)));
+          }
+        });
+    byShard.forEach(
+        (shard, pairs) -> {
+          for (int from = 0; from < pairs.size(); from += 2 * ACK_CHUNK) {
+            List<String> chunk = pairs.subList(from, Math.min(pairs.size(), from + 2 * ACK_CHUNK));
+            replies.add(
+                run(
+                    LuaScript.ACK,
+                    ScriptOutputType.INTEGER,
+                    new String[] {keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
+                    chunk.toArray(String[]::new)));
+          }
+        });
     for (CompletableFuture<Long> reply : replies) {
       connections.await(reply, "acknowledge");
     }
@@ -534,18 +690,38 @@ public final class RedisSchedule implements TaskSchedule {
     long score = score(retryAt);
     if (entry.queue().isPresent()) {
       QueueRef queue = entry.queue().get();
-      connections.await(run(LuaScript.RELEASE, ScriptOutputType.INTEGER,
-          new String[] {keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue)},
-          entry.id(), Long.toString(score), keys.wakeupChannel(), origin + " q:" + queue, entry.token()), "release");
+      connections.await(
+          run(
+              LuaScript.RELEASE,
+              ScriptOutputType.INTEGER,
+              new String[] {
+                keys.due(queue), keys.inFlight(queue), keys.claimed(queue), keys.tokens(queue)
+              },
+              entry.id(),
+              Long.toString(score),
+              keys.wakeupChannel(),
+              origin + " q:" + queue,
+              entry.token()),
+          "release");
       queues.scheduled(queue, score);
       notifyWakeup(Instant.ofEpochMilli(score));
       return;
     }
     int shard = keys.shardOf(entry.id());
-    Long result = connections.await(run(LuaScript.RELEASE, ScriptOutputType.INTEGER,
-        new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
-        entry.id(), Long.toString(score), keys.wakeupChannel(), origin, entry.token()),
-        "release");
+    Long result =
+        connections.await(
+            run(
+                LuaScript.RELEASE,
+                ScriptOutputType.INTEGER,
+                new String[] {
+                  keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)
+                },
+                entry.id(),
+                Long.toString(score),
+                keys.wakeupChannel(),
+                origin,
+                entry.token()),
+            "release");
     if (result != null && result == 1) {
       notifyWakeup(Instant.ofEpochMilli(score));
     }
@@ -560,9 +736,16 @@ public final class RedisSchedule implements TaskSchedule {
     for (int shard = 0; shard < keys.shards(); shard++) {
       long moved;
       do {
-        moved = connections.<Long>await(run(LuaScript.REQUEUE, ScriptOutputType.INTEGER,
-            new String[] {keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)},
-            Integer.toString(MAX_CLAIM)), "requeue claims");
+        moved =
+            connections.<Long>await(
+                run(
+                    LuaScript.REQUEUE,
+                    ScriptOutputType.INTEGER,
+                    new String[] {
+                      keys.due(shard), keys.inFlight(shard), keys.claimed(shard), keys.tokens(shard)
+                    },
+                    Integer.toString(MAX_CLAIM)),
+                "requeue claims");
         requeued += (int) moved;
       } while (moved == MAX_CLAIM);
     }
@@ -573,8 +756,11 @@ public final class RedisSchedule implements TaskSchedule {
   public ScheduleCounts counts() {
     List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
     for (int shard = 0; shard < keys.shards(); shard++) {
-      replies.add(run(LuaScript.COUNTS, ScriptOutputType.MULTI,
-          new String[] {keys.due(shard), keys.inFlight(shard)}));
+      replies.add(
+          run(
+              LuaScript.COUNTS,
+              ScriptOutputType.MULTI,
+              new String[] {keys.due(shard), keys.inFlight(shard)}));
     }
     long waiting = 0;
     long inFlight = 0;
@@ -598,7 +784,9 @@ public final class RedisSchedule implements TaskSchedule {
   public Map<String, Instant> waitingEntries() {
     Map<String, Instant> entries = new LinkedHashMap<>();
     for (int shard = 0; shard < keys.shards(); shard++) {
-      scan(keys.due(shard), value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
+      scan(
+          keys.due(shard),
+          value -> entries.put(value.getValue(), Instant.ofEpochMilli((long) value.getScore())));
     }
     return entries;
   }
@@ -618,7 +806,8 @@ public final class RedisSchedule implements TaskSchedule {
     ScanCursor cursor = ScanCursor.INITIAL;
     ScanArgs page = ScanArgs.Builder.limit(SCAN_PAGE);
     do {
-      ScoredValueScanCursor<String> result = connections.await(commands.zscan(key, cursor, page), "ZSCAN " + key);
+      ScoredValueScanCursor<String> result =
+          connections.await(commands.zscan(key, cursor, page), "ZSCAN " + key);
       result.getValues().forEach(sink);
       cursor = result;
     } while (!cursor.isFinished());
@@ -631,8 +820,8 @@ public final class RedisSchedule implements TaskSchedule {
 
   /**
    * Calls {@code listener} with the due time of every entry that becomes the earliest of its shard:
-   * at once for this instance's own writes, through the pub/sub channel for other processes'.
-   * The subscription is made now if Redis answers, else on a later claim.
+   * at once for this instance's own writes, through the pub/sub channel for other processes'. The
+   * subscription is made now if Redis answers, else on a later claim.
    */
   @Override
   public AutoCloseable onWakeup(Consumer<Instant> listener) {
@@ -651,8 +840,11 @@ public final class RedisSchedule implements TaskSchedule {
     } catch (ScheduleUnavailableException e) {
       if (!subscriptionFailureLogged) {
         subscriptionFailureLogged = true;
-        LOG.warn("Cannot subscribe to {} yet, entries written by other processes wake the poller only by its "
-            + "idle cap until then: {}", keys.wakeupChannel(), e.getMessage());
+        LOG.warn(
+            "Cannot subscribe to {} yet, entries written by other processes wake the poller only by its "
+                + "idle cap until then: {}",
+            keys.wakeupChannel(),
+            e.getMessage());
       }
     }
   }
@@ -690,22 +882,27 @@ public final class RedisSchedule implements TaskSchedule {
     connections.close();
   }
 
-  /** EVALSHA, and on NOSCRIPT (flushed cache, restart, failover) exactly one EVAL, which reloads it. */
-  private <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] scriptKeys,
-      String... args) {
+  /**
+   * EVALSHA, and on NOSCRIPT (flushed cache, restart, failover) exactly one EVAL, which reloads it.
+   */
+  private <T> CompletableFuture<T> run(
+      LuaScript script, ScriptOutputType type, String[] scriptKeys, String... args) {
     RedisClusterAsyncCommands<String, String> commands = connections.commands();
-    CompletableFuture<T> first = commands.<T>evalsha(script.sha1(), type, scriptKeys, args).toCompletableFuture();
-    return first.exceptionallyCompose(error -> {
-      if (!isNoScript(error)) {
-        return CompletableFuture.failedFuture(error);
-      }
-      noScriptFallbacks.incrementAndGet();
-      return commands.<T>eval(script.source(), type, scriptKeys, args).toCompletableFuture();
-    });
+    CompletableFuture<T> first =
+        commands.<T>evalsha(script.sha1(), type, scriptKeys, args).toCompletableFuture();
+    return first.exceptionallyCompose(
+        error -> {
+          if (!isNoScript(error)) {
+            return CompletableFuture.failedFuture(error);
+          }
+          noScriptFallbacks.incrementAndGet();
+          return commands.<T>eval(script.source(), type, scriptKeys, args).toCompletableFuture();
+        });
   }
 
   private static boolean isNoScript(Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     return cause instanceof RedisNoScriptException
         || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
   }
@@ -721,7 +918,8 @@ public final class RedisSchedule implements TaskSchedule {
   }
 
   private static Instant time(Object seconds, Object micros) {
-    return Instant.ofEpochSecond(Long.parseLong(string(seconds)), Long.parseLong(string(micros)) * 1_000);
+    return Instant.ofEpochSecond(
+        Long.parseLong(string(seconds)), Long.parseLong(string(micros)) * 1_000);
   }
 
   private static String string(Object value) {

@@ -5,13 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
 /**
- * The Redis key layout of the schedule (see package-info). Each shard's keys carry one hash tag,
- * so one script's keys share a Redis Cluster slot, and the tags are chosen so that the shards'
- * slots spread evenly over the slot space: shard i of N hashes into the i-th of N equal slot
- * ranges, so N shards land on N different masters of a cluster whose slots are split evenly (as
- * {@code redis-cli --cluster create} splits them). The tag is {@code <i>} when that already holds
- * (always for one shard: {@code <prefix>:{0}:due}), else {@code <i>-<k>} for the smallest k that
- * does.
+ * The Redis key layout of the schedule (see package-info). Each shard's keys carry one hash tag, so
+ * one script's keys share a Redis Cluster slot, and the tags are chosen so that the shards' slots
+ * spread evenly over the slot space: shard i of N hashes into the i-th of N equal slot ranges, so N
+ * shards land on N different masters of a cluster whose slots are split evenly (as {@code redis-cli
+ * --cluster create} splits them). The tag is {@code <i>} when that already holds (always for one
+ * shard: {@code <prefix>:{0}:due}), else {@code <i>-<k>} for the smallest k that does.
  */
 public final class ScheduleKeys {
   private final String prefix;
@@ -20,7 +19,8 @@ public final class ScheduleKeys {
 
   public ScheduleKeys(String prefix, int shards) {
     if (prefix == null || prefix.isBlank() || prefix.contains("{") || prefix.contains("}")) {
-      throw new IllegalArgumentException("key prefix '" + prefix + "' must be non-blank and without braces");
+      throw new IllegalArgumentException(
+          "key prefix '" + prefix + "' must be non-blank and without braces");
     }
     if (shards < 1 || shards > 1024) {
       throw new IllegalArgumentException("shards must be from 1 to 1024, got " + shards);
@@ -33,7 +33,9 @@ public final class ScheduleKeys {
     }
   }
 
-  /** The hash tag of shard {@code shard} of {@code shards}: deterministic, so every process agrees. */
+  /**
+   * The hash tag of shard {@code shard} of {@code shards}: deterministic, so every process agrees.
+   */
   static String tag(int shard, int shards) {
     int from = (int) ((long) shard * SlotHash.SLOT_COUNT / shards);
     int to = (int) ((long) (shard + 1) * SlotHash.SLOT_COUNT / shards);
@@ -56,7 +58,9 @@ public final class ScheduleKeys {
     return shards;
   }
 
-  /** Stable across processes and restarts: CRC32 of the id's UTF-8 bytes, modulo the shard count. */
+  /**
+   * Stable across processes and restarts: CRC32 of the id's UTF-8 bytes, modulo the shard count.
+   */
   public int shardOf(String id) {
     CRC32 crc = new CRC32();
     crc.update(id.getBytes(StandardCharsets.UTF_8));
@@ -73,12 +77,16 @@ public final class ScheduleKeys {
     return prefix + ":{" + tags[shard] + "}:inflight";
   }
 
-  /** HASH id -> due score each in-flight entry was claimed for (restored when its lease expires). */
+  /**
+   * HASH id -> due score each in-flight entry was claimed for (restored when its lease expires).
+   */
   public String claimed(int shard) {
     return prefix + ":{" + tags[shard] + "}:claimed";
   }
 
-  /** HASH id -> token of each in-flight entry's current claim (what acknowledges or releases it). */
+  /**
+   * HASH id -> token of each in-flight entry's current claim (what acknowledges or releases it).
+   */
   public String tokens(int shard) {
     return prefix + ":{" + tags[shard] + "}:tokens";
   }
@@ -126,7 +134,10 @@ public final class ScheduleKeys {
     return queueGroup(queue) + ":bucket";
   }
 
-  /** ZSET of a queue's dispatches in flight (its concurrency): member = id, score = when it began (ms). */
+  /**
+   * ZSET of a queue's dispatches in flight (its concurrency): member = id, score = when it began
+   * (ms).
+   */
   public String running(QueueRef queue) {
     return queueGroup(queue) + ":running";
   }
@@ -136,7 +147,10 @@ public final class ScheduleKeys {
     return queueGroup(queue) + ":released";
   }
 
-  /** Pub/sub channel on which "score origin" is published when an entry becomes its shard's earliest. */
+  /**
+   * Pub/sub channel on which "score origin" is published when an entry becomes its shard's
+   * earliest.
+   */
   public String wakeupChannel() {
     return prefix + ":wakeup";
   }

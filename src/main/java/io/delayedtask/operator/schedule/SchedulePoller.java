@@ -34,20 +34,20 @@ import org.slf4j.LoggerFactory;
  * once (the cap left due entries behind) or sleep until the next due time, translated from the
  * Redis clock into a local wait ({@code nextDue - serverTime}, so local clock skew does not
  * matter), at most {@link Settings#maxIdleSleep()}. {@link #wake()} and the schedule's wake-up
- * notifications (in-process writes, and other processes' through pub/sub) end the sleep early
- * when an entry is due before it ends. Acknowledgements are batched by one flusher thread.
+ * notifications (in-process writes, and other processes' through pub/sub) end the sleep early when
+ * an entry is due before it ends. Acknowledgements are batched by one flusher thread.
  * Acknowledgements and releases carry the claim's token ({@link ClaimedEntry#token()}): a handler
  * that outlived its claim lease (a pause, a slow API server) and whose entry another poller claimed
  * again meanwhile acknowledges or releases nothing, and the other poller's claim stays in flight.
  *
  * <p>Redis being down is not fatal: the loop backs off (up to the idle cap), logs once per change
- * of state, and keeps going. At most {@code 2 × batchSize} claims are handled or queued at once,
- * so a slow handler does not pile up claims whose leases run out.
+ * of state, and keeps going. At most {@code 2 × batchSize} claims are handled or queued at once, so
+ * a slow handler does not pile up claims whose leases run out.
  *
- * <p>Retries have one policy, here: a claim settled with {@link Disposition.Backoff} or failed
- * goes back at {@code claimedAt + backoff(attempt)}, the attempt counted per entry id until the
- * entry is acknowledged ({@link #backoff}). {@code claimedAt} is the Redis clock at the claim, so a
- * local clock that lags Redis's cannot make a retry due at once.
+ * <p>Retries have one policy, here: a claim settled with {@link Disposition.Backoff} or failed goes
+ * back at {@code claimedAt + backoff(attempt)}, the attempt counted per entry id until the entry is
+ * acknowledged ({@link #backoff}). {@code claimedAt} is the Redis clock at the claim, so a local
+ * clock that lags Redis's cannot make a retry due at once.
  *
  * <p>Every time used here is the Redis clock (from the claims) or the monotonic {@link
  * System#nanoTime()} for local waits; the local wall clock is never consulted.
@@ -58,18 +58,24 @@ public final class SchedulePoller implements AutoCloseable {
   private static final int MAX_TRACKED_RETRIES = 10_000;
 
   /**
-   * @param batchSize    entries per claim (capped at {@link RedisSchedule#MAX_CLAIM})
-   * @param lease        how long a claim is ours before it returns to the due set
+   * @param batchSize entries per claim (capped at {@link RedisSchedule#MAX_CLAIM})
+   * @param lease how long a claim is ours before it returns to the due set
    * @param maxIdleSleep the longest sleep without a claim: the safety net for lost wake-ups
-   * @param retryBase    first backoff of a claim that failed; doubles per attempt
-   * @param retryMax     longest backoff
-   * @param stopTimeout  how long {@link #stop()} waits for handlers in progress
+   * @param retryBase first backoff of a claim that failed; doubles per attempt
+   * @param retryMax longest backoff
+   * @param stopTimeout how long {@link #stop()} waits for handlers in progress
    */
-  public record Settings(int batchSize, Duration lease, Duration maxIdleSleep, Duration retryBase,
-      Duration retryMax, Duration stopTimeout) {
+  public record Settings(
+      int batchSize,
+      Duration lease,
+      Duration maxIdleSleep,
+      Duration retryBase,
+      Duration retryMax,
+      Duration stopTimeout) {
     public Settings {
       if (batchSize < 1 || batchSize > RedisSchedule.MAX_CLAIM) {
-        throw new IllegalArgumentException("batchSize must be from 1 to " + RedisSchedule.MAX_CLAIM + ", got " + batchSize);
+        throw new IllegalArgumentException(
+            "batchSize must be from 1 to " + RedisSchedule.MAX_CLAIM + ", got " + batchSize);
       }
       requirePositive("lease", lease);
       requirePositive("maxIdleSleep", maxIdleSleep);
@@ -84,8 +90,13 @@ public final class SchedulePoller implements AutoCloseable {
      * went away), 30 s to stop.
      */
     public static Settings defaults() {
-      return new Settings(100, Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofMillis(500),
-          Duration.ofSeconds(30), Duration.ofSeconds(30));
+      return new Settings(
+          100,
+          Duration.ofSeconds(60),
+          Duration.ofSeconds(5),
+          Duration.ofMillis(500),
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(30));
     }
 
     public Settings withBatchSize(int value) {
@@ -116,7 +127,8 @@ public final class SchedulePoller implements AutoCloseable {
   }
 
   /** Counters since construction. */
-  public record Stats(long claims, long claimed, long acknowledged, long released, long handlerFailures) {}
+  public record Stats(
+      long claims, long claimed, long acknowledged, long released, long handlerFailures) {}
 
   private final TaskSchedule schedule;
   private final AsyncDueEntryHandler handler;
@@ -124,19 +136,25 @@ public final class SchedulePoller implements AutoCloseable {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wakeup = lock.newCondition();
+
   /** Redis-clock instant the loop sleeps until; null while it is not sleeping. */
   private Instant sleepingUntil;
+
   private boolean wakeRequested;
 
   private final Queue<ClaimedEntry> pendingAcks = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean ackFlushScheduled = new AtomicBoolean();
+
   /** Failed attempts per entry id, for the backoff; forgotten when the entry is acknowledged. */
-  private final Map<String, Integer> attempts = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
-      return size() > MAX_TRACKED_RETRIES;
-    }
-  });
+  private final Map<String, Integer> attempts =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
+              return size() > MAX_TRACKED_RETRIES;
+            }
+          });
+
   private final AtomicLong claims = new AtomicLong();
   private final AtomicLong claimed = new AtomicLong();
   private final AtomicLong acknowledged = new AtomicLong();
@@ -192,8 +210,10 @@ public final class SchedulePoller implements AutoCloseable {
       if (capacity.tryAcquire(all, settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
         capacity.release(all);
       } else {
-        LOG.warn("{} claims still unsettled after {}; they return to the schedule when their lease runs out",
-            all - capacity.availablePermits(), settings.stopTimeout());
+        LOG.warn(
+            "{} claims still unsettled after {}; they return to the schedule when their lease runs out",
+            all - capacity.availablePermits(),
+            settings.stopTimeout());
       }
       ackFlusher.shutdown();
       ackFlusher.awaitTermination(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -213,7 +233,8 @@ public final class SchedulePoller implements AutoCloseable {
   }
 
   public Stats stats() {
-    return new Stats(claims.get(), claimed.get(), acknowledged.get(), released.get(), handlerFailures.get());
+    return new Stats(
+        claims.get(), claimed.get(), acknowledged.get(), released.get(), handlerFailures.get());
   }
 
   /** Ends the current sleep (or the next one) and claims at once. Harmless when nothing is due. */
@@ -227,7 +248,10 @@ public final class SchedulePoller implements AutoCloseable {
     }
   }
 
-  /** Wakes the loop if an entry due at {@code due} would otherwise wait for the current sleep to end. */
+  /**
+   * Wakes the loop if an entry due at {@code due} would otherwise wait for the current sleep to
+   * end.
+   */
   public void wake(Instant due) {
     lock.lock();
     try {
@@ -277,14 +301,20 @@ public final class SchedulePoller implements AutoCloseable {
       if (batch.moreDue()) {
         continue; // the cap left due entries behind: drain batch after batch
       }
-      Duration untilNext = batch.nextDue().map(next -> Duration.between(batch.serverTime(), next))
-          .orElse(settings.maxIdleSleep());
+      Duration untilNext =
+          batch
+              .nextDue()
+              .map(next -> Duration.between(batch.serverTime(), next))
+              .orElse(settings.maxIdleSleep());
       Duration wait = min(untilNext, settings.maxIdleSleep());
       sleep(wait, batch.serverTime().plus(wait), claimedAtNanos);
     }
   }
 
-  /** Blocks until at least one claim slot is free; returns how many (at most batchSize), 0 if stopping. */
+  /**
+   * Blocks until at least one claim slot is free; returns how many (at most batchSize), 0 if
+   * stopping.
+   */
   private int acquireCapacity() {
     try {
       while (running) {
@@ -303,7 +333,10 @@ public final class SchedulePoller implements AutoCloseable {
     return 0;
   }
 
-  /** Sleeps {@code wait} from {@code fromNanos} unless woken; {@code until} is the Redis-clock end (null: any wake-up). */
+  /**
+   * Sleeps {@code wait} from {@code fromNanos} unless woken; {@code until} is the Redis-clock end
+   * (null: any wake-up).
+   */
   private void sleep(Duration wait, Instant until, long fromNanos) {
     lock.lock();
     try {
@@ -334,7 +367,8 @@ public final class SchedulePoller implements AutoCloseable {
     } catch (RuntimeException e) {
       settled = CompletableFuture.failedFuture(e);
     }
-    settled.orTimeout(settings.lease().toMillis(), TimeUnit.MILLISECONDS)
+    settled
+        .orTimeout(settings.lease().toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete((disposition, error) -> settle(entry, disposition, error));
   }
 
@@ -349,8 +383,10 @@ public final class SchedulePoller implements AutoCloseable {
         pendingAcks.add(entry);
         scheduleAckFlush();
       } else if (unwrap(error) instanceof TimeoutException) {
-        LOG.warn("{} was not settled within its claim lease of {}; it returns to the schedule with the lease",
-            entry.id(), settings.lease());
+        LOG.warn(
+            "{} was not settled within its claim lease of {}; it returns to the schedule with the lease",
+            entry.id(),
+            settings.lease());
       } else {
         handlerFailures.incrementAndGet();
         retryWithBackoff(entry, "the handler failed", unwrap(error));
@@ -361,14 +397,22 @@ public final class SchedulePoller implements AutoCloseable {
   }
 
   private static Throwable unwrap(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
   }
 
   /** The one retry policy for a claim: counted per entry, timed from the claim's Redis clock. */
   private void retryWithBackoff(ClaimedEntry entry, String why, Throwable error) {
     int attempt = attempts.merge(entry.id(), 1, Integer::sum);
     Duration backoff = backoff(attempt);
-    LOG.warn("{} failed (attempt {}), retrying {} after its claim: {}", entry.id(), attempt, backoff, why, error);
+    LOG.warn(
+        "{} failed (attempt {}), retrying {} after its claim: {}",
+        entry.id(),
+        attempt,
+        backoff,
+        why,
+        error);
     release(entry, entry.claimedAt().plus(backoff));
   }
 
@@ -386,7 +430,9 @@ public final class SchedulePoller implements AutoCloseable {
       schedule.release(entry, retryAt);
       released.incrementAndGet();
     } catch (RuntimeException e) {
-      LOG.warn("Could not release {}; it returns to the schedule when its lease expires: {}", entry.id(),
+      LOG.warn(
+          "Could not release {}; it returns to the schedule when its lease expires: {}",
+          entry.id(),
           e.getMessage());
     }
   }
@@ -424,8 +470,10 @@ public final class SchedulePoller implements AutoCloseable {
       schedule.acknowledgeAll(batch);
       acknowledged.addAndGet(batch.size());
     } catch (RuntimeException e) {
-      LOG.warn("Could not acknowledge {} entries; they return to the schedule when their lease expires: {}",
-          batch.size(), e.getMessage());
+      LOG.warn(
+          "Could not acknowledge {} entries; they return to the schedule when their lease expires: {}",
+          batch.size(),
+          e.getMessage());
     }
   }
 

@@ -25,8 +25,8 @@ public interface TaskSchedule extends AutoCloseable {
   /**
    * The resync's write, for many entries in few round trips: adds each entry that is neither
    * waiting nor claimed, or moves it to its due time if it waits scored earlier; leaves it alone
-   * otherwise, since a claim or a later (retry) score appeared after the caller looked. Returns
-   * the ids it wrote.
+   * otherwise, since a claim or a later (retry) score appeared after the caller looked. Returns the
+   * ids it wrote.
    */
   Set<String> repairAll(Map<String, Instant> dueById);
 
@@ -43,17 +43,20 @@ public interface TaskSchedule extends AutoCloseable {
   /** Removes claimed entries for good (their effect is durable), in few commands. */
   void acknowledgeAll(Collection<ClaimedEntry> entries);
 
-  /** Puts a claimed entry back to wait until {@code retryAt}, a Redis-clock instant (retry with backoff). */
+  /**
+   * Puts a claimed entry back to wait until {@code retryAt}, a Redis-clock instant (retry with
+   * backoff).
+   */
   void release(ClaimedEntry entry, Instant retryAt);
 
   /**
    * Returns every claim to the due set at the due time it was claimed for, lease or not. For a
    * poller that has just become the only one (a new leader): the claims in Redis are its
    * predecessor's, and waiting out their lease would make those tasks late by it. A predecessor
-   * that is still alive (paused) and finishes a firing later does no harm: firing is idempotent.
-   * A queue's claims go back on this poller's first claim of the queue, with their concurrency
-   * slots freed (a claim made again takes its slot again; a Job it created keeps it). Returns the
-   * shards' claims requeued.
+   * that is still alive (paused) and finishes a firing later does no harm: firing is idempotent. A
+   * queue's claims go back on this poller's first claim of the queue, with their concurrency slots
+   * freed (a claim made again takes its slot again; a Job it created keeps it). Returns the shards'
+   * claims requeued.
    */
   int requeueAllClaims();
 
@@ -74,8 +77,8 @@ public interface TaskSchedule extends AutoCloseable {
   String serverIdentity();
 
   /**
-   * Calls {@code listener} with the due time of an entry that may be earlier than any known so
-   * far (scheduled or released here or, where supported, by another process). Closing the returned
+   * Calls {@code listener} with the due time of an entry that may be earlier than any known so far
+   * (scheduled or released here or, where supported, by another process). Closing the returned
    * handle removes the listener. The default schedule never calls it.
    */
   default AutoCloseable onWakeup(Consumer<Instant> listener) {
@@ -90,14 +93,17 @@ public interface TaskSchedule extends AutoCloseable {
    * {@code into} empty, in its shard; either way removes it from {@code leaving}'s group, if given
    * (a fire-now bypasses the queue the task names).
    */
-  default void schedule(String id, Instant due, Optional<QueueRef> into, Optional<QueueRef> leaving) {
+  default void schedule(
+      String id, Instant due, Optional<QueueRef> into, Optional<QueueRef> leaving) {
     if (into.isPresent() || leaving.isPresent()) {
       throw new UnsupportedOperationException("this schedule has no queues");
     }
     schedule(id, due);
   }
 
-  /** Removes the entry from its shard and from {@code queue}'s group (with its concurrency slot). */
+  /**
+   * Removes the entry from its shard and from {@code queue}'s group (with its concurrency slot).
+   */
   default void cancel(String id, Optional<QueueRef> queue) {
     cancel(id);
   }
@@ -107,7 +113,9 @@ public interface TaskSchedule extends AutoCloseable {
     throw new UnsupportedOperationException("this schedule has no queues");
   }
 
-  /** A queue's dispatches in flight (its concurrency slots taken): id and when the dispatch began. */
+  /**
+   * A queue's dispatches in flight (its concurrency slots taken): id and when the dispatch began.
+   */
   default Map<String, Instant> runningEntries(QueueRef queue) {
     return Map.of();
   }
@@ -117,7 +125,9 @@ public interface TaskSchedule extends AutoCloseable {
     throw new UnsupportedOperationException("this schedule has no queues");
   }
 
-  /** A DelayedTaskQueue's limits, created or changed (or {@link QueueLimits#RELEASED} once deleted). */
+  /**
+   * A DelayedTaskQueue's limits, created or changed (or {@link QueueLimits#RELEASED} once deleted).
+   */
   default void queueLimits(QueueRef queue, QueueLimits limits) {}
 
   /** Every DelayedTaskQueue has been listed: a queue not among them is missing. */

@@ -20,46 +20,47 @@
  * <p>The prefix is {@code DELAYEDTASK_KEY_PREFIX}. The tag is the shard number ({@code
  * delayedtask:{0}:due} for one shard) unless that number hashes outside the shard's equal share of
  * the 16384 slots, in which case it is {@code <shard>-<k>} for the smallest k that hashes inside
- * ({@link io.delayedtask.operator.schedule.ScheduleKeys}): N shards then sit on N different
- * masters of an evenly split cluster. Changing N moves ids to other shards; entries left in old
- * shards are not read any more, and the operator's resync schedules the DelayedTasks again.
+ * ({@link io.delayedtask.operator.schedule.ScheduleKeys}): N shards then sit on N different masters
+ * of an evenly split cluster. Changing N moves ids to other shards; entries left in old shards are
+ * not read any more, and the operator's resync schedules the DelayedTasks again.
  *
  * <h2>Scripts</h2>
  *
  * <p>Every change goes through a Lua script under {@code src/main/resources/lua/} (each file opens
  * with its KEYS, ARGV, result and cost), run by EVALSHA with one EVAL fallback on NOSCRIPT:
  * schedule, repair (the resync's write, many entries per call), cancel, claim, ack (many ids per
- * call), release, requeue, counts, and for queues queue-claim, queue-free, queue-counts. Due-ness is judged only by {@code TIME} inside the scripts: an
- * entry is claimed when its score is at or before the server's time in whole ms, so it is never
- * claimed early, whatever the local clocks say.
+ * call), release, requeue, counts, and for queues queue-claim, queue-free, queue-counts. Due-ness
+ * is judged only by {@code TIME} inside the scripts: an entry is claimed when its score is at or
+ * before the server's time in whole ms, so it is never claimed early, whatever the local clocks
+ * say.
  *
  * <h2>Claims, leases and replays</h2>
  *
  * <p>A claim first returns expired leases to the due set (at the due time they were claimed for,
  * kept in the claimed hash), then moves at most N due entries into flight (cap 1000 per call; the
- * poller uses 100) and returns them with the server time and the next waiting score: one round
- * trip per wake-up. The lease is {@code DELAYEDTASK_CLAIM_LEASE_SECONDS} (60 s by default): it must
+ * poller uses 100) and returns them with the server time and the next waiting score: one round trip
+ * per wake-up. The lease is {@code DELAYEDTASK_CLAIM_LEASE_SECONDS} (60 s by default): it must
  * outlast the slowest firing, or another poller takes the entry back while it is being fired.
  *
  * <p>Each claim gets a token, {@code <claimer>:<shard>:<n>} with the claimer's identity and a
  * number from the shard's counter, so no two claims share one. Acknowledging and releasing name the
  * claim by its token and act only while it is still the entry's current claim. If Lettuce replays a
  * claim after a reconnect, the first result is lost but its entries sit in flight until their lease
- * expires and are then claimed again: nothing is lost, an entry may be handled twice (the operator's
- * deterministic Job names and guarded status writes make that harmless).
+ * expires and are then claimed again: nothing is lost, an entry may be handled twice (the
+ * operator's deterministic Job names and guarded status writes make that harmless).
  *
  * <ul>
  *   <li>Scheduling an id that is claimed for the same due time does nothing (a reconcile during
  *       firing does not fire it twice); a different due time adds it to the due set again.
- *   <li>Release and ack act only on the live claim whose token they carry; release uses ZADD NX,
- *       so a newer schedule of the same id wins over a retry time.
+ *   <li>Release and ack act only on the live claim whose token they carry; release uses ZADD NX, so
+ *       a newer schedule of the same id wins over a retry time.
  *   <li>A poller whose lease ran out (a paused leader, a firing slower than the lease) and whose
  *       entry was claimed again by another, even for the same due time, holds a token that no
  *       longer matches: when it wakes, its ack or release changes nothing, and the new holder's
  *       claim stays in flight until that holder acknowledges it or its lease runs out.
  *   <li>Requeueing (a lease run out, or a new leader taking over every claim) and cancelling drop
- *       the token with the claim. An entry the old holder fired and the new holder fires again
- *       does no harm: Job names are deterministic, and the reconciler that fires checks the task's
+ *       the token with the claim. An entry the old holder fired and the new holder fires again does
+ *       no harm: Job names are deterministic, and the reconciler that fires checks the task's
  *       status and writes it with the resourceVersion it decided from.
  * </ul>
  *
@@ -87,8 +88,9 @@
  *
  * <h2>Wake-ups</h2>
  *
- * <p>When a schedule, repair or release makes an entry the earliest of its shard, the script publishes its
- * score on the wake-up channel; the writing process notifies its own poller directly and ignores
- * its own message (the origin field), other processes' pollers wake through the subscription.
+ * <p>When a schedule, repair or release makes an entry the earliest of its shard, the script
+ * publishes its score on the wake-up channel; the writing process notifies its own poller directly
+ * and ignores its own message (the origin field), other processes' pollers wake through the
+ * subscription.
  */
 package io.delayedtask.operator.schedule;

@@ -12,10 +12,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Which addresses a delivery may never reach, whatever name led there (docs/reference.md: link-local,
- * cloud metadata endpoints and unspecified addresses always; loopback unless the allowlist entry
- * that allowed the URL names that loopback host). IPv4 addresses hidden in IPv6 are judged as the
- * IPv4 address they carry, since that is where the packet ends up: IPv4-mapped
+ * Which addresses a delivery may never reach, whatever name led there (docs/reference.md:
+ * link-local, cloud metadata endpoints and unspecified addresses always; loopback unless the
+ * allowlist entry that allowed the URL names that loopback host). IPv4 addresses hidden in IPv6 are
+ * judged as the IPv4 address they carry, since that is where the packet ends up: IPv4-mapped
  * ({@code ::ffff:169.254.169.254}) and -compatible ({@code ::169.254.169.254}), which the kernel
  * connects to as IPv4, NAT64 ({@code 64:ff9b::a9fe:a9fe}, RFC 6052), which a NAT64 gateway
  * translates, its local-use prefix ({@code 64:ff9b:1::/48}, RFC 8215, where the IPv4 address sits
@@ -31,8 +31,9 @@ public final class AddressGuard {
    * Amazon Time Sync/DNS-adjacent fd00:ec2::23), Alibaba Cloud's, and Azure's WireServer
    * (168.63.129.16: the VM agent's configuration, certificates and health channel).
    */
-  private static final Set<String> METADATA_ELSEWHERE = Set.of("fd00:ec2::254", "fd00:ec2::23", "100.100.100.200",
-      "168.63.129.16");
+  private static final Set<String> METADATA_ELSEWHERE =
+      Set.of("fd00:ec2::254", "fd00:ec2::23", "100.100.100.200", "168.63.129.16");
+
   private static final String METADATA_LINK_LOCAL = "169.254.169.254";
 
   private AddressGuard() {}
@@ -53,7 +54,8 @@ public final class AddressGuard {
     return Optional.empty();
   }
 
-  private static Optional<String> forbidden(String shown, InetAddress judged, boolean loopbackAllowed) {
+  private static Optional<String> forbidden(
+      String shown, InetAddress judged, boolean loopbackAllowed) {
     String key = text(judged);
     if (key.equals(METADATA_LINK_LOCAL)) {
       return Optional.of(shown + " is link-local (cloud metadata)");
@@ -68,7 +70,11 @@ public final class AddressGuard {
       return Optional.of(shown + " is unspecified");
     }
     if (judged.isLoopbackAddress() && !loopbackAllowed) {
-      return Optional.of(shown + " is loopback, and no entry of " + SinkConfig.ALLOWED_URIS + " naming a loopback host allowed this URL");
+      return Optional.of(
+          shown
+              + " is loopback, and no entry of "
+              + SinkConfig.ALLOWED_URIS
+              + " naming a loopback host allowed this URL");
     }
     return Optional.empty();
   }
@@ -79,23 +85,28 @@ public final class AddressGuard {
   }
 
   /** NAT64's well-known prefix, 64:ff9b::/96 (RFC 6052): the IPv4 address in the last 32 bits. */
-  private static final byte[] NAT64_PREFIX = {0, 0x64, (byte) 0xff, (byte) 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+  private static final byte[] NAT64_PREFIX = {
+    0, 0x64, (byte) 0xff, (byte) 0x9b, 0, 0, 0, 0, 0, 0, 0, 0
+  };
+
   /** NAT64's local-use prefix, 64:ff9b:1::/48 (RFC 8215). */
   private static final byte[] NAT64_LOCAL_PREFIX = {0, 0x64, (byte) 0xff, (byte) 0x9b, 0, 1};
+
   /**
    * Where RFC 6052 puts the IPv4 address's four bytes for each prefix length a local-use prefix may
    * have (/48, /56, /64, /80, /96), skipping byte 8 (bits 64-71, always zero).
    */
-  private static final int[][] NAT64_POSITIONS = {{6, 7, 9, 10}, {7, 9, 10, 11}, {9, 10, 11, 12}, {10, 11, 12, 13},
-      {12, 13, 14, 15}};
+  private static final int[][] NAT64_POSITIONS = {
+    {6, 7, 9, 10}, {7, 9, 10, 11}, {9, 10, 11, 12}, {10, 11, 12, 13}, {12, 13, 14, 15}
+  };
 
   /**
-   * The IPv4 addresses an IPv6 address may carry to where the packet ends up: IPv4-mapped
-   * ({@code ::ffff:a.b.c.d}), IPv4-compatible ({@code ::a.b.c.d}, deprecated but still routed by
-   * some stacks), SIIT's IPv4-translated ({@code ::ffff:0:a.b.c.d}), NAT64 ({@code 64:ff9b::a.b.c.d},
-   * and every RFC 6052 place under the local-use {@code 64:ff9b:1::/48}), 6to4
-   * ({@code 2002:aabb:ccdd::/48}) and Teredo ({@code 2001:0:<server>:...:<client inverted>}); empty
-   * for any other address.
+   * The IPv4 addresses an IPv6 address may carry to where the packet ends up: IPv4-mapped ({@code
+   * ::ffff:a.b.c.d}), IPv4-compatible ({@code ::a.b.c.d}, deprecated but still routed by some
+   * stacks), SIIT's IPv4-translated ({@code ::ffff:0:a.b.c.d}), NAT64 ({@code 64:ff9b::a.b.c.d},
+   * and every RFC 6052 place under the local-use {@code 64:ff9b:1::/48}), 6to4 ({@code
+   * 2002:aabb:ccdd::/48}) and Teredo ({@code 2001:0:<server>:...:<client inverted>}); empty for any
+   * other address.
    */
   private static List<InetAddress> embeddedIpv4(InetAddress address) {
     if (!(address instanceof Inet6Address)) {
@@ -104,20 +115,28 @@ public final class AddressGuard {
     byte[] bytes = address.getAddress();
     boolean firstTenZero = Arrays.equals(bytes, 0, 10, new byte[10], 0, 10);
     boolean mapped = firstTenZero && bytes[10] == (byte) 0xff && bytes[11] == (byte) 0xff;
-    // ::0.x.x.x is no IPv4 address's compatible form (it covers :: and ::1, IPv6's own unspecified and loopback).
+    // ::0.x.x.x is no IPv4 address's compatible form (it covers :: and ::1, IPv6's own unspecified
+    // and loopback).
     boolean compatible = firstTenZero && bytes[10] == 0 && bytes[11] == 0 && bytes[12] != 0;
-    boolean translated = Arrays.equals(bytes, 0, 8, new byte[8], 0, 8) && bytes[8] == (byte) 0xff
-        && bytes[9] == (byte) 0xff && bytes[10] == 0 && bytes[11] == 0;
+    boolean translated =
+        Arrays.equals(bytes, 0, 8, new byte[8], 0, 8)
+            && bytes[8] == (byte) 0xff
+            && bytes[9] == (byte) 0xff
+            && bytes[10] == 0
+            && bytes[11] == 0;
     boolean nat64 = Arrays.equals(bytes, 0, 12, NAT64_PREFIX, 0, 12);
     if (mapped || compatible || translated || nat64) {
       return List.of(ipv4(Arrays.copyOfRange(bytes, 12, 16)));
     }
     if (Arrays.equals(bytes, 0, 6, NAT64_LOCAL_PREFIX, 0, 6)) {
-      // A place in 0.0.0.0/8 is the padding of another prefix length, not an address a gateway translates to
+      // A place in 0.0.0.0/8 is the padding of another prefix length, not an address a gateway
+      // translates to
       // (when every place is: 64:ff9b:1:: itself, unspecified).
       List<InetAddress> candidates = new ArrayList<>();
       for (int[] position : NAT64_POSITIONS) {
-        byte[] four = {bytes[position[0]], bytes[position[1]], bytes[position[2]], bytes[position[3]]};
+        byte[] four = {
+          bytes[position[0]], bytes[position[1]], bytes[position[2]], bytes[position[3]]
+        };
         if (four[0] != 0) {
           candidates.add(ipv4(four));
         }

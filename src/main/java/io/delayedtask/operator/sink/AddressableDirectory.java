@@ -9,9 +9,10 @@ import io.delayedtask.operator.sink.Destinations.Resolution;
  */
 public interface AddressableDirectory {
   /**
-   * The URL of the Addressable {@code apiVersion}/{@code kind} named {@code name} in {@code namespace},
-   * with {@code pathAndQuery} appended ({@link Resolution.Resolved}, nothing else decided yet); or why
-   * there is none.
+   * The URL of the Addressable {@code apiVersion}/{@code kind} named {@code name} in {@code
+   * namespace}, with {@code pathAndQuery} appended ({@link Resolution.Resolved}, nothing else
+   * decided yet); or why there is none.
    */
-  Resolution resolve(String namespace, String apiVersion, String kind, String name, String pathAndQuery);
+  Resolution resolve(
+      String namespace, String apiVersion, String kind, String name, String pathAndQuery);
 }

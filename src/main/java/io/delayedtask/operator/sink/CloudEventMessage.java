@@ -17,15 +17,16 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A task's CloudEvent in HTTP binary mode (docs/reference.md): the attributes as {@code ce-*} headers
- * (the task's {@code ceOverrides} among them), and either {@code spec.data} verbatim with {@code
- * Content-Type: <contentType>}, or {@code Content-Type: application/json} and the payload as the JSON body. The CloudEvents SDK builds
- * and validates the event and names the headers; only {@code ce-time} is formatted here, because
- * the SDK writes ISO_OFFSET_DATE_TIME, which drops a zero fraction ({@code 07:00:00Z}) where the
- * contract wants the status's format, three fraction digits ({@code 07:00:00.000Z}).
+ * A task's CloudEvent in HTTP binary mode (docs/reference.md): the attributes as {@code ce-*}
+ * headers (the task's {@code ceOverrides} among them), and either {@code spec.data} verbatim with
+ * {@code Content-Type: <contentType>}, or {@code Content-Type: application/json} and the payload as
+ * the JSON body. The CloudEvents SDK builds and validates the event and names the headers; only
+ * {@code ce-time} is formatted here, because the SDK writes ISO_OFFSET_DATE_TIME, which drops a
+ * zero fraction ({@code 07:00:00Z}) where the contract wants the status's format, three fraction
+ * digits ({@code 07:00:00.000Z}).
  *
  * @param headers the headers in the order the SDK wrote them
- * @param body    the body
+ * @param body the body
  */
 record CloudEventMessage(Map<String, String> headers, byte[] body) {
   static final String ATTEMPT_EXTENSION = "delayedtaskattempt";
@@ -35,15 +36,18 @@ record CloudEventMessage(Map<String, String> headers, byte[] body) {
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
   static CloudEventMessage of(DeliveryRequest.TaskEvent task) {
-    CloudEventBuilder builder = CloudEventBuilder.v1()
-        .withId(task.id())
-        .withSource(URI.create(task.source()))
-        .withType(DeliveryRequest.TaskEvent.TYPE)
-        .withTime(task.time().atOffset(ZoneOffset.UTC))
-        .withExtension(ATTEMPT_EXTENSION, task.attempt());
-    task.data().ifPresentOrElse(
-        data -> builder.withData(data.contentType(), data.text().getBytes(StandardCharsets.UTF_8)),
-        () -> builder.withData(JSON, json(task.payload())));
+    CloudEventBuilder builder =
+        CloudEventBuilder.v1()
+            .withId(task.id())
+            .withSource(URI.create(task.source()))
+            .withType(DeliveryRequest.TaskEvent.TYPE)
+            .withTime(task.time().atOffset(ZoneOffset.UTC))
+            .withExtension(ATTEMPT_EXTENSION, task.attempt());
+    task.data()
+        .ifPresentOrElse(
+            data ->
+                builder.withData(data.contentType(), data.text().getBytes(StandardCharsets.UTF_8)),
+            () -> builder.withData(JSON, json(task.payload())));
     new TreeMap<>(task.extensions()).forEach(builder::withExtension);
     CloudEvent event = builder.build();
     Map<String, String> headers = new LinkedHashMap<>();
@@ -52,7 +56,10 @@ record CloudEventMessage(Map<String, String> headers, byte[] body) {
     return new CloudEventMessage(headers, body.get());
   }
 
-  /** The payload as a JSON object, keys sorted so equal payloads make equal bodies; {@code {}} when empty. */
+  /**
+   * The payload as a JSON object, keys sorted so equal payloads make equal bodies; {@code {}} when
+   * empty.
+   */
   private static byte[] json(Map<String, String> payload) {
     try {
       return MAPPER.writeValueAsBytes(new TreeMap<>(payload));

@@ -30,7 +30,10 @@ final class ConnectCheck extends EventListener implements Interceptor {
       return new Refusal(rule, true);
     }
 
-    /** Not there now (an endpoint gone since the lookup): the attempt goes unanswered and may be retried. */
+    /**
+     * Not there now (an endpoint gone since the lookup): the attempt goes unanswered and may be
+     * retried.
+     */
     static Refusal missed(String why) {
       return new Refusal(why, false);
     }
@@ -49,16 +52,24 @@ final class ConnectCheck extends EventListener implements Interceptor {
     this.check = check;
   }
 
-  /** The check a request's reach asks for: the guard, and for a Service its verified endpoints now. */
+  /**
+   * The check a request's reach asks for: the guard, and for a Service its verified endpoints now.
+   */
   static AddressCheck of(Reach reach, EndpointDns endpoints) {
     if (reach instanceof Reach.ByName byName) {
-      return address -> address.getAddress() == null
-          ? Optional.of(Refusal.forbidden(address.getHostString() + " was not resolved before connecting"))
-          : AddressGuard.forbidden(address.getAddress(), byName.loopbackAllowed()).map(Refusal::forbidden);
+      return address ->
+          address.getAddress() == null
+              ? Optional.of(
+                  Refusal.forbidden(
+                      address.getHostString() + " was not resolved before connecting"))
+              : AddressGuard.forbidden(address.getAddress(), byName.loopbackAllowed())
+                  .map(Refusal::forbidden);
     }
-    return address -> address.getAddress() == null
-        ? Optional.of(Refusal.forbidden(address.getHostString() + " was not resolved before connecting"))
-        : endpoints.refused(address);
+    return address ->
+        address.getAddress() == null
+            ? Optional.of(
+                Refusal.forbidden(address.getHostString() + " was not resolved before connecting"))
+            : endpoints.refused(address);
   }
 
   @Override
@@ -70,7 +81,10 @@ final class ConnectCheck extends EventListener implements Interceptor {
     }
   }
 
-  /** A network interceptor: the connection is chosen (new or pooled) and nothing of the request is written yet. */
+  /**
+   * A network interceptor: the connection is chosen (new or pooled) and nothing of the request is
+   * written yet.
+   */
   @Override
   public Response intercept(Chain chain) throws IOException {
     Connection connection = chain.connection();

@@ -8,7 +8,11 @@ import java.util.Map;
  * attempt}, across targets), its {@code ce-delayedtaskattempt} ({@code targetAttempt}), its time
  * limit, and the extra CloudEvent extensions (the dead-letter sink's error headers).
  */
-public record DeliveryAttempt(DeliveryOutcome.Target target, int attempt, int targetAttempt, Duration timeout,
+public record DeliveryAttempt(
+    DeliveryOutcome.Target target,
+    int attempt,
+    int targetAttempt,
+    Duration timeout,
     Map<String, String> extensions) {
   public DeliveryAttempt {
     extensions = Map.copyOf(extensions);

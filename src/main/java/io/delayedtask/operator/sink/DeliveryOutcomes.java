@@ -13,9 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The way back from the HTTP client to the task's reconcile: an attempt's outcome becomes a
  * secondary resource of its task ({@code context.getSecondaryResource(DeliveryOutcome.class)}) and
  * an event that reconciles it, so the answer is recorded by the one writer of the task's status,
- * and no reconcile thread ever waits for an answer. Also knows which tasks have a request in flight,
- * so a claim that arrives meanwhile (a request queued behind the per-host limit longer than its
- * schedule entry's safety net) does not send a second one.
+ * and no reconcile thread ever waits for an answer. Also knows which tasks have a request in
+ * flight, so a claim that arrives meanwhile (a request queued behind the per-host limit longer than
+ * its schedule entry's safety net) does not send a second one.
  */
 public final class DeliveryOutcomes extends AbstractEventSource<DeliveryOutcome, DelayedTask> {
   private final Map<ResourceID, DeliveryOutcome> outcomes = new ConcurrentHashMap<>();
@@ -35,7 +35,10 @@ public final class DeliveryOutcomes extends AbstractEventSource<DeliveryOutcome,
     return inFlight.contains(task);
   }
 
-  /** Whether an attempt's outcome for this task waits to be recorded (its reconcile is an outcome's). */
+  /**
+   * Whether an attempt's outcome for this task waits to be recorded (its reconcile is an
+   * outcome's).
+   */
   public boolean awaitsRecord(ResourceID task) {
     return outcomes.containsKey(task);
   }
@@ -62,6 +65,8 @@ public final class DeliveryOutcomes extends AbstractEventSource<DeliveryOutcome,
   @Override
   public Set<DeliveryOutcome> getSecondaryResources(DelayedTask task) {
     DeliveryOutcome outcome = outcomes.get(ResourceID.fromResource(task));
-    return outcome != null && Objects.equals(outcome.uid(), task.getMetadata().getUid()) ? Set.of(outcome) : Set.of();
+    return outcome != null && Objects.equals(outcome.uid(), task.getMetadata().getUid())
+        ? Set.of(outcome)
+        : Set.of();
   }
 }

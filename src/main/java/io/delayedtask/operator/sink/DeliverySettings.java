@@ -8,10 +8,10 @@ import java.time.Duration;
  * A sink task's {@code spec.delivery} with the defaults applied (docs/reference.md: retry 3,
  * exponential, 1s, timeout 10s). The spec was validated first, so every value parses.
  *
- * @param retry     retries after the first attempt, per target
- * @param backoff   linear or exponential
- * @param delay     the base wait
- * @param timeout   one attempt's time limit
+ * @param retry retries after the first attempt, per target
+ * @param backoff linear or exponential
+ * @param delay the base wait
+ * @param timeout one attempt's time limit
  */
 record DeliverySettings(int retry, RetryPolicy.Backoff backoff, Duration delay, Duration timeout) {
   static final Duration DEFAULT_DELAY = Duration.ofSeconds(1);
@@ -19,12 +19,17 @@ record DeliverySettings(int retry, RetryPolicy.Backoff backoff, Duration delay, 
 
   static DeliverySettings of(DeliverySpec spec) {
     if (spec == null) {
-      return new DeliverySettings(DeliverySpec.DEFAULT_RETRY, RetryPolicy.Backoff.EXPONENTIAL, DEFAULT_DELAY,
+      return new DeliverySettings(
+          DeliverySpec.DEFAULT_RETRY,
+          RetryPolicy.Backoff.EXPONENTIAL,
+          DEFAULT_DELAY,
           DEFAULT_TIMEOUT);
     }
     return new DeliverySettings(
         spec.getRetry() == null ? DeliverySpec.DEFAULT_RETRY : spec.getRetry(),
-        "linear".equals(spec.getBackoffPolicy()) ? RetryPolicy.Backoff.LINEAR : RetryPolicy.Backoff.EXPONENTIAL,
+        "linear".equals(spec.getBackoffPolicy())
+            ? RetryPolicy.Backoff.LINEAR
+            : RetryPolicy.Backoff.EXPONENTIAL,
         parseOr(spec.getBackoffDelay(), DEFAULT_DELAY),
         parseOr(spec.getTimeout(), DEFAULT_TIMEOUT));
   }

@@ -16,18 +16,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * Who may open a delivery request now: at most {@code max} open at once, {@code perHost} to one host
- * and {@code perNamespace} for one namespace's tasks. A request that finds no slot waits, first come
- * first served among those a freed slot fits, at most {@code maxWait} (its attempt's timeout): then
- * it fails as unanswered, and the task's retry policy takes over. OkHttp's own dispatcher queue is
- * not used for this, because its call timeout starts only when a call leaves that queue: a queued
- * call could wait for ever.
+ * Who may open a delivery request now: at most {@code max} open at once, {@code perHost} to one
+ * host and {@code perNamespace} for one namespace's tasks. A request that finds no slot waits,
+ * first come first served among those a freed slot fits, at most {@code maxWait} (its attempt's
+ * timeout): then it fails as unanswered, and the task's retry policy takes over. OkHttp's own
+ * dispatcher queue is not used for this, because its call timeout starts only when a call leaves
+ * that queue: a queued call could wait for ever.
  *
  * <p>A namespace whose receivers never answer holds its slots until their timeouts, so the caps
- * alone would let a few such namespaces fill the whole pool ({@code max / perNamespace} of them) and
- * make every other namespace wait. So the last {@link #reserve} slots are kept for namespaces that
- * hold few requests ({@link #lightLoad} or fewer): a namespace that delivers now and then finds a
- * slot at once, however many others hang.
+ * alone would let a few such namespaces fill the whole pool ({@code max / perNamespace} of them)
+ * and make every other namespace wait. So the last {@link #reserve} slots are kept for namespaces
+ * that hold few requests ({@link #lightLoad} or fewer): a namespace that delivers now and then
+ * finds a slot at once, however many others hang.
  *
  * <p>A host many namespaces share (Knative's broker ingress, an allowed SaaS host) would be held
  * whole by one namespace if a namespace's share of a host were the host's cap: so one namespace
@@ -37,10 +37,13 @@ final class DeliverySlots implements AutoCloseable {
   private final int max;
   private final int perHost;
   private final int perNamespace;
+
   /** One namespace's share of one host's slots: perHost / 2, at least 1. */
   private final int perHostAndNamespace;
+
   /** The slots only a lightly loaded namespace may take: min(perNamespace, max / 2). */
   private final int reserve;
+
   /** A namespace holding fewer than this may use the reserve: perNamespace / 8, at least 1. */
   private final int lightLoad;
 
@@ -48,13 +51,17 @@ final class DeliverySlots implements AutoCloseable {
   private final Map<String, Integer> openByHost = new HashMap<>();
   private final Map<String, Integer> openByNamespace = new HashMap<>();
   private final Map<List<String>, Integer> openByHostAndNamespace = new HashMap<>();
+
   /** Waiting requests in arrival order. */
   private final Set<Waiter> waiting = new LinkedHashSet<>();
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-    Thread thread = new Thread(runnable, "delivery-slot-timeouts");
-    thread.setDaemon(true);
-    return thread;
-  });
+
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "delivery-slot-timeouts");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   DeliverySlots(int max, int perHost, int perNamespace) {
     this.max = max;
@@ -111,14 +118,17 @@ final class DeliverySlots implements AutoCloseable {
    * free); {@code onTimeout} runs instead when none fitted within {@code maxWait}. Neither runs
    * while this object's lock is held.
    */
-  void acquire(String host, String namespace, Duration maxWait, Consumer<Slot> onSlot, Runnable onTimeout) {
+  void acquire(
+      String host, String namespace, Duration maxWait, Consumer<Slot> onSlot, Runnable onTimeout) {
     Waiter waiter = new Waiter(host, namespace, onSlot, onTimeout);
     Slot slot;
     synchronized (this) {
       slot = fits(host, namespace) ? take(host, namespace, 0) : null;
       if (slot == null) {
         waiting.add(waiter);
-        waiter.expiry = timer.schedule(() -> expire(waiter), Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS);
+        waiter.expiry =
+            timer.schedule(
+                () -> expire(waiter), Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS);
       }
     }
     if (slot != null) {
@@ -148,7 +158,9 @@ final class DeliverySlots implements AutoCloseable {
         if (fits(waiter.host, waiter.namespace)) {
           it.remove();
           waiter.expiry.cancel(false);
-          started.add(Map.entry(waiter, take(waiter.host, waiter.namespace, System.nanoTime() - waiter.since)));
+          started.add(
+              Map.entry(
+                  waiter, take(waiter.host, waiter.namespace, System.nanoTime() - waiter.since)));
         }
       }
     }
@@ -157,8 +169,11 @@ final class DeliverySlots implements AutoCloseable {
 
   private boolean fits(String host, String namespace) {
     int ofNamespace = openByNamespace.getOrDefault(namespace, 0);
-    if (open >= max || openByHost.getOrDefault(host, 0) >= perHost || ofNamespace >= perNamespace
-        || openByHostAndNamespace.getOrDefault(List.of(host, namespace), 0) >= perHostAndNamespace) {
+    if (open >= max
+        || openByHost.getOrDefault(host, 0) >= perHost
+        || ofNamespace >= perNamespace
+        || openByHostAndNamespace.getOrDefault(List.of(host, namespace), 0)
+            >= perHostAndNamespace) {
       return false;
     }
     return open < max - reserve || ofNamespace < lightLoad;
@@ -194,10 +209,11 @@ final class DeliverySlots implements AutoCloseable {
       left = new ArrayList<>(waiting);
       waiting.clear();
     }
-    left.forEach(waiter -> {
-      waiter.expiry.cancel(false);
-      waiter.onTimeout.run();
-    });
+    left.forEach(
+        waiter -> {
+          waiter.expiry.cancel(false);
+          waiter.onTimeout.run();
+        });
     timer.shutdownNow();
   }
 }

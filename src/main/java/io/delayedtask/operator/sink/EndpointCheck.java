@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
 
 /**
  * Whether the addresses a Service's EndpointSlices list are Pods of the task's namespace, judged by
- * what a writer of EndpointSlices cannot forge. A slice's labels (who manages it) and its
- * {@code targetRef}s are whatever its writer wrote; a Pod's {@code status.podIPs} is written by the
+ * what a writer of EndpointSlices cannot forge. A slice's labels (who manages it) and its {@code
+ * targetRef}s are whatever its writer wrote; a Pod's {@code status.podIPs} is written by the
  * kubelet from the network plugin's answer. So an address is verified only when its endpoint's
  * {@code targetRef} names a Pod of the namespace and the operator knows that Pod, not finished, not
  * on its node's network, with that address among its {@code podIPs}: the test Kubernetes' own
@@ -38,22 +38,26 @@ final class EndpointCheck {
   /**
    * A Service's endpoints, judged now.
    *
-   * @param dialable   the verified, ready addresses with the port its slice gives the Service's port
-   * @param unverified the first listed address that is not verified, as the sentence a task's status
-   *                   shows; present: nothing of this Service is dialled
+   * @param dialable the verified, ready addresses with the port its slice gives the Service's port
+   * @param unverified the first listed address that is not verified, as the sentence a task's
+   *     status shows; present: nothing of this Service is dialled
    */
   record Judgement(List<InetSocketAddress> dialable, Optional<String> unverified) {}
 
   /**
    * @param portName the name of the Service's port delivered to ("" when it has one unnamed port):
-   *                 an EndpointSlice port of that name gives each endpoint's port
+   *     an EndpointSlice port of that name gives each endpoint's port
    */
-  static Judgement judge(ServiceDirectory directory, String namespace, String service, String portName) {
+  static Judgement judge(
+      ServiceDirectory directory, String namespace, String service, String portName) {
     List<InetSocketAddress> dialable = new ArrayList<>();
     for (EndpointSlice slice : directory.endpointSlices(namespace, service)) {
-      Optional<Integer> port = Optional.ofNullable(slice.getPorts()).orElse(List.of()).stream()
-          .filter(p -> Objects.equals(Optional.ofNullable(p.getName()).orElse(""), portName))
-          .map(EndpointPort::getPort).filter(Objects::nonNull).findFirst();
+      Optional<Integer> port =
+          Optional.ofNullable(slice.getPorts()).orElse(List.of()).stream()
+              .filter(p -> Objects.equals(Optional.ofNullable(p.getName()).orElse(""), portName))
+              .map(EndpointPort::getPort)
+              .filter(Objects::nonNull)
+              .findFirst();
       for (Endpoint endpoint : Optional.ofNullable(slice.getEndpoints()).orElse(List.of())) {
         List<String> addresses = Optional.ofNullable(endpoint.getAddresses()).orElse(List.of());
         if (addresses.isEmpty()) {
@@ -64,7 +68,9 @@ final class EndpointCheck {
           if (why.isPresent()) {
             return refused(namespace, service, address, why.get());
           }
-          boolean ready = endpoint.getConditions() == null || !Boolean.FALSE.equals(endpoint.getConditions().getReady());
+          boolean ready =
+              endpoint.getConditions() == null
+                  || !Boolean.FALSE.equals(endpoint.getConditions().getReady());
           if (ready && port.isPresent()) {
             dialable.add(new InetSocketAddress(literal(address).orElseThrow(), port.get()));
           }
@@ -75,22 +81,49 @@ final class EndpointCheck {
   }
 
   private static Judgement refused(String namespace, String service, String address, String why) {
-    return new Judgement(List.of(), Optional.of(REF_RULE + ": Service " + service + " lists " + address
-        + " in its EndpointSlices, which is not a Pod of namespace " + namespace + " (" + why + "); point the "
-        + "Service at this namespace's Pods, or use an absolute sink.uri that the operator's "
-        + SinkConfig.ALLOWED_URIS + " allows"));
+    return new Judgement(
+        List.of(),
+        Optional.of(
+            REF_RULE
+                + ": Service "
+                + service
+                + " lists "
+                + address
+                + " in its EndpointSlices, which is not a Pod of namespace "
+                + namespace
+                + " ("
+                + why
+                + "); point the "
+                + "Service at this namespace's Pods, or use an absolute sink.uri that the operator's "
+                + SinkConfig.ALLOWED_URIS
+                + " allows"));
   }
 
-  /** Why {@code address} of {@code endpoint} is not a verified Pod of {@code namespace}; empty when it is. */
-  static Optional<String> unverified(ServiceDirectory directory, String namespace, Endpoint endpoint,
-      String address) {
+  /**
+   * Why {@code address} of {@code endpoint} is not a verified Pod of {@code namespace}; empty when
+   * it is.
+   */
+  static Optional<String> unverified(
+      ServiceDirectory directory, String namespace, Endpoint endpoint, String address) {
     ObjectReference target = endpoint.getTargetRef();
-    boolean podHere = target != null && "Pod".equals(target.getKind()) && namespace.equals(target.getNamespace())
-        && (target.getApiVersion() == null || target.getApiVersion().isEmpty() || "v1".equals(target.getApiVersion()))
-        && target.getName() != null;
+    boolean podHere =
+        target != null
+            && "Pod".equals(target.getKind())
+            && namespace.equals(target.getNamespace())
+            && (target.getApiVersion() == null
+                || target.getApiVersion().isEmpty()
+                || "v1".equals(target.getApiVersion()))
+            && target.getName() != null;
     if (!podHere) {
-      return Optional.of(target == null ? "its endpoint names no Pod"
-          : "its endpoint names " + target.getKind() + " " + target.getNamespace() + "/" + target.getName());
+      return Optional.of(
+          target == null
+              ? "its endpoint names no Pod"
+              : "its endpoint names "
+                  + target.getKind()
+                  + " "
+                  + target.getNamespace()
+                  + "/"
+                  + target.getName());
     }
     Optional<InetAddress> ip = literal(address);
     if (ip.isEmpty()) {
@@ -101,11 +134,13 @@ final class EndpointCheck {
       return Optional.of("the operator knows no Pod " + target.getName() + " there");
     }
     if (pod.get().getSpec() != null && Boolean.TRUE.equals(pod.get().getSpec().getHostNetwork())) {
-      return Optional.of("Pod " + target.getName() + " is on its node's network: the address is the node's");
+      return Optional.of(
+          "Pod " + target.getName() + " is on its node's network: the address is the node's");
     }
     String phase = pod.get().getStatus() == null ? null : pod.get().getStatus().getPhase();
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-      return Optional.of("Pod " + target.getName() + " has finished: its address may be another Pod's now");
+      return Optional.of(
+          "Pod " + target.getName() + " has finished: its address may be another Pod's now");
     }
     if (!podIps(pod.get()).contains(ip.get())) {
       return Optional.of("Pod " + target.getName() + " does not have that address");
@@ -125,7 +160,10 @@ final class EndpointCheck {
     return ips;
   }
 
-  /** An IP literal as an address, parsed without any lookup; empty for anything else (a name, garbage). */
+  /**
+   * An IP literal as an address, parsed without any lookup; empty for anything else (a name,
+   * garbage).
+   */
   static Optional<InetAddress> literal(String text) {
     try {
       if (text != null && IPV4.matcher(text).matches()) {
@@ -141,7 +179,8 @@ final class EndpointCheck {
         return Optional.of(InetAddress.getByAddress(bytes));
       }
       if (text != null && IPV6.matcher(text).matches()) {
-        return Optional.of(InetAddress.getByName(text)); // holds ':': parsed as IPv6, never looked up
+        return Optional.of(
+            InetAddress.getByName(text)); // holds ':': parsed as IPv6, never looked up
       }
     } catch (UnknownHostException notAnAddress) {
       return Optional.empty();

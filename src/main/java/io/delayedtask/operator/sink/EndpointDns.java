@@ -29,12 +29,14 @@ record EndpointDns(Reach.ServiceEndpoints reach, int port) implements Dns {
     }
     List<InetAddress> addresses = new ArrayList<>();
     for (InetSocketAddress endpoint : now.dialable()) {
-      if (endpoint.getPort() == port && AddressGuard.forbidden(endpoint.getAddress(), false).isEmpty()) {
+      if (endpoint.getPort() == port
+          && AddressGuard.forbidden(endpoint.getAddress(), false).isEmpty()) {
         addresses.add(endpoint.getAddress());
       }
     }
     if (addresses.isEmpty()) {
-      throw new UnknownHostException("Service " + reach.service() + " has no ready endpoint on port " + port);
+      throw new UnknownHostException(
+          "Service " + reach.service() + " has no ready endpoint on port " + port);
     }
     Collections.shuffle(addresses);
     return addresses;
@@ -56,8 +58,12 @@ record EndpointDns(Reach.ServiceEndpoints reach, int port) implements Dns {
       return Optional.of(ConnectCheck.Refusal.forbidden(now.unverified().get()));
     }
     if (!now.dialable().contains(address)) {
-      return Optional.of(ConnectCheck.Refusal.missed(AddressGuard.text(address.getAddress()) + " is no longer a "
-          + "ready endpoint of Service " + reach.service()));
+      return Optional.of(
+          ConnectCheck.Refusal.missed(
+              AddressGuard.text(address.getAddress())
+                  + " is no longer a "
+                  + "ready endpoint of Service "
+                  + reach.service()));
     }
     return Optional.empty();
   }

@@ -12,8 +12,8 @@ import java.util.Locale;
  * the payload as a JSON object. Which content types are JSON, and whether a text is JSON.
  */
 public final class EventBodies {
-  private static final ObjectMapper STRICT = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private static final ObjectMapper STRICT =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private EventBodies() {}
 
@@ -22,14 +22,20 @@ public final class EventBodies {
     return contentType == null ? DelayedTaskSpec.DEFAULT_CONTENT_TYPE : contentType;
   }
 
-  /** Whether a media type is JSON: application/json, or any type/subtype ending in +json; parameters ignored. */
+  /**
+   * Whether a media type is JSON: application/json, or any type/subtype ending in +json; parameters
+   * ignored.
+   */
   public static boolean isJson(String mediaType) {
     String base = mediaType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
     int slash = base.indexOf('/');
     return base.equals("application/json") || (slash > 0 && base.endsWith("+json"));
   }
 
-  /** Whether the text is exactly one JSON value (an object, array, string, number, true, false or null). */
+  /**
+   * Whether the text is exactly one JSON value (an object, array, string, number, true, false or
+   * null).
+   */
   public static boolean isJsonText(String text) {
     if (text.isBlank()) {
       return false;

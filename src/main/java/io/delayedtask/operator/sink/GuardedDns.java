@@ -29,9 +29,12 @@ record GuardedDns(NameResolver resolver, Reach.ByName reach, String clusterDomai
   public List<InetAddress> lookup(String urlHost) throws UnknownHostException {
     String host = reach.connectHost().orElse(urlHost);
     if (!reach.allowlisted() && namesInCluster(host, clusterDomain)) {
-      throw new ForbiddenAddressException(host + " is a name of the cluster's Services or Pods, which leads to "
-          + "whatever endpoints exist then, in any namespace; a sink.ref Service is reached at its endpoints that "
-          + "are Pods of the task's namespace, anything else only through an entry of " + SinkConfig.ALLOWED_URIS);
+      throw new ForbiddenAddressException(
+          host
+              + " is a name of the cluster's Services or Pods, which leads to "
+              + "whatever endpoints exist then, in any namespace; a sink.ref Service is reached at its endpoints that "
+              + "are Pods of the task's namespace, anything else only through an entry of "
+              + SinkConfig.ALLOWED_URIS);
     }
     List<InetAddress> resolved = resolver.resolve(host);
     List<InetAddress> allowed = new ArrayList<>();
@@ -53,7 +56,10 @@ record GuardedDns(NameResolver resolver, Reach.ByName reach, String clusterDomai
     return allowed;
   }
 
-  /** Whether cluster DNS answers {@code host} for a Service or a Pod: it ends in .svc or .pod, with or without the domain. */
+  /**
+   * Whether cluster DNS answers {@code host} for a Service or a Pod: it ends in .svc or .pod, with
+   * or without the domain.
+   */
   static boolean namesInCluster(String host, String clusterDomain) {
     String name = host.toLowerCase(Locale.ROOT);
     while (name.endsWith(".")) {

@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * until it has listed, {@link #knows} is false and a delivery to a {@code ref} in that namespace
  * waits (retried).
  *
- * <p>Pods are what an endpoint is verified by ({@link EndpointCheck}), and the most numerous objects
- * of a cluster, so their store keeps a lean copy of each: name, namespace, resourceVersion,
+ * <p>Pods are what an endpoint is verified by ({@link EndpointCheck}), and the most numerous
+ * objects of a cluster, so their store keeps a lean copy of each: name, namespace, resourceVersion,
  * {@code spec.hostNetwork}, {@code status.phase} and the addresses ({@link #lean}), about 0.6 KB
  * where a whole Pod is 5 to 20 KB; they are listed in pages.
  */
@@ -46,7 +46,9 @@ public final class InformedServices implements ServiceDirectory, AutoCloseable {
 
   private static final long POD_PAGE = 500;
 
-  private record Pair(SharedIndexInformer<Service> services, SharedIndexInformer<EndpointSlice> slices,
+  private record Pair(
+      SharedIndexInformer<Service> services,
+      SharedIndexInformer<EndpointSlice> slices,
       SharedIndexInformer<Pod> pods) {
     boolean synced() {
       return services.hasSynced() && slices.hasSynced() && pods.hasSynced();
@@ -61,37 +63,56 @@ public final class InformedServices implements ServiceDirectory, AutoCloseable {
   public InformedServices(KubernetesClient client, Set<String> namespaces) {
     Objects.requireNonNull(client, "client");
     if (namespaces.isEmpty()) {
-      allNamespaces = start(client.services().inAnyNamespace().runnableInformer(0),
-          client.discovery().v1().endpointSlices().inAnyNamespace().runnableInformer(0),
-          client.pods().inAnyNamespace().withLimit(POD_PAGE).runnableInformer(0));
+      allNamespaces =
+          start(
+              client.services().inAnyNamespace().runnableInformer(0),
+              client.discovery().v1().endpointSlices().inAnyNamespace().runnableInformer(0),
+              client.pods().inAnyNamespace().withLimit(POD_PAGE).runnableInformer(0));
     } else {
       allNamespaces = null;
       for (String namespace : namespaces) {
-        byNamespace.put(namespace, start(client.services().inNamespace(namespace).runnableInformer(0),
-            client.discovery().v1().endpointSlices().inNamespace(namespace).runnableInformer(0),
-            client.pods().inNamespace(namespace).withLimit(POD_PAGE).runnableInformer(0)));
+        byNamespace.put(
+            namespace,
+            start(
+                client.services().inNamespace(namespace).runnableInformer(0),
+                client.discovery().v1().endpointSlices().inNamespace(namespace).runnableInformer(0),
+                client.pods().inNamespace(namespace).withLimit(POD_PAGE).runnableInformer(0)));
       }
     }
   }
 
-  private static Pair start(SharedIndexInformer<Service> services, SharedIndexInformer<EndpointSlice> slices,
+  private static Pair start(
+      SharedIndexInformer<Service> services,
+      SharedIndexInformer<EndpointSlice> slices,
       SharedIndexInformer<Pod> pods) {
-    // Without managedFields, as the task cache: a cluster's every Service and slice, with nothing read from them.
+    // Without managedFields, as the task cache: a cluster's every Service and slice, with nothing
+    // read from them.
     services.itemStore(LeanItemStore.withoutManagedFields());
     slices.itemStore(LeanItemStore.withoutManagedFields());
     pods.itemStore(new LeanPods());
-    slices.addIndexers(Map.of(BY_SERVICE, (Function<EndpointSlice, List<String>>) slice -> {
-      String service = Optional.ofNullable(slice.getMetadata().getLabels()).map(l -> l.get(SERVICE_NAME_LABEL))
-          .orElse(null);
-      return service == null ? List.of() : List.of(slice.getMetadata().getNamespace() + "/" + service);
-    }));
+    slices.addIndexers(
+        Map.of(
+            BY_SERVICE,
+            (Function<EndpointSlice, List<String>>)
+                slice -> {
+                  String service =
+                      Optional.ofNullable(slice.getMetadata().getLabels())
+                          .map(l -> l.get(SERVICE_NAME_LABEL))
+                          .orElse(null);
+                  return service == null
+                      ? List.of()
+                      : List.of(slice.getMetadata().getNamespace() + "/" + service);
+                }));
     for (SharedIndexInformer<? extends HasMetadata> informer : List.of(services, slices, pods)) {
       // Keep listing until it works (RBAC granted later, the API server back): never give up.
-      informer.exceptionHandler((started, error) -> {
-        LOG.warn("Listing or watching {} failed, retrying: {}", informer.getApiTypeClass().getSimpleName(),
-            error.getMessage());
-        return true;
-      });
+      informer.exceptionHandler(
+          (started, error) -> {
+            LOG.warn(
+                "Listing or watching {} failed, retrying: {}",
+                informer.getApiTypeClass().getSimpleName(),
+                error.getMessage());
+            return true;
+          });
       informer.start();
     }
     return new Pair(services, slices, pods);
@@ -115,20 +136,29 @@ public final class InformedServices implements ServiceDirectory, AutoCloseable {
    */
   static Pod lean(Pod pod) {
     ObjectMeta meta = pod.getMetadata();
-    PodBuilder lean = new PodBuilder().withNewMetadata().withName(meta.getName()).withNamespace(meta.getNamespace())
-        .withResourceVersion(meta.getResourceVersion()).endMetadata();
+    PodBuilder lean =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(meta.getName())
+            .withNamespace(meta.getNamespace())
+            .withResourceVersion(meta.getResourceVersion())
+            .endMetadata();
     if (pod.getSpec() != null && Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
       lean.withNewSpec().withHostNetwork(true).endSpec();
     }
     if (pod.getStatus() != null) {
-      lean.withNewStatus().withPhase(pod.getStatus().getPhase()).withPodIP(pod.getStatus().getPodIP())
-          .withPodIPs(pod.getStatus().getPodIPs()).endStatus();
+      lean.withNewStatus()
+          .withPhase(pod.getStatus().getPhase())
+          .withPodIP(pod.getStatus().getPodIP())
+          .withPodIPs(pod.getStatus().getPodIPs())
+          .endStatus();
     }
     return lean.build();
   }
 
   private Optional<Pair> of(String namespace) {
-    return Optional.ofNullable(allNamespaces).or(() -> Optional.ofNullable(byNamespace.get(namespace)));
+    return Optional.ofNullable(allNamespaces)
+        .or(() -> Optional.ofNullable(byNamespace.get(namespace)));
   }
 
   @Override
@@ -143,8 +173,11 @@ public final class InformedServices implements ServiceDirectory, AutoCloseable {
 
   @Override
   public List<EndpointSlice> endpointSlices(String namespace, String service) {
-    return of(namespace).map(pair -> pair.slices().getIndexer().byIndex(BY_SERVICE, namespace + "/" + service))
-        .map(ArrayList::new).map(List::<EndpointSlice>copyOf).orElse(List.of());
+    return of(namespace)
+        .map(pair -> pair.slices().getIndexer().byIndex(BY_SERVICE, namespace + "/" + service))
+        .map(ArrayList::new)
+        .map(List::<EndpointSlice>copyOf)
+        .orElse(List.of());
   }
 
   @Override

@@ -6,7 +6,13 @@ package io.delayedtask.operator.sink;
  */
 public final class MissingServiceAccountException extends RuntimeException {
   public MissingServiceAccountException(String serviceAccount, String namespace, String audience) {
-    super("ServiceAccount " + serviceAccount + " does not exist in namespace " + namespace
-        + ": create it to let tasks there send tokens (sink.audience " + audience + ")");
+    super(
+        "ServiceAccount "
+            + serviceAccount
+            + " does not exist in namespace "
+            + namespace
+            + ": create it to let tasks there send tokens (sink.audience "
+            + audience
+            + ")");
   }
 }

@@ -10,7 +10,10 @@ import java.util.List;
  */
 @FunctionalInterface
 public interface NameResolver {
-  /** The JVM's resolver ({@link InetAddress#getAllByName}): the system's DNS, /etc/hosts, IP literals. */
+  /**
+   * The JVM's resolver ({@link InetAddress#getAllByName}): the system's DNS, /etc/hosts, IP
+   * literals.
+   */
   NameResolver SYSTEM = host -> List.of(InetAddress.getAllByName(host));
 
   List<InetAddress> resolve(String host) throws UnknownHostException;

@@ -47,9 +47,9 @@ import okhttp3.Response;
  * <p>The check and the act are the same step: what a request may reach is judged only once it has
  * its slot, when its connection is made, by the lookup, again on the address about to be connected
  * and again on the connection (pooled or new) the request is about to be written on. Nothing judged
- * before the wait for a slot is trusted after it. Redirects are never followed and no proxy is used:
- * the address checked is the address connected to. The answer's body is never read: the response is
- * closed as soon as its status and Retry-After are known.
+ * before the wait for a slot is trusted after it. Redirects are never followed and no proxy is
+ * used: the address checked is the address connected to. The answer's body is never read: the
+ * response is closed as soon as its status and Retry-After are known.
  */
 public final class OkHttpSender implements Sender {
   /** Prometheus: delayedtask_delivery_duration_seconds, tagged by the attempt's verdict. */
@@ -58,7 +58,8 @@ public final class OkHttpSender implements Sender {
   private final OkHttpClient client;
   private final NameResolver resolver;
   private final Clock clock;
-  private final Map<RetryPolicy.Verdict, Timer> durations = new EnumMap<>(RetryPolicy.Verdict.class);
+  private final Map<RetryPolicy.Verdict, Timer> durations =
+      new EnumMap<>(RetryPolicy.Verdict.class);
   private final TrustedCerts trustedCerts = new TrustedCerts();
   private final DeliverySlots slots;
   private final String clusterDomain;
@@ -71,35 +72,45 @@ public final class OkHttpSender implements Sender {
    * With the name resolver and socket factory injected: tests map names to addresses without DNS
    * and use sockets that refuse anything but loopback.
    */
-  public OkHttpSender(SinkConfig config, MeterRegistry registry, NameResolver resolver, SocketFactory sockets,
+  public OkHttpSender(
+      SinkConfig config,
+      MeterRegistry registry,
+      NameResolver resolver,
+      SocketFactory sockets,
       Clock clock) {
     Objects.requireNonNull(registry, "registry");
     for (RetryPolicy.Verdict verdict : RetryPolicy.Verdict.values()) {
-      durations.put(verdict, Timer.builder(DURATION)
-          .description("How long delivery requests took, until their answer or failure")
-          .tag("outcome", outcomeTag(verdict))
-          .publishPercentileHistogram()
-          .register(registry));
+      durations.put(
+          verdict,
+          Timer.builder(DURATION)
+              .description("How long delivery requests took, until their answer or failure")
+              .tag("outcome", outcomeTag(verdict))
+              .publishPercentileHistogram()
+              .register(registry));
     }
     this.resolver = Objects.requireNonNull(resolver, "resolver");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.clusterDomain = config.clusterDomain();
-    // The caps are the slots' (DeliverySlots): OkHttp's own queue would hold a call with no time limit.
-    this.slots = new DeliverySlots(config.maxInFlight(), config.maxInFlightPerHost(), config.maxInFlightPerNamespace());
+    // The caps are the slots' (DeliverySlots): OkHttp's own queue would hold a call with no time
+    // limit.
+    this.slots =
+        new DeliverySlots(
+            config.maxInFlight(), config.maxInFlightPerHost(), config.maxInFlightPerNamespace());
     Dispatcher dispatcher = new Dispatcher();
     dispatcher.setMaxRequests(Integer.MAX_VALUE);
     dispatcher.setMaxRequestsPerHost(Integer.MAX_VALUE);
-    this.client = new OkHttpClient.Builder()
-        .dispatcher(dispatcher)
-        .followRedirects(false)
-        .followSslRedirects(false)
-        .proxy(Proxy.NO_PROXY)
-        .socketFactory(sockets)
-        // Each request sets its own call timeout; no per-phase timeout may cut it shorter.
-        .connectTimeout(0, TimeUnit.MILLISECONDS)
-        .readTimeout(0, TimeUnit.MILLISECONDS)
-        .writeTimeout(0, TimeUnit.MILLISECONDS)
-        .build();
+    this.client =
+        new OkHttpClient.Builder()
+            .dispatcher(dispatcher)
+            .followRedirects(false)
+            .followSslRedirects(false)
+            .proxy(Proxy.NO_PROXY)
+            .socketFactory(sockets)
+            // Each request sets its own call timeout; no per-phase timeout may cut it shorter.
+            .connectTimeout(0, TimeUnit.MILLISECONDS)
+            .readTimeout(0, TimeUnit.MILLISECONDS)
+            .writeTimeout(0, TimeUnit.MILLISECONDS)
+            .build();
   }
 
   /** The values of delayedtask_deliveries_total's outcome, so the two metrics join. */
@@ -137,23 +148,38 @@ public final class OkHttpSender implements Sender {
       return result;
     }
     // The wait for a slot counts against the attempt's timeout: what is left of it is the call's.
-    slots.acquire(url.host(), request.namespace(), request.timeout(),
+    slots.acquire(
+        url.host(),
+        request.namespace(),
+        request.timeout(),
         slot -> start(slot, perRequest, httpRequest, request, attempt),
-        () -> attempt.noAnswer("no answer within " + human(request.timeout()) + " (it waited that long for one of "
-            + "the operator's delivery slots: too many requests open)"));
+        () ->
+            attempt.noAnswer(
+                "no answer within "
+                    + human(request.timeout())
+                    + " (it waited that long for one of "
+                    + "the operator's delivery slots: too many requests open)"));
     return result;
   }
 
-  private void start(DeliverySlots.Slot slot, OkHttpClient.Builder perRequest, Request httpRequest,
-      DeliveryRequest request, Attempt attempt) {
+  private void start(
+      DeliverySlots.Slot slot,
+      OkHttpClient.Builder perRequest,
+      Request httpRequest,
+      DeliveryRequest request,
+      Attempt attempt) {
     Duration left = request.timeout().minus(slot.waited());
     if (left.isNegative() || left.isZero()) {
       slot.release();
-      attempt.noAnswer("no answer within " + human(request.timeout()) + " (it waited that long for one of the "
-          + "operator's delivery slots: too many requests open)");
+      attempt.noAnswer(
+          "no answer within "
+              + human(request.timeout())
+              + " (it waited that long for one of the "
+              + "operator's delivery slots: too many requests open)");
       return;
     }
-    // Only now, with the slot held, is the destination judged: whatever it resolved to before the wait counts for nothing.
+    // Only now, with the slot held, is the destination judged: whatever it resolved to before the
+    // wait counts for nothing.
     Request dialled = httpRequest;
     EndpointDns endpoints = null;
     if (request.reach() instanceof Reach.ByName byName) {
@@ -171,14 +197,24 @@ public final class OkHttpSender implements Sender {
         attempt.noAnswer("Service " + service.service() + " has no ready endpoint");
         return;
       }
-      // The Pods' port (the Service's targetPort) in the URL OkHttp connects with; the Host header stays the Service's.
-      int port = now.dialable().get(java.util.concurrent.ThreadLocalRandom.current().nextInt(now.dialable().size()))
-          .getPort();
+      // The Pods' port (the Service's targetPort) in the URL OkHttp connects with; the Host header
+      // stays the Service's.
+      int port =
+          now.dialable()
+              .get(java.util.concurrent.ThreadLocalRandom.current().nextInt(now.dialable().size()))
+              .getPort();
       HttpUrl serviceUrl = httpRequest.url();
-      dialled = httpRequest.newBuilder().url(serviceUrl.newBuilder().port(port).build())
-          .header("Host", serviceUrl.host() + (serviceUrl.port() == HttpUrl.defaultPort(serviceUrl.scheme()) ? ""
-              : ":" + serviceUrl.port()))
-          .build();
+      dialled =
+          httpRequest
+              .newBuilder()
+              .url(serviceUrl.newBuilder().port(port).build())
+              .header(
+                  "Host",
+                  serviceUrl.host()
+                      + (serviceUrl.port() == HttpUrl.defaultPort(serviceUrl.scheme())
+                          ? ""
+                          : ":" + serviceUrl.port()))
+              .build();
       endpoints = new EndpointDns(service, port);
       perRequest.dns(endpoints);
     }
@@ -192,31 +228,35 @@ public final class OkHttpSender implements Sender {
       attempt.forbidden(e.getMessage());
       return;
     }
-    // A closed sender's dispatcher refuses the call through onFailure ("executor rejected"), not by throwing.
-    call.enqueue(new Callback() {
-      @Override
-      public void onResponse(Call call, Response response) {
-        slot.release();
-        // Status and Retry-After only: the body is closed unread, never kept or logged.
-        try (response) {
-          attempt.answered(response.code(), retryAfter(response));
-        }
-      }
+    // A closed sender's dispatcher refuses the call through onFailure ("executor rejected"), not by
+    // throwing.
+    call.enqueue(
+        new Callback() {
+          @Override
+          public void onResponse(Call call, Response response) {
+            slot.release();
+            // Status and Retry-After only: the body is closed unread, never kept or logged.
+            try (response) {
+              attempt.answered(response.code(), retryAfter(response));
+            }
+          }
 
-      @Override
-      public void onFailure(Call call, IOException e) {
-        slot.release();
-        Optional<ConnectCheck.Refusal> refusal = connectCheck.refusal()
-            .or(() -> forbiddenRule(e).map(ConnectCheck.Refusal::forbidden));
-        if (refusal.isPresent() && refusal.get().forbidden()) {
-          attempt.forbidden(refusal.get().why());
-        } else if (refusal.isPresent()) {
-          attempt.noAnswer(refusal.get().why());
-        } else {
-          attempt.noAnswer(whyNoAnswer(e, call.isCanceled(), request.timeout()));
-        }
-      }
-    });
+          @Override
+          public void onFailure(Call call, IOException e) {
+            slot.release();
+            Optional<ConnectCheck.Refusal> refusal =
+                connectCheck
+                    .refusal()
+                    .or(() -> forbiddenRule(e).map(ConnectCheck.Refusal::forbidden));
+            if (refusal.isPresent() && refusal.get().forbidden()) {
+              attempt.forbidden(refusal.get().why());
+            } else if (refusal.isPresent()) {
+              attempt.noAnswer(refusal.get().why());
+            } else {
+              attempt.noAnswer(whyNoAnswer(e, call.isCanceled(), request.timeout()));
+            }
+          }
+        });
   }
 
   private static Request httpRequest(HttpUrl url, DeliveryRequest request, Instant sentAt) {
@@ -234,8 +274,12 @@ public final class OkHttpSender implements Sender {
     request.bearerToken().ifPresent(token -> builder.header("Authorization", "Bearer " + token));
     request.traceHeaders().forEach(builder::header);
     // Standard Webhooks signature over the body exactly as sent; signed here or not sent at all.
-    request.signing().ifPresent(keys -> keys.headers(request.event().id(), sentAt, message.body())
-        .forEach(builder::header));
+    request
+        .signing()
+        .ifPresent(
+            keys ->
+                keys.headers(request.event().id(), sentAt, message.body())
+                    .forEach(builder::header));
     return builder.post(RequestBody.create(message.body(), MediaType.get(contentType))).build();
   }
 
@@ -249,10 +293,13 @@ public final class OkHttpSender implements Sender {
       builder.header(name, value);
     } catch (IllegalArgumentException refused) {
       boolean nameShown = name.matches("[A-Za-z0-9-]{1,64}");
-      throw new IllegalArgumentException(nameShown
-          ? "the header " + name + " has a value HTTP does not allow (a line break, another control character or a "
-              + "character outside ASCII); the value is not shown"
-          : "a header name holds a character HTTP does not allow; the name is not shown");
+      throw new IllegalArgumentException(
+          nameShown
+              ? "the header "
+                  + name
+                  + " has a value HTTP does not allow (a line break, another control character or a "
+                  + "character outside ASCII); the value is not shown"
+              : "a header name holds a character HTTP does not allow; the name is not shown");
     }
   }
 
@@ -293,7 +340,10 @@ public final class OkHttpSender implements Sender {
     return Optional.empty();
   }
 
-  /** One short phrase for a failure without an answer; exception messages can hold anything, so few are shown. */
+  /**
+   * One short phrase for a failure without an answer; exception messages can hold anything, so few
+   * are shown.
+   */
   static String whyNoAnswer(IOException e, boolean canceled, Duration timeout) {
     // OkHttp's call timeout: InterruptedIOException("timeout"); a socket's: SocketTimeoutException.
     if (causedBy(e, java.net.SocketTimeoutException.class)
@@ -336,10 +386,15 @@ public final class OkHttpSender implements Sender {
   }
 
   private static String human(Duration duration) {
-    return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms";
+    return duration.toMillis() % 1000 == 0
+        ? duration.toSeconds() + "s"
+        : duration.toMillis() + "ms";
   }
 
-  /** Stops accepting requests, cancels those in flight (their stages complete) and drops pooled connections. */
+  /**
+   * Stops accepting requests, cancels those in flight (their stages complete) and drops pooled
+   * connections.
+   */
   @Override
   public void close() {
     slots.close();

@@ -11,7 +11,9 @@ public interface RefKinds {
     /** The operator reads this kind's addresses. */
     record Addressable() implements Verdict {}
 
-    /** @param why for the task's status: which rule refuses the kind, and the fix */
+    /**
+     * @param why for the task's status: which rule refuses the kind, and the fix
+     */
     record Refused(String why) implements Verdict {}
 
     /** Not decided yet (being asked); the task is validated again. */

@@ -12,7 +12,9 @@ public final class RetryPolicy {
   /** The longest wait a Retry-After header can ask for, and the longest backoff at all. */
   public static final Duration MAX_RETRY_AFTER = Duration.ofMinutes(10);
 
-  /** Where a backoff saturates: far beyond any retry anyone waits for, still addable to an Instant. */
+  /**
+   * Where a backoff saturates: far beyond any retry anyone waits for, still addable to an Instant.
+   */
   static final Duration LONGEST = Duration.ofDays(365L * 1000);
 
   private RetryPolicy() {}
@@ -27,17 +29,22 @@ public final class RetryPolicy {
     FAIL
   }
 
-  public enum Backoff { LINEAR, EXPONENTIAL }
+  public enum Backoff {
+    LINEAR,
+    EXPONENTIAL
+  }
 
   public static Verdict verdict(DeliveryResult result) {
     if (result instanceof DeliveryResult.Answered answered) {
       return verdict(answered.status());
     }
     if (result instanceof DeliveryResult.NoAnswer) {
-      // Refused, reset, timed out: the receiver may be restarting; the same ce-id makes a repeat harmless.
+      // Refused, reset, timed out: the receiver may be restarting; the same ce-id makes a repeat
+      // harmless.
       return Verdict.RETRY;
     }
-    // Forbidden: the destination resolves to an address we never reach; asking again resolves the same way.
+    // Forbidden: the destination resolves to an address we never reach; asking again resolves the
+    // same way.
     return Verdict.FAIL;
   }
 
@@ -49,9 +56,11 @@ public final class RetryPolicy {
       return Verdict.RETRY;
     }
     return switch (status) {
-      // 404: a receiver not yet routed (rolling out); 408/425/429: "later"; 409: a conflict that may clear.
+      // 404: a receiver not yet routed (rolling out); 408/425/429: "later"; 409: a conflict that
+      // may clear.
       case 404, 408, 409, 425, 429 -> Verdict.RETRY;
-      // 3xx (redirects are never followed), 1xx, other 4xx: the request itself is wrong for this receiver.
+      // 3xx (redirects are never followed), 1xx, other 4xx: the request itself is wrong for this
+      // receiver.
       default -> Verdict.FAIL;
     };
   }
@@ -59,11 +68,13 @@ public final class RetryPolicy {
   /**
    * How long attempt {@code failedAttempt + 1} waits after attempt {@code failedAttempt} (1-based)
    * failed: {@code delay × n} (linear) or {@code delay × 2^(n-1)} (exponential), and at least what
-   * {@code retryAfter} asks, that ask capped at {@link #MAX_RETRY_AFTER}. The computed backoff itself
-   * is not capped (the contract sets no bound) but saturates instead of overflowing: exponential 1s at
-   * attempt 100 is "practically never" ({@link #LONGEST}), not a negative number or an Instant out of range.
+   * {@code retryAfter} asks, that ask capped at {@link #MAX_RETRY_AFTER}. The computed backoff
+   * itself is not capped (the contract sets no bound) but saturates instead of overflowing:
+   * exponential 1s at attempt 100 is "practically never" ({@link #LONGEST}), not a negative number
+   * or an Instant out of range.
    */
-  public static Duration backoff(Backoff policy, Duration delay, int failedAttempt, Optional<Duration> retryAfter) {
+  public static Duration backoff(
+      Backoff policy, Duration delay, int failedAttempt, Optional<Duration> retryAfter) {
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(retryAfter, "retryAfter");
     if (failedAttempt < 1) {
@@ -72,13 +83,19 @@ public final class RetryPolicy {
     if (delay.isNegative()) {
       throw new IllegalArgumentException("delay must not be negative, got " + delay);
     }
-    long factor = switch (policy) {
-      case LINEAR -> failedAttempt;
-      // Beyond 2^62 the shift would wrap; 2^62 times any delay of a nanosecond or more saturates anyway.
-      case EXPONENTIAL -> 1L << Math.min(failedAttempt - 1, 62);
-    };
+    long factor =
+        switch (policy) {
+          case LINEAR -> failedAttempt;
+          // Beyond 2^62 the shift would wrap; 2^62 times any delay of a nanosecond or more
+          // saturates anyway.
+          case EXPONENTIAL -> 1L << Math.min(failedAttempt - 1, 62);
+        };
     Duration wait = saturatingTimes(delay, factor);
-    Duration asked = retryAfter.filter(d -> !d.isNegative()).map(d -> min(d, MAX_RETRY_AFTER)).orElse(Duration.ZERO);
+    Duration asked =
+        retryAfter
+            .filter(d -> !d.isNegative())
+            .map(d -> min(d, MAX_RETRY_AFTER))
+            .orElse(Duration.ZERO);
     return max(wait, asked);
   }
 

@@ -23,8 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * call is acceptable.
  */
 public final class ServiceAccountTokens {
-  /** What we ask for; the API server may grant less (or more, with --service-account-extend-token-expiration). */
+  /**
+   * What we ask for; the API server may grant less (or more, with
+   * --service-account-extend-token-expiration).
+   */
   static final long REQUESTED_SECONDS = 3600;
+
   private static final double REFRESH_AT = 0.8;
 
   private final KubernetesClient client;
@@ -57,7 +61,8 @@ public final class ServiceAccountTokens {
    * A token of the ServiceAccount in {@code namespace} for {@code audience}.
    *
    * @throws MissingServiceAccountException when the ServiceAccount does not exist there
-   * @throws KubernetesClientException      when the API server refuses or cannot be reached (retry later)
+   * @throws KubernetesClientException when the API server refuses or cannot be reached (retry
+   *     later)
    */
   public String tokenFor(String namespace, String audience) {
     Key key = new Key(namespace, audience);
@@ -80,12 +85,21 @@ public final class ServiceAccountTokens {
   }
 
   private Token request(Key key, Instant now) {
-    TokenRequest asked = new TokenRequestBuilder()
-        .withNewSpec().withAudiences(key.audience()).withExpirationSeconds(REQUESTED_SECONDS).endSpec()
-        .build();
+    TokenRequest asked =
+        new TokenRequestBuilder()
+            .withNewSpec()
+            .withAudiences(key.audience())
+            .withExpirationSeconds(REQUESTED_SECONDS)
+            .endSpec()
+            .build();
     TokenRequest granted;
     try {
-      granted = client.serviceAccounts().inNamespace(key.namespace()).withName(serviceAccount).tokenRequest(asked);
+      granted =
+          client
+              .serviceAccounts()
+              .inNamespace(key.namespace())
+              .withName(serviceAccount)
+              .tokenRequest(asked);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         throw new MissingServiceAccountException(serviceAccount, key.namespace(), key.audience());
@@ -113,12 +127,15 @@ public final class ServiceAccountTokens {
 
   /** Tokens of namespaces or audiences no longer used must not pile up. */
   private void forgetExpired(Instant now) {
-    tokens.entrySet().removeIf(entry -> {
-      boolean expired = !now.isBefore(entry.getValue().expires());
-      if (expired) {
-        locks.remove(entry.getKey());
-      }
-      return expired;
-    });
+    tokens
+        .entrySet()
+        .removeIf(
+            entry -> {
+              boolean expired = !now.isBefore(entry.getValue().expires());
+              if (expired) {
+                locks.remove(entry.getKey());
+              }
+              return expired;
+            });
   }
 }

@@ -11,18 +11,23 @@ import java.util.Optional;
  * request per delivery: the operator's informers ({@link InformedServices}), a fake in unit tests.
  */
 public interface ServiceDirectory {
-  /** Whether the Services and EndpointSlices of {@code namespace} have been listed (an answer is then current). */
+  /**
+   * Whether the Services and EndpointSlices of {@code namespace} have been listed (an answer is
+   * then current).
+   */
   boolean knows(String namespace);
 
   Optional<Service> service(String namespace, String name);
 
-  /** The EndpointSlices labelled {@code kubernetes.io/service-name: <service>} in {@code namespace}. */
+  /**
+   * The EndpointSlices labelled {@code kubernetes.io/service-name: <service>} in {@code namespace}.
+   */
   List<EndpointSlice> endpointSlices(String namespace, String service);
 
   /**
-   * The Pod {@code namespace/name} as the operator knows it (name, namespace, {@code spec.hostNetwork},
-   * {@code status.phase} and {@code status.podIPs}: what {@link EndpointCheck} verifies an endpoint
-   * by); empty when it is not known, which verifies nothing.
+   * The Pod {@code namespace/name} as the operator knows it (name, namespace, {@code
+   * spec.hostNetwork}, {@code status.phase} and {@code status.podIPs}: what {@link EndpointCheck}
+   * verifies an endpoint by); empty when it is not known, which verifies nothing.
    */
   default Optional<Pod> pod(String namespace, String name) {
     return Optional.empty();

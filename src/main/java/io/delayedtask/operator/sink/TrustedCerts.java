@@ -17,9 +17,9 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 
 /**
- * TLS that trusts the JVM's certificate authorities plus a task's {@code sink.caCerts} (PEM).
- * Built once per distinct PEM text and kept (a few hundred at most, least recently used first out):
- * the same factory object lets OkHttp reuse pooled connections to that destination.
+ * TLS that trusts the JVM's certificate authorities plus a task's {@code sink.caCerts} (PEM). Built
+ * once per distinct PEM text and kept (a few hundred at most, least recently used first out): the
+ * same factory object lets OkHttp reuse pooled connections to that destination.
  */
 final class TrustedCerts {
   private static final int KEPT = 256;
@@ -27,12 +27,13 @@ final class TrustedCerts {
   /** The socket factory and the trust manager OkHttp needs alongside it. */
   record Tls(SSLSocketFactory socketFactory, X509TrustManager trustManager) {}
 
-  private final Map<String, Tls> byPem = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Tls> eldest) {
-      return size() > KEPT;
-    }
-  };
+  private final Map<String, Tls> byPem =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Tls> eldest) {
+          return size() > KEPT;
+        }
+      };
 
   /**
    * The TLS settings for {@code pem}.
@@ -56,15 +57,18 @@ final class TrustedCerts {
       for (X509Certificate jvmCa : jvmTrustManager().getAcceptedIssuers()) {
         trusted.setCertificateEntry("jvm-" + index++, jvmCa);
       }
-      Collection<? extends Certificate> extra = CertificateFactory.getInstance("X.509")
-          .generateCertificates(new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
+      Collection<? extends Certificate> extra =
+          CertificateFactory.getInstance("X.509")
+              .generateCertificates(
+                  new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
       if (extra.isEmpty()) {
         throw new IllegalArgumentException("sink.caCerts holds no PEM certificate");
       }
       for (Certificate certificate : extra) {
         trusted.setCertificateEntry("sink-" + index++, certificate);
       }
-      TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory factory =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       factory.init(trusted);
       X509TrustManager trustManager = x509(factory.getTrustManagers());
       SSLContext context = SSLContext.getInstance("TLS");
@@ -76,7 +80,8 @@ final class TrustedCerts {
   }
 
   private static X509TrustManager jvmTrustManager() throws GeneralSecurityException {
-    TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory factory =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     factory.init((KeyStore) null);
     return x509(factory.getTrustManagers());
   }

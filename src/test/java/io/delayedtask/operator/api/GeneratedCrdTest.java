@@ -28,7 +28,9 @@ class GeneratedCrdTest {
   @Test
   void printerColumnsAreInKubectlOrderPhaseDueJobAgeThenTheWideOnes() throws Exception {
     assertThat(version().getAdditionalPrinterColumns())
-        .extracting(CustomResourceColumnDefinition::getName, CustomResourceColumnDefinition::getJsonPath,
+        .extracting(
+            CustomResourceColumnDefinition::getName,
+            CustomResourceColumnDefinition::getJsonPath,
             CustomResourceColumnDefinition::getPriority)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("Phase", ".status.phase", 0),
@@ -41,14 +43,20 @@ class GeneratedCrdTest {
 
   @Test
   void reorderingRestoresTheDeclaredOrderWhateverOrderTheGeneratorWrote() throws Exception {
-    CustomResourceDefinition crd = SERIALIZATION.unmarshal(Files.readString(GENERATED), CustomResourceDefinition.class);
+    CustomResourceDefinition crd =
+        SERIALIZATION.unmarshal(Files.readString(GENERATED), CustomResourceDefinition.class);
     CustomResourceDefinitionVersion version = crd.getSpec().getVersions().get(0);
     // What the crd-generator 7.5.2 writes: sorted by jsonPath, case-insensitively.
-    version.setAdditionalPrinterColumns(version.getAdditionalPrinterColumns().stream()
-        .sorted(Comparator.comparing(CustomResourceColumnDefinition::getJsonPath, String.CASE_INSENSITIVE_ORDER))
-        .toList());
+    version.setAdditionalPrinterColumns(
+        version.getAdditionalPrinterColumns().stream()
+            .sorted(
+                Comparator.comparing(
+                    CustomResourceColumnDefinition::getJsonPath, String.CASE_INSENSITIVE_ORDER))
+            .toList());
     String sorted = SERIALIZATION.asYaml(crd);
-    assertThat(sorted.indexOf("\"Age\"")).as("the generator's order puts Age first").isLessThan(sorted.indexOf("\"Phase\""));
+    assertThat(sorted.indexOf("\"Age\""))
+        .as("the generator's order puts Age first")
+        .isLessThan(sorted.indexOf("\"Phase\""));
 
     String reordered = PrinterColumnOrder.reorder(sorted);
 
@@ -57,25 +65,44 @@ class GeneratedCrdTest {
   }
 
   /**
-   * A client-side {@code kubectl apply} keeps the whole CRD, as JSON, in its last-applied annotation,
-   * and an object's annotations are at most 256 KiB together: the Job schema under the template
-   * must leave the CRD well below (75 KiB when it was added).
+   * A client-side {@code kubectl apply} keeps the whole CRD, as JSON, in its last-applied
+   * annotation, and an object's annotations are at most 256 KiB together: the Job schema under the
+   * template must leave the CRD well below (75 KiB when it was added).
    */
   @Test
   void theCrdFitsTheLastAppliedAnnotationOfAClientSideApply() throws Exception {
-    CustomResourceDefinition crd = SERIALIZATION.unmarshal(Files.readString(GENERATED), CustomResourceDefinition.class);
+    CustomResourceDefinition crd =
+        SERIALIZATION.unmarshal(Files.readString(GENERATED), CustomResourceDefinition.class);
     int bytes = SERIALIZATION.asJson(crd).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     assertThat(bytes).as("the CRD as compact JSON").isLessThan(256 * 1024 - 32 * 1024);
-    assertThat(crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties().get("spec")
-        .getProperties().get("jobTemplate").getProperties().get("spec").getProperties())
-        .as("the Job's fields, for kubectl explain").containsKeys("backoffLimit", "template", "completions");
+    assertThat(
+            crd.getSpec()
+                .getVersions()
+                .get(0)
+                .getSchema()
+                .getOpenAPIV3Schema()
+                .getProperties()
+                .get("spec")
+                .getProperties()
+                .get("jobTemplate")
+                .getProperties()
+                .get("spec")
+                .getProperties())
+        .as("the Job's fields, for kubectl explain")
+        .containsKeys("backoffLimit", "template", "completions");
   }
 
   /** As metav1.Condition lists: a map keyed by type, so the API server refuses two of one type. */
   @Test
   void statusConditionsAreAMapListKeyedByARequiredTypeWithDescribedItems() throws Exception {
-    JSONSchemaProps conditions = version().getSchema().getOpenAPIV3Schema().getProperties().get("status")
-        .getProperties().get("conditions");
+    JSONSchemaProps conditions =
+        version()
+            .getSchema()
+            .getOpenAPIV3Schema()
+            .getProperties()
+            .get("status")
+            .getProperties()
+            .get("conditions");
     assertThat(conditions.getXKubernetesListType()).isEqualTo("map");
     assertThat(conditions.getXKubernetesListMapKeys()).containsExactly("type");
     JSONSchemaProps item = conditions.getItems().getSchema();
@@ -94,9 +121,16 @@ class GeneratedCrdTest {
   /** CEL can only check a zone's shape: it must let through every zone the operator knows. */
   @Test
   void theTimeZoneRuleAcceptsEveryZoneTheOperatorKnowsAndRefusesWhatIsNoName() throws Exception {
-    Pattern shape = celPattern(spec().getProperties().get("timeZone").getXKubernetesValidations().get(0));
+    Pattern shape =
+        celPattern(spec().getProperties().get("timeZone").getXKubernetesValidations().get(0));
     assertThat(ZoneId.getAvailableZoneIds()).allSatisfy(zone -> assertThat(zone).matches(shape));
-    assertThat(List.of("Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC", "America/Port-au-Prince"))
+    assertThat(
+            List.of(
+                "Europe/Berlin",
+                "America/Argentina/Buenos_Aires",
+                "Etc/GMT+5",
+                "UTC",
+                "America/Port-au-Prince"))
         .allSatisfy(zone -> assertThat(zone).matches(shape));
     assertThat(List.of("", "+01:00", "Europe/", "/Berlin", "Europe Berlin", "Europe/Berlin;drop"))
         .allSatisfy(zone -> assertThat(zone).doesNotMatch(shape));
@@ -106,14 +140,19 @@ class GeneratedCrdTest {
   /** The rule on spec: a runAt without offset needs a timeZone. */
   @Test
   void aRunAtWithoutOffsetIsAcceptedOnlyWithATimeZone() throws Exception {
-    ValidationRule rule = spec().getXKubernetesValidations().stream()
-        .filter(r -> r.getRule().contains("timeZone"))
-        .findFirst().orElseThrow();
-    assertThat(rule.getRule()).startsWith("!has(self.runAt) || has(self.timeZone) || self.runAt.matches(");
+    ValidationRule rule =
+        spec().getXKubernetesValidations().stream()
+            .filter(r -> r.getRule().contains("timeZone"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(rule.getRule())
+        .startsWith("!has(self.runAt) || has(self.timeZone) || self.runAt.matches(");
     assertThat(rule.getMessage()).contains("spec.runAt", "spec.timeZone", "offset");
     Pattern offsetAtEnd = celPattern(rule);
-    Pattern runAtShape = celPattern(spec().getProperties().get("runAt").getXKubernetesValidations().get(0));
-    for (String withOffset : List.of("2026-12-03T07:00:00Z", "2026-12-03t07:00:00.5z", "2026-12-03T08:00:00+01:00")) {
+    Pattern runAtShape =
+        celPattern(spec().getProperties().get("runAt").getXKubernetesValidations().get(0));
+    for (String withOffset :
+        List.of("2026-12-03T07:00:00Z", "2026-12-03t07:00:00.5z", "2026-12-03T08:00:00+01:00")) {
       assertThat(withOffset).matches(runAtShape);
       assertThat(offsetAtEnd.matcher(withOffset).find()).as(withOffset).isTrue();
     }
@@ -123,7 +162,9 @@ class GeneratedCrdTest {
     }
     assertThat("2026-12-03T07:00").doesNotMatch(runAtShape);
     assertThat("2026-12-03T07:00:00.123456789Z").matches(runAtShape);
-    assertThat("2026-12-03T07:00:00.1234567891Z").as("beyond nanoseconds, as the operator").doesNotMatch(runAtShape);
+    assertThat("2026-12-03T07:00:00.1234567891Z")
+        .as("beyond nanoseconds, as the operator")
+        .doesNotMatch(runAtShape);
   }
 
   private static Pattern celPattern(ValidationRule rule) {
@@ -134,8 +175,11 @@ class GeneratedCrdTest {
 
   private static CustomResourceDefinitionVersion version() throws Exception {
     assertThat(GENERATED).as("generated at process-classes").exists();
-    return SERIALIZATION.unmarshal(Files.readString(GENERATED), CustomResourceDefinition.class)
-        .getSpec().getVersions().get(0);
+    return SERIALIZATION
+        .unmarshal(Files.readString(GENERATED), CustomResourceDefinition.class)
+        .getSpec()
+        .getVersions()
+        .get(0);
   }
 
   private static JSONSchemaProps spec() throws Exception {

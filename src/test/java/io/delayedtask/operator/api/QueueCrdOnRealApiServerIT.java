@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The DelayedTaskQueue CRD on a real API server: its bounds refused with a message naming the field,
- * the good specs accepted, {@code kubectl get dtq} printing the contract's columns, and
+ * The DelayedTaskQueue CRD on a real API server: its bounds refused with a message naming the
+ * field, the good specs accepted, {@code kubectl get dtq} printing the contract's columns, and
  * {@code kubectl explain dtq} its descriptions.
  */
 @RequiresRealKubernetes
@@ -32,14 +32,27 @@ class QueueCrdOnRealApiServerIT {
 
   static Stream<Arguments> badSpecs() {
     return Stream.of(
-        Arguments.of("a rate of 0", "maxDispatchesPerSecond: 0", "spec.maxDispatchesPerSecond must be greater than 0"),
-        Arguments.of("a negative rate", "maxDispatchesPerSecond: -1", "spec.maxDispatchesPerSecond"),
-        Arguments.of("a rate above 10000", "maxDispatchesPerSecond: 10000.5",
+        Arguments.of(
+            "a rate of 0",
+            "maxDispatchesPerSecond: 0",
+            "spec.maxDispatchesPerSecond must be greater than 0"),
+        Arguments.of(
+            "a negative rate", "maxDispatchesPerSecond: -1", "spec.maxDispatchesPerSecond"),
+        Arguments.of(
+            "a rate above 10000",
+            "maxDispatchesPerSecond: 10000.5",
             "spec.maxDispatchesPerSecond must be greater than 0 and at most 10000"),
         Arguments.of("a burst of 0", "maxDispatchesPerSecond: 5\n  maxBurst: 0", "spec.maxBurst"),
-        Arguments.of("a burst without a rate", "maxBurst: 5", "spec.maxBurst is the size of the rate's token bucket"),
-        Arguments.of("a concurrency of 0", "maxConcurrentDispatches: 0", "spec.maxConcurrentDispatches"),
-        Arguments.of("a concurrency above 10000", "maxConcurrentDispatches: 10001", "spec.maxConcurrentDispatches"),
+        Arguments.of(
+            "a burst without a rate",
+            "maxBurst: 5",
+            "spec.maxBurst is the size of the rate's token bucket"),
+        Arguments.of(
+            "a concurrency of 0", "maxConcurrentDispatches: 0", "spec.maxConcurrentDispatches"),
+        Arguments.of(
+            "a concurrency above 10000",
+            "maxConcurrentDispatches: 10001",
+            "spec.maxConcurrentDispatches"),
         Arguments.of("a paused that is no boolean", "paused: maybe", "spec.paused"));
   }
 
@@ -53,9 +66,16 @@ class QueueCrdOnRealApiServerIT {
 
   @Test
   void theBoundsThemselvesAreAccepted() {
-    for (String spec : new String[] {"maxDispatchesPerSecond: 0.001", "maxDispatchesPerSecond: 10000",
-        "maxDispatchesPerSecond: 0.5\n  maxBurst: 1", "maxConcurrentDispatches: 1", "maxConcurrentDispatches: 10000",
-        "paused: true", "{}"}) {
+    for (String spec :
+        new String[] {
+          "maxDispatchesPerSecond: 0.001",
+          "maxDispatchesPerSecond: 10000",
+          "maxDispatchesPerSecond: 0.5\n  maxBurst: 1",
+          "maxConcurrentDispatches: 1",
+          "maxConcurrentDispatches: 10000",
+          "paused: true",
+          "{}"
+        }) {
       Kubectl.Result result = apply(manifest("good", spec), "--dry-run=server");
       assertThat(result.ok()).as(spec + ": " + result.output()).isTrue();
     }
@@ -63,11 +83,23 @@ class QueueCrdOnRealApiServerIT {
 
   @Test
   void kubectlGetDtqPrintsPausedRateConcurrencyWaitingInFlightAge() {
-    Kubectl.Result applied = apply(manifest("emails",
-        "maxDispatchesPerSecond: 20\n  maxBurst: 40\n  maxConcurrentDispatches: 10\n  paused: true"));
+    Kubectl.Result applied =
+        apply(
+            manifest(
+                "emails",
+                "maxDispatchesPerSecond: 20\n  maxBurst: 40\n  maxConcurrentDispatches: 10\n  paused: true"));
     assertThat(applied.ok()).as(applied.output()).isTrue();
-    Kubectl.Result status = kube.kubectl("patch", "dtq", "emails", "-n", ns, "--subresource=status", "--type=merge",
-        "-p", "{\"status\":{\"waiting\":7,\"inFlight\":3}}");
+    Kubectl.Result status =
+        kube.kubectl(
+            "patch",
+            "dtq",
+            "emails",
+            "-n",
+            ns,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            "{\"status\":{\"waiting\":7,\"inFlight\":3}}");
     assertThat(status.ok()).as(status.output()).isTrue();
 
     Kubectl.Result get = kube.kubectl("get", "dtq", "-n", ns);
@@ -75,7 +107,8 @@ class QueueCrdOnRealApiServerIT {
     List<String> lines = get.stdout().lines().toList();
     assertThat(lines.get(0).trim().split("\\s+"))
         .containsExactly("NAME", "PAUSED", "RATE", "CONCURRENCY", "WAITING", "IN-FLIGHT", "AGE");
-    assertThat(lines.get(1).trim().split("\\s+")).startsWith("emails", "true", "20", "10", "7", "3");
+    assertThat(lines.get(1).trim().split("\\s+"))
+        .startsWith("emails", "true", "20", "10", "7", "3");
   }
 
   @Test
@@ -86,16 +119,22 @@ class QueueCrdOnRealApiServerIT {
   }
 
   private static String explained(String field) {
-    java.util.concurrent.atomic.AtomicReference<Kubectl.Result> result = new java.util.concurrent.atomic.AtomicReference<>();
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
-      result.set(kube.kubectl("explain", field));
-      return result.get().ok();
-    });
+    java.util.concurrent.atomic.AtomicReference<Kubectl.Result> result =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              result.set(kube.kubectl("explain", field));
+              return result.get().ok();
+            });
     return result.get().stdout();
   }
 
   private Kubectl.Result apply(String manifest, String... flags) {
-    String[] args = Stream.concat(Stream.of("apply", "-n", ns, "-f", "-"), Stream.of(flags)).toArray(String[]::new);
+    String[] args =
+        Stream.concat(Stream.of("apply", "-n", ns, "-f", "-"), Stream.of(flags))
+            .toArray(String[]::new);
     return kube.kubectl(kube.kubeconfig()).run(Duration.ofSeconds(60), manifest, args);
   }
 
@@ -107,6 +146,7 @@ class QueueCrdOnRealApiServerIT {
           name: %s
         spec:
           %s
-        """.formatted(name, spec);
+        """
+        .formatted(name, spec);
   }
 }

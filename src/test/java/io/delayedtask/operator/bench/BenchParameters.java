@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * Sizes of one benchmark run, from system properties (so a quick run is one flag away):
- * {@code -Dbench.loadSeconds=5 -Dbench.drainEntries=10000}.
+ * Sizes of one benchmark run, from system properties (so a quick run is one flag away): {@code
+ * -Dbench.loadSeconds=5 -Dbench.drainEntries=10000}.
  */
 record BenchParameters(
     int ratePerSecond,
@@ -33,12 +33,15 @@ record BenchParameters(
         Duration.ofMillis(integer("bench.aheadMinMillis", 1_000)),
         Duration.ofMillis(integer("bench.aheadMaxMillis", 2_000)),
         drainEntries,
-        // Loading runs at 5,000-20,000 entries/s here; the due instant must come after the last one.
+        // Loading runs at 5,000-20,000 entries/s here; the due instant must come after the last
+        // one.
         Duration.ofMillis(integer("bench.drainLoadMarginMillis", 2_000 + drainEntries / 4)),
         Duration.ofSeconds(integer("bench.drainTimeoutSeconds", 120)),
         integer("bench.loaderThreads", 8),
         Arrays.stream(System.getProperty("bench.systems", ALL_SYSTEMS).split(","))
-            .map(String::trim).filter(s -> !s.isEmpty()).toList(),
+            .map(String::trim)
+            .filter(s -> !s.isEmpty())
+            .toList(),
         System.getProperty("bench.out", "target/benchmark"));
   }
 
@@ -55,7 +58,14 @@ record BenchParameters(
       return parser.apply(value.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          "-D" + property + "=" + value + " is not a whole number; give e.g. -D" + property + "=" + defaultValue);
+          "-D"
+              + property
+              + "="
+              + value
+              + " is not a whole number; give e.g. -D"
+              + property
+              + "="
+              + defaultValue);
     }
   }
 }

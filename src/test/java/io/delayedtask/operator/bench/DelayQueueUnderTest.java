@@ -12,7 +12,9 @@ interface DelayQueueUnderTest extends AutoCloseable {
   /** Starts the poller/consumer; from now on fired entries go to {@code sink}, from any thread. */
   void start(DeliverySink sink);
 
-  /** Schedules {@code id} to fire at {@code dueEpochMillis}; callable from several threads at once. */
+  /**
+   * Schedules {@code id} to fire at {@code dueEpochMillis}; callable from several threads at once.
+   */
   void schedule(String id, long dueEpochMillis);
 
   /** Stops the poller and releases every connection and thread. */

@@ -9,8 +9,8 @@ interface DeliverySink {
   void delivered(String id);
 
   /**
-   * Systems that report their claim time by the Redis clock also pass it, so "early" can be
-   * checked by the server clock as well.
+   * Systems that report their claim time by the Redis clock also pass it, so "early" can be checked
+   * by the server clock as well.
    */
   default void claimedByServerClock(String id, Instant claimedAt) {}
 }

@@ -16,8 +16,8 @@ import org.awaitility.core.ConditionTimeoutException;
  * JVM's wall clock), entries fired before their due time, duplicates, and the last delivery.
  *
  * <p>Redis runs on this host, so the JVM's wall clock and the Redis {@code TIME} are the same
- * kernel clock (CLOCK_REALTIME); judging every system by the local clock at the moment its
- * consumer receives the entry treats them all alike.
+ * kernel clock (CLOCK_REALTIME); judging every system by the local clock at the moment its consumer
+ * receives the entry treats them all alike.
  */
 final class FireRecorder implements DeliverySink {
   private static final long MAX_TRACKED_LAG_MICROS = TimeUnit.HOURS.toMicros(1);
@@ -93,6 +93,13 @@ final class FireRecorder implements DeliverySink {
   }
 
   /** Lag in milliseconds; {@code scheduled - fired} entries never arrived. */
-  record LagSummary(long scheduled, long fired, long duplicates, long early, long earlyByServerClock,
-      double p50Millis, double p99Millis, double maxMillis) {}
+  record LagSummary(
+      long scheduled,
+      long fired,
+      long duplicates,
+      long early,
+      long earlyByServerClock,
+      double p50Millis,
+      double p99Millis,
+      double maxMillis) {}
 }

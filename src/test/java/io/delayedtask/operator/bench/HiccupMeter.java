@@ -7,8 +7,8 @@ import org.HdrHistogram.Recorder;
 
 /**
  * Measures how late this machine runs a thread that only asks to sleep 1 ms (the jHiccup idea):
- * garbage collection and CPU starvation by other processes delay every thread alike, so a lag
- * tail that matches the hiccups comes from the machine, not from the system under test.
+ * garbage collection and CPU starvation by other processes delay every thread alike, so a lag tail
+ * that matches the hiccups comes from the machine, not from the system under test.
  */
 public final class HiccupMeter implements AutoCloseable {
   private static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);

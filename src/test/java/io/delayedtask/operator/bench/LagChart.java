@@ -32,7 +32,8 @@ final class LagChart {
 
   private LagChart() {}
 
-  static void write(List<SystemResult> results, int ratePerSecond, String subtitle, Path png) throws IOException {
+  static void write(List<SystemResult> results, int ratePerSecond, String subtitle, Path png)
+      throws IOException {
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (SystemResult r : results) {
       FireRecorder.LagSummary lag = r.steady().lag();
@@ -40,9 +41,16 @@ final class LagChart {
       data.addValue(Math.max(FLOOR_MILLIS, lag.p99Millis()), "p99", r.system());
       data.addValue(Math.max(FLOOR_MILLIS, lag.maxMillis()), "max", r.system());
     }
-    JFreeChart chart = ChartFactory.createBarChart(
-        "Fire lag at " + ratePerSecond + " tasks/s (lower is better)",
-        null, "fire lag, ms (log scale)", data, PlotOrientation.VERTICAL, true, false, false);
+    JFreeChart chart =
+        ChartFactory.createBarChart(
+            "Fire lag at " + ratePerSecond + " tasks/s (lower is better)",
+            null,
+            "fire lag, ms (log scale)",
+            data,
+            PlotOrientation.VERTICAL,
+            true,
+            false,
+            false);
     chart.setBackgroundPaint(Color.WHITE);
     chart.addSubtitle(new TextTitle(subtitle, new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
     CategoryPlot plot = chart.getCategoryPlot();
@@ -59,7 +67,8 @@ final class LagChart {
     axis.setMinorTickMarksVisible(true);
     axis.setNumberFormatOverride(new DecimalFormat("#,##0.###"));
     axis.setLowerBound(FLOOR_MILLIS);
-    double highest = results.stream().mapToDouble(r -> r.steady().lag().maxMillis()).max().orElse(1);
+    double highest =
+        results.stream().mapToDouble(r -> r.steady().lag().maxMillis()).max().orElse(1);
     axis.setUpperBound(Math.max(10, highest * 4));
     plot.setRangeAxis(axis);
 
@@ -76,7 +85,8 @@ final class LagChart {
     bars.setSeriesPaint(0, new Color(0x4C72B0));
     bars.setSeriesPaint(1, new Color(0xDD8452));
     bars.setSeriesPaint(2, new Color(0xC44E52));
-    bars.setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("#,##0.#")));
+    bars.setDefaultItemLabelGenerator(
+        new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("#,##0.#")));
     bars.setDefaultItemLabelsVisible(true);
     bars.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
     bars.setDefaultPositiveItemLabelPosition(

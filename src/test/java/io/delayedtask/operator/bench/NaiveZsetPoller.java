@@ -10,8 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The textbook Redis delay queue: ZADD to schedule; a loop that every {@code interval} reads every
- * due member with ZRANGEBYSCORE (due by this host's clock) and claims each with its own ZREM, firing
- * it only if that ZREM removed it (so competing pollers do not fire it twice).
+ * due member with ZRANGEBYSCORE (due by this host's clock) and claims each with its own ZREM,
+ * firing it only if that ZREM removed it (so competing pollers do not fire it twice).
  */
 final class NaiveZsetPoller implements DelayQueueUnderTest {
   private static final String KEY = "bench:naive:schedule";
@@ -32,8 +32,8 @@ final class NaiveZsetPoller implements DelayQueueUnderTest {
 
   @Override
   public String name() {
-    return "ZRANGEBYSCORE + ZREM, poll every " + (interval.toMillis() >= 1000
-        ? interval.toSeconds() + " s" : interval.toMillis() + " ms");
+    return "ZRANGEBYSCORE + ZREM, poll every "
+        + (interval.toMillis() >= 1000 ? interval.toSeconds() + " s" : interval.toMillis() + " ms");
   }
 
   @Override

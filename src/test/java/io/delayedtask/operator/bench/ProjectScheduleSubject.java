@@ -8,8 +8,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * This project's schedule ({@link RedisSchedule}, one shard) with its {@link SchedulePoller} at
- * the default settings the operator runs with. The handler does what a real one must do at least
+ * This project's schedule ({@link RedisSchedule}, one shard) with its {@link SchedulePoller} at the
+ * default settings the operator runs with. The handler does what a real one must do at least
  * (acknowledge), so acks are part of the measured cost.
  */
 final class ProjectScheduleSubject implements DelayQueueUnderTest {
@@ -17,8 +17,11 @@ final class ProjectScheduleSubject implements DelayQueueUnderTest {
   private SchedulePoller poller;
 
   ProjectScheduleSubject(String uri) {
-    schedule = new RedisSchedule(
-        RedisConnections.standalone(uri, Optional.empty(), RedisConnections.DEFAULT_TIMEOUT), "bench", 1);
+    schedule =
+        new RedisSchedule(
+            RedisConnections.standalone(uri, Optional.empty(), RedisConnections.DEFAULT_TIMEOUT),
+            "bench",
+            1);
   }
 
   @Override
@@ -28,11 +31,16 @@ final class ProjectScheduleSubject implements DelayQueueUnderTest {
 
   @Override
   public void start(DeliverySink sink) {
-    poller = new SchedulePoller(schedule, io.delayedtask.operator.schedule.DueEntryHandler.blocking(entry -> {
-      sink.delivered(entry.id());
-      sink.claimedByServerClock(entry.id(), entry.claimedAt());
-      return Disposition.acknowledge();
-    }), SchedulePoller.Settings.defaults());
+    poller =
+        new SchedulePoller(
+            schedule,
+            io.delayedtask.operator.schedule.DueEntryHandler.blocking(
+                entry -> {
+                  sink.delivered(entry.id());
+                  sink.claimedByServerClock(entry.id(), entry.claimedAt());
+                  return Disposition.acknowledge();
+                }),
+            SchedulePoller.Settings.defaults());
     poller.start();
   }
 

@@ -13,18 +13,32 @@ import java.time.Instant;
 import java.util.List;
 import org.slf4j.LoggerFactory;
 
-/** What the queue benchmarks ({@code Queue*} mains in this package) share: the headline, the schedule, percentiles. */
+/**
+ * What the queue benchmarks ({@code Queue*} mains in this package) share: the headline, the
+ * schedule, percentiles.
+ */
 final class QueueBench {
   private QueueBench() {}
 
   /** Quiet logs, and the report's first lines: what was measured, when, on what. */
   static StringBuilder report(String title, String setup) {
     ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-    return new StringBuilder("# ").append(title).append("\n\n")
-        .append("Build ").append(BuildIdentity.workingTree()).append(", ").append(Instant.now()).append(", ")
-        .append(Runtime.getRuntime().availableProcessors()).append(" cores, Java ")
-        .append(System.getProperty("java.version")).append(", load average ")
-        .append(loadAverage()).append(". ").append(setup).append("\n\n");
+    return new StringBuilder("# ")
+        .append(title)
+        .append("\n\n")
+        .append("Build ")
+        .append(BuildIdentity.workingTree())
+        .append(", ")
+        .append(Instant.now())
+        .append(", ")
+        .append(Runtime.getRuntime().availableProcessors())
+        .append(" cores, Java ")
+        .append(System.getProperty("java.version"))
+        .append(", load average ")
+        .append(loadAverage())
+        .append(". ")
+        .append(setup)
+        .append("\n\n");
   }
 
   /** The machine's load average over 1, 5 and 15 minutes: the other work it was doing meanwhile. */
@@ -37,16 +51,23 @@ final class QueueBench {
     }
   }
 
-  /** The operator's schedule over {@code redis}, one shard, keys under {@code prefix}, its queues' limits known. */
+  /**
+   * The operator's schedule over {@code redis}, one shard, keys under {@code prefix}, its queues'
+   * limits known.
+   */
   static RedisSchedule schedule(RedisProcess redis, String prefix) {
-    RedisSchedule schedule = new RedisSchedule(RedisConnections.standalone(redis.uri()), prefix, 1, "bench");
+    RedisSchedule schedule =
+        new RedisSchedule(RedisConnections.standalone(redis.uri()), prefix, 1, "bench");
     schedule.queueLimitsKnown();
     return schedule;
   }
 
   /** The p-th percentile (0-100) of a sorted list, nearest rank. */
   static long percentile(List<Long> sorted, double p) {
-    return sorted.isEmpty() ? -1 : sorted.get(Math.max(0, Math.min(sorted.size() - 1,
-        (int) Math.ceil(p / 100.0 * sorted.size()) - 1)));
+    return sorted.isEmpty()
+        ? -1
+        : sorted.get(
+            Math.max(
+                0, Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1)));
   }
 }

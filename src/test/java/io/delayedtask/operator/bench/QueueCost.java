@@ -52,11 +52,18 @@ public final class QueueCost {
 
   public static void main(String[] args) throws Exception {
     ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-    StringBuilder report = new StringBuilder("# A DelayedTaskQueue's cost on a real redis-server\n\n")
-        .append("Build ").append(BuildIdentity.workingTree()).append(", ").append(Instant.now()).append(", ")
-        .append(Runtime.getRuntime().availableProcessors()).append(" cores, Java ")
-        .append(System.getProperty("java.version")).append(". The operator's poller (`SchedulePoller`, ")
-        .append("batch 100) over `RedisSchedule`, one shard, a redis-server on 127.0.0.1.\n\n");
+    StringBuilder report =
+        new StringBuilder("# A DelayedTaskQueue's cost on a real redis-server\n\n")
+            .append("Build ")
+            .append(BuildIdentity.workingTree())
+            .append(", ")
+            .append(Instant.now())
+            .append(", ")
+            .append(Runtime.getRuntime().availableProcessors())
+            .append(" cores, Java ")
+            .append(System.getProperty("java.version"))
+            .append(". The operator's poller (`SchedulePoller`, ")
+            .append("batch 100) over `RedisSchedule`, one shard, a redis-server on 127.0.0.1.\n\n");
     try (RedisProcess redis = RedisProcess.start()) {
       burst(redis, report);
       pausedQueue(redis, report);
@@ -66,7 +73,8 @@ public final class QueueCost {
   }
 
   private static RedisSchedule schedule(RedisProcess redis, String prefix) {
-    RedisSchedule schedule = new RedisSchedule(RedisConnections.standalone(redis.uri()), prefix, 1, "bench");
+    RedisSchedule schedule =
+        new RedisSchedule(RedisConnections.standalone(redis.uri()), prefix, 1, "bench");
     schedule.queueLimitsKnown();
     return schedule;
   }
@@ -77,17 +85,22 @@ public final class QueueCost {
     schedule.queueLimits(QUEUE, QueueLimits.open(RATE, BURST, null));
     Instant due = Instant.now().minusSeconds(1);
     for (int i = 0; i < BURST_TASKS; i++) {
-      schedule.schedule("bench/t" + i + "/u", due.plusMillis(i % 100), Optional.of(QUEUE), Optional.empty());
+      schedule.schedule(
+          "bench/t" + i + "/u", due.plusMillis(i % 100), Optional.of(QUEUE), Optional.empty());
     }
     List<Instant> claimedAt = Collections.synchronizedList(new ArrayList<>());
     CompletableFuture<Void> all = new CompletableFuture<>();
-    SchedulePoller poller = new SchedulePoller(schedule, entry -> {
-      claimedAt.add(entry.claimedAt());
-      if (claimedAt.size() == BURST_TASKS) {
-        all.complete(null);
-      }
-      return CompletableFuture.completedFuture(Disposition.acknowledge());
-    }, SchedulePoller.Settings.defaults());
+    SchedulePoller poller =
+        new SchedulePoller(
+            schedule,
+            entry -> {
+              claimedAt.add(entry.claimedAt());
+              if (claimedAt.size() == BURST_TASKS) {
+                all.complete(null);
+              }
+              return CompletableFuture.completedFuture(Disposition.acknowledge());
+            },
+            SchedulePoller.Settings.defaults());
     long started = System.nanoTime();
     poller.start();
     all.get();
@@ -115,22 +128,43 @@ public final class QueueCost {
     long inFirstMilli = millis.stream().filter(m -> m == first).count();
     Map<Long, Integer> perSecond = new TreeMap<>();
     millis.forEach(m -> perSecond.merge((m - first) / 1000, 1, Integer::sum));
-    report.append("## (a) A burst through a rate-limited queue\n\n")
-        .append(BURST_TASKS).append(" tasks due at once in a queue with `maxDispatchesPerSecond: ")
-        .append((int) RATE).append("`, `maxBurst: ").append(BURST).append("`; each claim's time is the Redis ")
+    report
+        .append("## (a) A burst through a rate-limited queue\n\n")
+        .append(BURST_TASKS)
+        .append(" tasks due at once in a queue with `maxDispatchesPerSecond: ")
+        .append((int) RATE)
+        .append("`, `maxBurst: ")
+        .append(BURST)
+        .append("`; each claim's time is the Redis ")
         .append("clock's when its script ran.\n\n")
         .append("| figure | value |\n|---|---|\n")
-        .append("| claimed in the first millisecond (the bucket starts full) | ").append(inFirstMilli).append(" |\n")
-        .append("| all claimed after (first claim to last) | ").append(span).append(" ms (wall ")
-        .append(String.format("%.2f", wallSeconds)).append(" s) |\n")
+        .append("| claimed in the first millisecond (the bucket starts full) | ")
+        .append(inFirstMilli)
+        .append(" |\n")
+        .append("| all claimed after (first claim to last) | ")
+        .append(span)
+        .append(" ms (wall ")
+        .append(String.format("%.2f", wallSeconds))
+        .append(" s) |\n")
         .append("| achieved rate after the burst, (n − maxBurst) / span | ")
-        .append(String.format("%.1f", (BURST_TASKS - BURST) * 1000.0 / span)).append(" /s |\n")
+        .append(String.format("%.1f", (BURST_TASKS - BURST) * 1000.0 / span))
+        .append(" /s |\n")
         .append("| windows checked (every pair of claims) | ")
-        .append((long) millis.size() * (millis.size() + 1) / 2).append(" |\n")
-        .append("| tightest window: claims − (maxBurst + rate × t) | ").append(String.format("%.2f", worst))
-        .append(" (").append(worstCount).append(" claims in ").append(worstSpan).append(" ms) |\n")
-        .append("| bound held in every window | ").append(worst <= 1e-9 ? "yes" : "NO").append(" |\n\n")
-        .append("Claims per second from the first: ").append(perSecond.values()).append(".\n\n");
+        .append((long) millis.size() * (millis.size() + 1) / 2)
+        .append(" |\n")
+        .append("| tightest window: claims − (maxBurst + rate × t) | ")
+        .append(String.format("%.2f", worst))
+        .append(" (")
+        .append(worstCount)
+        .append(" claims in ")
+        .append(worstSpan)
+        .append(" ms) |\n")
+        .append("| bound held in every window | ")
+        .append(worst <= 1e-9 ? "yes" : "NO")
+        .append(" |\n\n")
+        .append("Claims per second from the first: ")
+        .append(perSecond.values())
+        .append(".\n\n");
   }
 
   /** (b) HELD_TASKS due in a paused queue while tasks in no queue fall due. */
@@ -139,23 +173,30 @@ public final class QueueCost {
     schedule.queueLimits(QUEUE, QueueLimits.paused());
     Instant due = Instant.now().minusSeconds(60);
     for (int i = 0; i < HELD_TASKS; i++) {
-      schedule.schedule("bench/held-" + i + "/u", due.plusMillis(i), Optional.of(QUEUE), Optional.empty());
+      schedule.schedule(
+          "bench/held-" + i + "/u", due.plusMillis(i), Optional.of(QUEUE), Optional.empty());
     }
     Map<String, Instant> dueOf = new ConcurrentHashMap<>();
     List<Long> lateMillis = Collections.synchronizedList(new ArrayList<>());
-    SchedulePoller poller = new SchedulePoller(schedule, entry -> {
-      Instant plainDue = dueOf.get(entry.id());
-      if (plainDue != null) {
-        lateMillis.add(Duration.between(plainDue, entry.claimedAt()).toMillis());
-      }
-      return CompletableFuture.completedFuture(Disposition.acknowledge());
-    }, SchedulePoller.Settings.defaults());
+    SchedulePoller poller =
+        new SchedulePoller(
+            schedule,
+            entry -> {
+              Instant plainDue = dueOf.get(entry.id());
+              if (plainDue != null) {
+                lateMillis.add(Duration.between(plainDue, entry.claimedAt()).toMillis());
+              }
+              return CompletableFuture.completedFuture(Disposition.acknowledge());
+            },
+            SchedulePoller.Settings.defaults());
     poller.start();
     // The first claims mark the held tasks (reported 500 a claim): let them settle first.
-    LockSupport.parkNanos(Duration.ofSeconds(3).toNanos()); // a benchmark's warm-up, not a test's wait
+    LockSupport.parkNanos(
+        Duration.ofSeconds(3).toNanos()); // a benchmark's warm-up, not a test's wait
     Map<String, Long> idleBefore = commandCalls(redis);
     long idleStarted = System.nanoTime();
-    LockSupport.parkNanos(IDLE.toNanos()); // nothing but the paused queue: what it costs while it waits
+    LockSupport.parkNanos(
+        IDLE.toNanos()); // nothing but the paused queue: what it costs while it waits
     double idleSeconds = (System.nanoTime() - idleStarted) / 1e9;
     Map<String, Long> idle = delta(idleBefore, commandCalls(redis));
     Map<String, Long> before = commandCalls(redis);
@@ -178,32 +219,63 @@ public final class QueueCost {
     long idleTotal = idle.values().stream().mapToLong(Long::longValue).sum();
     List<Long> late = new ArrayList<>(lateMillis);
     Collections.sort(late);
-    report.append("## (b) A paused queue holding ").append(HELD_TASKS).append(" due tasks\n\n")
-        .append("Redis counts the commands a script runs as well as the script's EVALSHA; INFO itself is left ")
+    report
+        .append("## (b) A paused queue holding ")
+        .append(HELD_TASKS)
+        .append(" due tasks\n\n")
+        .append(
+            "Redis counts the commands a script runs as well as the script's EVALSHA; INFO itself is left ")
         .append("out.\n\n")
-        .append("| while | seconds | Redis commands per second | per command (calls) |\n|---|---|---|---|\n")
-        .append("| nothing but the paused queue | ").append(String.format("%.1f", idleSeconds)).append(" | ")
-        .append(String.format("%.2f", idleTotal / idleSeconds)).append(" | ").append(idle).append(" |\n")
-        .append("| tasks in no queue fall due (below) | ").append(String.format("%.1f", seconds)).append(" | ")
-        .append(String.format("%.2f", total / seconds)).append(" | ").append(delta).append(" |\n\n")
-        .append("After a 3 s warm-up (the held tasks reported), ").append(PLAIN_TASKS).append(" tasks in no queue fall due, ")
-        .append("one every ").append(every).append(" ms (each `schedule` is one EVALSHA of its own).\n\n")
+        .append(
+            "| while | seconds | Redis commands per second | per command (calls) |\n|---|---|---|---|\n")
+        .append("| nothing but the paused queue | ")
+        .append(String.format("%.1f", idleSeconds))
+        .append(" | ")
+        .append(String.format("%.2f", idleTotal / idleSeconds))
+        .append(" | ")
+        .append(idle)
+        .append(" |\n")
+        .append("| tasks in no queue fall due (below) | ")
+        .append(String.format("%.1f", seconds))
+        .append(" | ")
+        .append(String.format("%.2f", total / seconds))
+        .append(" | ")
+        .append(delta)
+        .append(" |\n\n")
+        .append("After a 3 s warm-up (the held tasks reported), ")
+        .append(PLAIN_TASKS)
+        .append(" tasks in no queue fall due, ")
+        .append("one every ")
+        .append(every)
+        .append(" ms (each `schedule` is one EVALSHA of its own).\n\n")
         .append("| figure | value |\n|---|---|\n")
-        .append("| tasks in no queue claimed | ").append(late.size()).append(" of ").append(PLAIN_TASKS).append(" |\n")
+        .append("| tasks in no queue claimed | ")
+        .append(late.size())
+        .append(" of ")
+        .append(PLAIN_TASKS)
+        .append(" |\n")
         .append("| their claim after their due time, p50 / p90 / max | ")
-        .append(late.isEmpty() ? "-" : percentile(late, 50) + " / " + percentile(late, 90) + " / "
-            + late.get(late.size() - 1) + " ms")
+        .append(
+            late.isEmpty()
+                ? "-"
+                : percentile(late, 50)
+                    + " / "
+                    + percentile(late, 90)
+                    + " / "
+                    + late.get(late.size() - 1)
+                    + " ms")
         .append(" |\n\n");
   }
 
   private static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
     Map<String, Long> delta = new TreeMap<>();
-    after.forEach((command, calls) -> {
-      long more = calls - before.getOrDefault(command, 0L);
-      if (more > 0 && !command.equals("info")) {
-        delta.put(command, more);
-      }
-    });
+    after.forEach(
+        (command, calls) -> {
+          long more = calls - before.getOrDefault(command, 0L);
+          if (more > 0 && !command.equals("info")) {
+            delta.put(command, more);
+          }
+        });
     return delta;
   }
 
@@ -216,9 +288,16 @@ public final class QueueCost {
     RedisClient client = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       Map<String, Long> calls = new TreeMap<>();
-      connection.sync().info("commandstats").lines().filter(line -> line.startsWith("cmdstat_"))
-          .forEach(line -> calls.put(line.substring(8, line.indexOf(':')),
-              Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=([0-9]+),.*", "$1"))));
+      connection
+          .sync()
+          .info("commandstats")
+          .lines()
+          .filter(line -> line.startsWith("cmdstat_"))
+          .forEach(
+              line ->
+                  calls.put(
+                      line.substring(8, line.indexOf(':')),
+                      Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=([0-9]+),.*", "$1"))));
       return calls;
     } finally {
       client.shutdown();

@@ -24,10 +24,11 @@ import org.HdrHistogram.Histogram;
  * 10,000 due tasks, at {@code maxDispatchesPerSecond: 500} ({@code maxBurst} its default, 500). The
  * operator's poller over {@code RedisSchedule} (one shard, a real redis-server on 127.0.0.1) runs
  * while the queue is paused (the held tasks reported, as the operator marks them), then the queue
- * opens. Each task's earliest time the rate allows is {@code resume + max(0, k + 1 − maxBurst) / rate}
- * for the k-th (from 0) claimed; its lag over the bound is the handler's call (what fires it in the
- * operator) minus that time, on this host's clock (Redis's too: the same host). Prints whether the
- * claims came in due order and the lag over the bound p50/p99/max (target: p99 ≤ 50 ms).
+ * opens. Each task's earliest time the rate allows is {@code resume + max(0, k + 1 − maxBurst) /
+ * rate} for the k-th (from 0) claimed; its lag over the bound is the handler's call (what fires it
+ * in the operator) minus that time, on this host's clock (Redis's too: the same host). Prints
+ * whether the claims came in due order and the lag over the bound p50/p99/max (target: p99 ≤ 50
+ * ms).
  *
  * <pre>
  * mvn -B -q -o -DskipControlPlane -DskipTestPackages test-compile exec:java -Dexec.classpathScope=test \
@@ -47,21 +48,37 @@ public final class QueueResume {
     double rate = Double.parseDouble(System.getProperty("bench.rate", "500"));
     int rounds = Integer.getInteger("bench.rounds", 3);
     int burst = (int) Math.ceil(rate);
-    StringBuilder report = QueueBench.report("Resuming a paused DelayedTaskQueue",
-        "The operator's poller (`SchedulePoller`, default settings: batch 100) over `RedisSchedule`, one shard, "
-            + "a redis-server on 127.0.0.1; the handler acknowledges each claim at once.");
-    report.append(String.format("%,d tasks due (1 ms apart, all in the past) wait in a paused queue; the poller runs ", tasks))
-        .append("5 s (the held tasks reported), then the queue opens with `maxDispatchesPerSecond: ").append((int) rate)
-        .append("`, `maxBurst: ").append(burst).append("` (its default). The k-th claim (from 0) may come at the ")
-        .append("earliest at resume + max(0, k + 1 − maxBurst) / rate; lag over the bound = when the handler got it − ")
-        .append("that time. Target: fired in due order, lag over the bound p99 ≤ 50 ms. ").append(rounds)
+    StringBuilder report =
+        QueueBench.report(
+            "Resuming a paused DelayedTaskQueue",
+            "The operator's poller (`SchedulePoller`, default settings: batch 100) over `RedisSchedule`, one shard, "
+                + "a redis-server on 127.0.0.1; the handler acknowledges each claim at once.");
+    report
+        .append(
+            String.format(
+                "%,d tasks due (1 ms apart, all in the past) wait in a paused queue; the poller runs ",
+                tasks))
+        .append(
+            "5 s (the held tasks reported), then the queue opens with `maxDispatchesPerSecond: ")
+        .append((int) rate)
+        .append("`, `maxBurst: ")
+        .append(burst)
+        .append("` (its default). The k-th claim (from 0) may come at the ")
+        .append(
+            "earliest at resume + max(0, k + 1 − maxBurst) / rate; lag over the bound = when the handler got it − ")
+        .append("that time. Target: fired in due order, lag over the bound p99 ≤ 50 ms. ")
+        .append(rounds)
         .append(" rounds, each on keys of its own.\n\n")
-        .append("The tail is split between the first 1,000 claims (the burst, and the held tasks told their new ")
-        .append("reason, RateLimited, 500 a claim) and the rest; the machine's stalls meanwhile are what a thread ")
+        .append(
+            "The tail is split between the first 1,000 claims (the burst, and the held tasks told their new ")
+        .append(
+            "reason, RateLimited, 500 a claim) and the rest; the machine's stalls meanwhile are what a thread ")
         .append("sleeping 1 ms at a time overslept (`HiccupMeter`), p99 and max.\n\n")
-        .append("| round | claimed | out of due order | lag over the bound p50 / p99 / max | p99 of the first 1,000 / of the rest | the same from the claim (Redis clock) p50 / p99 / max | last claim after resume (the bound's) | achieved rate after the burst | machine stalls p99 / max |\n")
+        .append(
+            "| round | claimed | out of due order | lag over the bound p50 / p99 / max | p99 of the first 1,000 / of the rest | the same from the claim (Redis clock) p50 / p99 / max | last claim after resume (the bound's) | achieved rate after the burst | machine stalls p99 / max |\n")
         .append("|--:|--:|--:|---|---|---|---|--:|---|\n");
-    try (RedisProcess redis = RedisProcess.start(); HiccupMeter hiccups = new HiccupMeter()) {
+    try (RedisProcess redis = RedisProcess.start();
+        HiccupMeter hiccups = new HiccupMeter()) {
       for (int round = 1; round <= rounds; round++) {
         run(redis, hiccups, round, tasks, rate, burst, report);
       }
@@ -70,26 +87,41 @@ public final class QueueResume {
     System.exit(0);
   }
 
-  private static void run(RedisProcess redis, HiccupMeter hiccups, int round, int tasks, double rate, int burst, StringBuilder report)
+  private static void run(
+      RedisProcess redis,
+      HiccupMeter hiccups,
+      int round,
+      int tasks,
+      double rate,
+      int burst,
+      StringBuilder report)
       throws Exception {
     RedisSchedule schedule = QueueBench.schedule(redis, "resume" + round);
     schedule.queueLimits(QUEUE, QueueLimits.paused());
     Instant firstDue = Instant.now().minusSeconds(60);
     for (int i = 0; i < tasks; i++) {
-      schedule.schedule("bench/held-" + i + "/u", firstDue.plusMillis(i), Optional.of(QUEUE), Optional.empty());
+      schedule.schedule(
+          "bench/held-" + i + "/u", firstDue.plusMillis(i), Optional.of(QUEUE), Optional.empty());
     }
     ConcurrentLinkedQueue<Fired> fired = new ConcurrentLinkedQueue<>();
     AtomicInteger order = new AtomicInteger();
     CompletableFuture<Void> all = new CompletableFuture<>();
-    SchedulePoller poller = new SchedulePoller(schedule, entry -> {
-      fired.add(new Fired(order.getAndIncrement(), entry.due(), entry.claimedAt(), System.nanoTime()));
-      if (order.get() == tasks) {
-        all.complete(null);
-      }
-      return CompletableFuture.completedFuture(Disposition.acknowledge());
-    }, SchedulePoller.Settings.defaults());
+    SchedulePoller poller =
+        new SchedulePoller(
+            schedule,
+            entry -> {
+              fired.add(
+                  new Fired(
+                      order.getAndIncrement(), entry.due(), entry.claimedAt(), System.nanoTime()));
+              if (order.get() == tasks) {
+                all.complete(null);
+              }
+              return CompletableFuture.completedFuture(Disposition.acknowledge());
+            },
+            SchedulePoller.Settings.defaults());
     poller.start();
-    LockSupport.parkNanos(Duration.ofSeconds(5).toNanos()); // the paused queue's held tasks reported first
+    LockSupport.parkNanos(
+        Duration.ofSeconds(5).toNanos()); // the paused queue's held tasks reported first
     if (!fired.isEmpty()) {
       throw new IllegalStateException(fired.size() + " tasks claimed from a paused queue");
     }
@@ -114,29 +146,57 @@ public final class QueueResume {
       }
       long allowedNanos = (long) (Math.max(0, k + 1 - burst) / rate * 1e9);
       overBound.add((f.handedNanos() - resumedNanos - allowedNanos) / 1_000_000);
-      claimOverBound.add(Duration.between(resumedAt.plusNanos(allowedNanos), f.claimedAt()).toMillis());
+      claimOverBound.add(
+          Duration.between(resumedAt.plusNanos(allowedNanos), f.claimedAt()).toMillis());
     }
-    List<Long> firstThousand = overBound.subList(0, Math.min(1000, overBound.size())).stream().sorted().toList();
-    List<Long> rest = overBound.subList(Math.min(1000, overBound.size()), overBound.size()).stream().sorted().toList();
+    List<Long> firstThousand =
+        overBound.subList(0, Math.min(1000, overBound.size())).stream().sorted().toList();
+    List<Long> rest =
+        overBound.subList(Math.min(1000, overBound.size()), overBound.size()).stream()
+            .sorted()
+            .toList();
     overBound.sort(null);
     claimOverBound.sort(null);
     Fired last = inOrder.get(inOrder.size() - 1);
     long lastMillis = (last.handedNanos() - resumedNanos) / 1_000_000;
     long boundMillis = (long) (Math.max(0, tasks - burst) / rate * 1000);
-    double achieved = (double) (tasks - burst) / Duration.between(inOrder.get(burst - 1).claimedAt(), last.claimedAt())
-        .toNanos() * 1e9;
-    report.append("| ").append(round).append(" | ").append(String.format("%,d", inOrder.size())).append(" | ")
-        .append(outOfOrder).append(" | ")
-        .append(summary(overBound)).append(" | ").append(QueueBench.percentile(firstThousand, 99)).append(" / ")
-        .append(QueueBench.percentile(rest, 99)).append(" ms | ").append(summary(claimOverBound)).append(" | ")
-        .append(String.format("%,d ms (%,d ms)", lastMillis, boundMillis)).append(" | ")
-        .append(String.format("%.1f/s", achieved)).append(" | ")
-        .append(String.format("%.1f / %.1f ms", stalls.getValueAtPercentile(99) / 1000.0, stalls.getMaxValue() / 1000.0))
+    double achieved =
+        (double) (tasks - burst)
+            / Duration.between(inOrder.get(burst - 1).claimedAt(), last.claimedAt()).toNanos()
+            * 1e9;
+    report
+        .append("| ")
+        .append(round)
+        .append(" | ")
+        .append(String.format("%,d", inOrder.size()))
+        .append(" | ")
+        .append(outOfOrder)
+        .append(" | ")
+        .append(summary(overBound))
+        .append(" | ")
+        .append(QueueBench.percentile(firstThousand, 99))
+        .append(" / ")
+        .append(QueueBench.percentile(rest, 99))
+        .append(" ms | ")
+        .append(summary(claimOverBound))
+        .append(" | ")
+        .append(String.format("%,d ms (%,d ms)", lastMillis, boundMillis))
+        .append(" | ")
+        .append(String.format("%.1f/s", achieved))
+        .append(" | ")
+        .append(
+            String.format(
+                "%.1f / %.1f ms",
+                stalls.getValueAtPercentile(99) / 1000.0, stalls.getMaxValue() / 1000.0))
         .append(" |\n");
   }
 
   private static String summary(List<Long> sorted) {
-    return QueueBench.percentile(sorted, 50) + " / " + QueueBench.percentile(sorted, 99) + " / "
-        + sorted.get(sorted.size() - 1) + " ms";
+    return QueueBench.percentile(sorted, 50)
+        + " / "
+        + QueueBench.percentile(sorted, 99)
+        + " / "
+        + sorted.get(sorted.size() - 1)
+        + " ms";
   }
 }

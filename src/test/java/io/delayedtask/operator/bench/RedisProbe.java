@@ -13,15 +13,20 @@ import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
- * The harness's own view of the Redis server: its identity, per-command call counters
- * ({@code INFO commandstats}) and a log of every command ({@code SLOWLOG} with a zero threshold).
- * Its connection is named so that its own commands are left out of every count.
+ * The harness's own view of the Redis server: its identity, per-command call counters ({@code INFO
+ * commandstats}) and a log of every command ({@code SLOWLOG} with a zero threshold). Its connection
+ * is named so that its own commands are left out of every count.
  */
 final class RedisProbe implements AutoCloseable {
   static final String CLIENT_NAME = "bench-harness";
+
   /** Commands only the harness sends; they are not part of any system's cost. */
-  private static final Set<String> HARNESS_COMMANDS = Set.of("info", "slowlog", "config", "flushall");
-  /** Entries logged while a script runs come from Redis's internal Lua client, without an address. */
+  private static final Set<String> HARNESS_COMMANDS =
+      Set.of("info", "slowlog", "config", "flushall");
+
+  /**
+   * Entries logged while a script runs come from Redis's internal Lua client, without an address.
+   */
   private static final String SCRIPT_CLIENT_ADDRESS_PREFIX = "?";
 
   private final RedisClient client;
@@ -43,7 +48,11 @@ final class RedisProbe implements AutoCloseable {
   /** "redis_version (executable)". */
   String serverDescription() {
     Map<String, String> server = fields(redis.info("server"));
-    return "Redis " + server.get("redis_version") + " (" + server.getOrDefault("executable", "?") + ")";
+    return "Redis "
+        + server.get("redis_version")
+        + " ("
+        + server.getOrDefault("executable", "?")
+        + ")";
   }
 
   void flushAll() {
@@ -53,11 +62,13 @@ final class RedisProbe implements AutoCloseable {
   /** Calls per command name since the server started, counting commands run inside scripts too. */
   Map<String, Long> commandCalls() {
     Map<String, Long> calls = new HashMap<>();
-    fields(redis.info("commandstats")).forEach((key, value) -> {
-      String command = key.substring("cmdstat_".length());
-      String count = value.substring("calls=".length(), value.indexOf(','));
-      calls.put(command, Long.parseLong(count));
-    });
+    fields(redis.info("commandstats"))
+        .forEach(
+            (key, value) -> {
+              String command = key.substring("cmdstat_".length());
+              String count = value.substring("calls=".length(), value.indexOf(','));
+              calls.put(command, Long.parseLong(count));
+            });
     return calls;
   }
 
@@ -109,17 +120,34 @@ final class RedisProbe implements AutoCloseable {
       durationsByName.computeIfAbsent(command, c -> new Histogram(3)).recordValue(micros);
       if (micros > longestMicros) {
         longestMicros = micros;
-        longestCommand = command + (command.startsWith("EVAL") || args.size() < 2 ? "" : " " + args.get(1));
+        longestCommand =
+            command + (command.startsWith("EVAL") || args.size() < 2 ? "" : " " + args.get(1));
       }
     }
     Map<String, Durations> durations = new TreeMap<>();
-    durationsByName.forEach((command, histogram) -> durations.put(command, new Durations(histogram.getTotalCount(),
-        histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99), histogram.getMaxValue())));
-    return new CommandLog(clientCommands, scriptCommands, longestMicros, longestCommand,
-        clientCommandsByName, durations, entries.size() >= capacity);
+    durationsByName.forEach(
+        (command, histogram) ->
+            durations.put(
+                command,
+                new Durations(
+                    histogram.getTotalCount(),
+                    histogram.getValueAtPercentile(50),
+                    histogram.getValueAtPercentile(99),
+                    histogram.getMaxValue())));
+    return new CommandLog(
+        clientCommands,
+        scriptCommands,
+        longestMicros,
+        longestCommand,
+        clientCommandsByName,
+        durations,
+        entries.size() >= capacity);
   }
 
-  /** The command name; for a script, which script (by name when known, else SHA prefix and key count). */
+  /**
+   * The command name; for a script, which script (by name when known, else SHA prefix and key
+   * count).
+   */
   private String label(List<?> args) {
     if (args.isEmpty()) {
       return "?";
@@ -128,7 +156,9 @@ final class RedisProbe implements AutoCloseable {
     if (command.equals("EVALSHA") && args.size() > 2) {
       String sha = String.valueOf(args.get(1));
       String known = scriptNames.get(sha);
-      return known != null ? "EVALSHA " + known : "EVALSHA " + sha.substring(0, 7) + " (" + args.get(2) + " keys)";
+      return known != null
+          ? "EVALSHA " + known
+          : "EVALSHA " + sha.substring(0, 7) + " (" + args.get(2) + " keys)";
     }
     return command;
   }
@@ -154,8 +184,14 @@ final class RedisProbe implements AutoCloseable {
    * What the command log showed: commands sent by clients (round trips), commands run inside
    * scripts, the longest client command and its duration, and whether the log overflowed.
    */
-  record CommandLog(long clientCommands, long scriptCommands, long longestMicros, String longestCommand,
-      Map<String, Long> clientCommandsByName, Map<String, Durations> durations, boolean overflowed) {}
+  record CommandLog(
+      long clientCommands,
+      long scriptCommands,
+      long longestMicros,
+      String longestCommand,
+      Map<String, Long> clientCommandsByName,
+      Map<String, Durations> durations,
+      boolean overflowed) {}
 
   /** How long one kind of client command took inside Redis, in microseconds. */
   record Durations(long count, long p50Micros, long p99Micros, long maxMicros) {}

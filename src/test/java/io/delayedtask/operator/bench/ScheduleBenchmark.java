@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The schedule benchmark: one real Redis, and in one run this project's schedule and poller,
- * Redisson's RDelayedQueue and the textbook ZRANGEBYSCORE + ZREM poller (every 1 s and every
- * 100 ms), each under the same steady load and the same same-instant drain. Prints a Markdown
- * table and writes it with a lag chart to {@code target/benchmark/}.
+ * Redisson's RDelayedQueue and the textbook ZRANGEBYSCORE + ZREM poller (every 1 s and every 100
+ * ms), each under the same steady load and the same same-instant drain. Prints a Markdown table and
+ * writes it with a lag chart to {@code target/benchmark/}.
  *
  * <pre>
  * mvn -B -q test-compile exec:java -Dexec.classpathScope=test \
@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * A main rather than a test (no Test/IT suffix), so {@code mvn verify} never runs it. Sizes come
- * from {@link BenchParameters}; quick run: {@code -Dbench.loadSeconds=5 -Dbench.drainEntries=10000}.
+ * from {@link BenchParameters}; quick run: {@code -Dbench.loadSeconds=5
+ * -Dbench.drainEntries=10000}.
  */
 public final class ScheduleBenchmark {
   private ScheduleBenchmark() {}
@@ -45,11 +46,15 @@ public final class ScheduleBenchmark {
 
     for (String key : parameters.systems()) {
       if (!systems("redis://unused").containsKey(key)) {
-        throw new IllegalArgumentException("-Dbench.systems: unknown system '" + key
-            + "'; choose from " + String.join(",", systems("redis://unused").keySet()));
+        throw new IllegalArgumentException(
+            "-Dbench.systems: unknown system '"
+                + key
+                + "'; choose from "
+                + String.join(",", systems("redis://unused").keySet()));
       }
     }
-    try (RedisProcess redis = RedisProcess.start(); RedisProbe probe = new RedisProbe(redis.uri(), projectScripts());
+    try (RedisProcess redis = RedisProcess.start();
+        RedisProbe probe = new RedisProbe(redis.uri(), projectScripts());
         HiccupMeter hiccups = new HiccupMeter()) {
       Map<String, Supplier<DelayQueueUnderTest>> systems = systems(redis.uri());
       String before = machine(probe);
@@ -62,9 +67,16 @@ public final class ScheduleBenchmark {
       String report = MarkdownReport.render(environment, parameters, results);
       System.out.println();
       System.out.println(report);
-      write(parameters, results, report, probe.serverDescription().replaceAll(" \\(.*", "")
-          + ", " + Runtime.getRuntime().availableProcessors() + " shared cores, load average " + loadAverage()
-          + " at the end: tails follow machine stalls, see the hiccup column");
+      write(
+          parameters,
+          results,
+          report,
+          probe.serverDescription().replaceAll(" \\(.*", "")
+              + ", "
+              + Runtime.getRuntime().availableProcessors()
+              + " shared cores, load average "
+              + loadAverage()
+              + " at the end: tails follow machine stalls, see the hiccup column");
     }
   }
 
@@ -82,7 +94,8 @@ public final class ScheduleBenchmark {
     return LuaScript.ALL.stream().collect(Collectors.toMap(LuaScript::sha1, LuaScript::name));
   }
 
-  private static void write(BenchParameters parameters, List<SystemResult> results, String report, String chartNote)
+  private static void write(
+      BenchParameters parameters, List<SystemResult> results, String report, String chartNote)
       throws IOException {
     Path directory = Path.of(parameters.outputDirectory());
     Files.createDirectories(directory);
@@ -93,20 +106,36 @@ public final class ScheduleBenchmark {
   }
 
   private static String machine(RedisProbe probe) {
-    return "Run " + Instant.now().toString().substring(0, 19) + "Z on " + cpuModel() + ", "
-        + Runtime.getRuntime().availableProcessors() + " cores (shared), Java "
-        + System.getProperty("java.version") + ", " + probe.serverDescription()
-        + ".\nMeasured: the project's " + BuildIdentity.classes(RedisSchedule.class) + "."
-        + "\nLoad average at the start: " + loadAverage() + ".";
+    return "Run "
+        + Instant.now().toString().substring(0, 19)
+        + "Z on "
+        + cpuModel()
+        + ", "
+        + Runtime.getRuntime().availableProcessors()
+        + " cores (shared), Java "
+        + System.getProperty("java.version")
+        + ", "
+        + probe.serverDescription()
+        + ".\nMeasured: the project's "
+        + BuildIdentity.classes(RedisSchedule.class)
+        + "."
+        + "\nLoad average at the start: "
+        + loadAverage()
+        + ".";
   }
 
   private static String cpuModel() {
-    return firstLine(Path.of("/proc/cpuinfo"), line -> line.startsWith("model name")
-        ? line.substring(line.indexOf(':') + 1).trim() : null, System.getProperty("os.arch"));
+    return firstLine(
+        Path.of("/proc/cpuinfo"),
+        line -> line.startsWith("model name") ? line.substring(line.indexOf(':') + 1).trim() : null,
+        System.getProperty("os.arch"));
   }
 
   private static String loadAverage() {
-    return firstLine(Path.of("/proc/loadavg"), line -> String.join(" ", List.of(line.split(" ")).subList(0, 3)), "?");
+    return firstLine(
+        Path.of("/proc/loadavg"),
+        line -> String.join(" ", List.of(line.split(" ")).subList(0, 3)),
+        "?");
   }
 
   private static String firstLine(Path file, Function<String, String> pick, String fallback) {

@@ -27,9 +27,9 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
 /**
- * What {@code sink.signing} costs an attempt: (1) the signature alone (HMAC-SHA256 over
- * {@code id.timestamp.body}, for bodies of 2 B, 1 KiB and 16 KiB, with one secret and with two
- * while rotating), and (2) whole attempts through the operator's sender to a receiver on 127.0.0.1,
+ * What {@code sink.signing} costs an attempt: (1) the signature alone (HMAC-SHA256 over {@code
+ * id.timestamp.body}, for bodies of 2 B, 1 KiB and 16 KiB, with one secret and with two while
+ * rotating), and (2) whole attempts through the operator's sender to a receiver on 127.0.0.1,
  * unsigned and signed, alternated round by round (A/B) so that the machine's other load falls on
  * both alike. Prints a Markdown report.
  *
@@ -51,14 +51,25 @@ public final class SigningCost {
   public static void main(String[] args) throws Exception {
     ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
     StringBuilder report = new StringBuilder();
-    report.append("# Signing's cost per attempt\n\n")
-        .append("Build ").append(BuildIdentity.workingTree()).append(", ").append(Instant.now()).append(", ")
-        .append(Runtime.getRuntime().availableProcessors()).append(" cores, Java ")
-        .append(System.getProperty("java.version")).append(".\n\n")
+    report
+        .append("# Signing's cost per attempt\n\n")
+        .append("Build ")
+        .append(BuildIdentity.workingTree())
+        .append(", ")
+        .append(Instant.now())
+        .append(", ")
+        .append(Runtime.getRuntime().availableProcessors())
+        .append(" cores, Java ")
+        .append(System.getProperty("java.version"))
+        .append(".\n\n")
         .append("## The signature alone\n\n")
-        .append("Median of ").append(SIGN_ROUNDS).append(" rounds of ").append(SIGNS_PER_ROUND)
+        .append("Median of ")
+        .append(SIGN_ROUNDS)
+        .append(" rounds of ")
+        .append(SIGNS_PER_ROUND)
         .append(" signatures each, after a warm-up round.\n\n")
-        .append("| body | secrets | µs per signature (median) | fastest round |\n|---|---|---|---|\n");
+        .append(
+            "| body | secrets | µs per signature (median) | fastest round |\n|---|---|---|---|\n");
     SigningKeys one = SigningKeys.parse(secret(), "bench", "bench");
     SigningKeys two = SigningKeys.parse(secret() + " " + secret(), "bench", "bench");
     long sink = 0;
@@ -69,24 +80,41 @@ public final class SigningCost {
         for (int round = -1; round < SIGN_ROUNDS; round++) {
           long start = System.nanoTime();
           for (int i = 0; i < SIGNS_PER_ROUND; i++) {
-            sink += keys.headers("0b5e7c3a-uid.1796281200000", Instant.ofEpochSecond(1796281200L + i), body)
-                .get("webhook-signature").length();
+            sink +=
+                keys.headers(
+                        "0b5e7c3a-uid.1796281200000", Instant.ofEpochSecond(1796281200L + i), body)
+                    .get("webhook-signature")
+                    .length();
           }
           if (round >= 0) {
             perSign.add((System.nanoTime() - start) / 1000.0 / SIGNS_PER_ROUND);
           }
         }
-        report.append(String.format("| %s | %d | %.2f | %.2f |%n", size < 1024 ? size + " B" : size / 1024 + " KiB",
-            keys.count(), median(perSign), perSign.stream().mapToDouble(Double::doubleValue).min().orElse(0)));
+        report.append(
+            String.format(
+                "| %s | %d | %.2f | %.2f |%n",
+                size < 1024 ? size + " B" : size / 1024 + " KiB",
+                keys.count(),
+                median(perSign),
+                perSign.stream().mapToDouble(Double::doubleValue).min().orElse(0)));
       }
     }
-    report.append("\n## Whole attempts, unsigned against signed (A/B)\n\n")
-        .append(SEND_ROUNDS).append(" rounds, alternating which goes first; each round sends ").append(SENDS_PER_ROUND)
-        .append(" attempts one after another (a 1 KiB payload) through `OkHttpSender` to a receiver on 127.0.0.1 ")
+    report
+        .append("\n## Whole attempts, unsigned against signed (A/B)\n\n")
+        .append(SEND_ROUNDS)
+        .append(" rounds, alternating which goes first; each round sends ")
+        .append(SENDS_PER_ROUND)
+        .append(
+            " attempts one after another (a 1 KiB payload) through `OkHttpSender` to a receiver on 127.0.0.1 ")
         .append("(`testing/Receiver`) and measures each attempt from `send` to its result.\n\n");
     try (Receiver receiver = Receiver.start()) {
-      OkHttpSender sender = new OkHttpSender(SinkConfig.defaults(), new SimpleMeterRegistry(),
-          host -> List.of(InetAddress.getByName("127.0.0.1")), new LoopbackOnlySockets(), Clock.systemUTC());
+      OkHttpSender sender =
+          new OkHttpSender(
+              SinkConfig.defaults(),
+              new SimpleMeterRegistry(),
+              host -> List.of(InetAddress.getByName("127.0.0.1")),
+              new LoopbackOnlySockets(),
+              Clock.systemUTC());
       try {
         List<Long> unsigned = new ArrayList<>();
         List<Long> signed = new ArrayList<>();
@@ -103,10 +131,14 @@ public final class SigningCost {
             sendRound(sender, url, payload, Optional.empty(), unsigned);
           }
         }
-        report.append("| attempts | n | p50 µs | p90 µs | p99 µs |\n|---|---|---|---|---|\n")
-            .append(row("unsigned", unsigned)).append(row("signed (1 secret)", signed))
-            .append(String.format("%nSigned minus unsigned at p50: %.1f µs.%n",
-                (percentile(signed, 0.5) - percentile(unsigned, 0.5)) / 1000.0));
+        report
+            .append("| attempts | n | p50 µs | p90 µs | p99 µs |\n|---|---|---|---|---|\n")
+            .append(row("unsigned", unsigned))
+            .append(row("signed (1 secret)", signed))
+            .append(
+                String.format(
+                    "%nSigned minus unsigned at p50: %.1f µs.%n",
+                    (percentile(signed, 0.5) - percentile(unsigned, 0.5)) / 1000.0));
       } finally {
         sender.close();
       }
@@ -117,14 +149,31 @@ public final class SigningCost {
     }
   }
 
-  private static void sendRound(OkHttpSender sender, URI url, Map<String, String> payload,
-      Optional<SigningKeys> signing, List<Long> nanos) throws Exception {
+  private static void sendRound(
+      OkHttpSender sender,
+      URI url,
+      Map<String, String> payload,
+      Optional<SigningKeys> signing,
+      List<Long> nanos)
+      throws Exception {
     for (int i = 0; i < SENDS_PER_ROUND; i++) {
-      DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("0b5e7c3a-uid." + i,
-          "/apis/delayedtask.io/v1alpha1/namespaces/bench/delayedtasks/t", Instant.now(), 1, payload, Map.of());
-      DeliveryRequest request = new DeliveryRequest(url, new Reach.ByName(Optional.empty(), true, true), event,
-          Optional.empty(),
-          Optional.empty(), Duration.ofSeconds(5), signing);
+      DeliveryRequest.TaskEvent event =
+          new DeliveryRequest.TaskEvent(
+              "0b5e7c3a-uid." + i,
+              "/apis/delayedtask.io/v1alpha1/namespaces/bench/delayedtasks/t",
+              Instant.now(),
+              1,
+              payload,
+              Map.of());
+      DeliveryRequest request =
+          new DeliveryRequest(
+              url,
+              new Reach.ByName(Optional.empty(), true, true),
+              event,
+              Optional.empty(),
+              Optional.empty(),
+              Duration.ofSeconds(5),
+              signing);
       long start = System.nanoTime();
       DeliveryResult result = sender.send(request).toCompletableFuture().get(10, TimeUnit.SECONDS);
       nanos.add(System.nanoTime() - start);
@@ -135,8 +184,13 @@ public final class SigningCost {
   }
 
   private static String row(String name, List<Long> nanos) {
-    return String.format("| %s | %d | %.0f | %.0f | %.0f |%n", name, nanos.size(), percentile(nanos, 0.5) / 1000.0,
-        percentile(nanos, 0.9) / 1000.0, percentile(nanos, 0.99) / 1000.0);
+    return String.format(
+        "| %s | %d | %.0f | %.0f | %.0f |%n",
+        name,
+        nanos.size(),
+        percentile(nanos, 0.5) / 1000.0,
+        percentile(nanos, 0.9) / 1000.0,
+        percentile(nanos, 0.99) / 1000.0);
   }
 
   private static double percentile(List<Long> values, double p) {

@@ -16,10 +16,13 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 
-/** Drives one system through warm-up, steady load and the same-instant drain, on a flushed Redis. */
+/**
+ * Drives one system through warm-up, steady load and the same-instant drain, on a flushed Redis.
+ */
 final class SystemRun {
   /** Enough SLOWLOG entries for every command of a phase, those run inside scripts included. */
   private static final long COMMAND_LOG_CAPACITY = 5_000_000;
+
   private static final Duration SETTLE = Duration.ofSeconds(10);
   private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
@@ -40,7 +43,8 @@ final class SystemRun {
       system.start(sink);
       log(system.name() + ": warm-up " + parameters.warmup().toSeconds() + " s");
       FireRecorder warmup = sink.beginPhase();
-      warmup.awaitDistinct(produceSteadily(system, "w", parameters.warmup()), parameters.aheadMax().plus(SETTLE));
+      warmup.awaitDistinct(
+          produceSteadily(system, "w", parameters.warmup()), parameters.aheadMax().plus(SETTLE));
       SystemResult.Steady steady = steady(system, sink);
       SystemResult.Drain drain = drain(system, sink);
       return new SystemResult(system.name(), steady, drain);
@@ -50,7 +54,13 @@ final class SystemRun {
   }
 
   private SystemResult.Steady steady(DelayQueueUnderTest system, PhaseSink sink) {
-    log(system.name() + ": steady load " + parameters.ratePerSecond() + "/s for " + parameters.load().toSeconds() + " s");
+    log(
+        system.name()
+            + ": steady load "
+            + parameters.ratePerSecond()
+            + "/s for "
+            + parameters.load().toSeconds()
+            + " s");
     FireRecorder recorder = sink.beginPhase();
     probe.startCommandLog(COMMAND_LOG_CAPACITY);
     Map<String, Long> before = probe.commandCalls();
@@ -63,9 +73,13 @@ final class SystemRun {
     long calls = RedisProbe.callsBetween(before, probe.commandCalls());
     CommandLog commands = probe.readCommandLog(COMMAND_LOG_CAPACITY);
     long fired = Math.max(1, recorder.distinct());
-    return new SystemResult.Steady(recorder.summary(scheduled), (double) calls / fired,
-        (double) commands.clientCommands() / fired, commands,
-        new SystemResult.Hiccups(machine.getValueAtPercentile(99) / 1000.0, machine.getMaxValue() / 1000.0));
+    return new SystemResult.Steady(
+        recorder.summary(scheduled),
+        (double) calls / fired,
+        (double) commands.clientCommands() / fired,
+        commands,
+        new SystemResult.Hiccups(
+            machine.getValueAtPercentile(99) / 1000.0, machine.getMaxValue() / 1000.0));
   }
 
   private SystemResult.Drain drain(DelayQueueUnderTest system, PhaseSink sink) throws Exception {
@@ -79,22 +93,46 @@ final class SystemRun {
     boolean overran = System.currentTimeMillis() >= due;
     probe.startCommandLog(COMMAND_LOG_CAPACITY);
     Map<String, Long> before = probe.commandCalls();
-    log(system.name() + ": loaded in " + loadMillis + " ms" + (overran ? " (LATE: the due instant passed while loading)" : "") + ", draining");
+    log(
+        system.name()
+            + ": loaded in "
+            + loadMillis
+            + " ms"
+            + (overran ? " (LATE: the due instant passed while loading)" : "")
+            + ", draining");
     Duration untilDue = Duration.ofMillis(Math.max(0, due - System.currentTimeMillis()));
     boolean complete = recorder.awaitDistinct(loaded, untilDue.plus(parameters.drainTimeout()));
     long calls = RedisProbe.callsBetween(before, probe.commandCalls());
     CommandLog commands = probe.readCommandLog(COMMAND_LOG_CAPACITY);
-    double drainMillis = complete ? (recorder.lastDeliveryMicros() - due * 1000) / 1000.0 : Double.NaN;
+    double drainMillis =
+        complete ? (recorder.lastDeliveryMicros() - due * 1000) / 1000.0 : Double.NaN;
     if (!complete) {
-      log(system.name() + ": drained only " + recorder.distinct() + " of " + loaded + " within "
-          + parameters.drainTimeout().toSeconds() + " s");
+      log(
+          system.name()
+              + ": drained only "
+              + recorder.distinct()
+              + " of "
+              + loaded
+              + " within "
+              + parameters.drainTimeout().toSeconds()
+              + " s");
     }
     long fired = Math.max(1, recorder.distinct());
-    return new SystemResult.Drain(entries, recorder.summary(loaded), drainMillis, loadMillis, overran,
-        (double) calls / fired, (double) commands.clientCommands() / fired, commands);
+    return new SystemResult.Drain(
+        entries,
+        recorder.summary(loaded),
+        drainMillis,
+        loadMillis,
+        overran,
+        (double) calls / fired,
+        (double) commands.clientCommands() / fired,
+        commands);
   }
 
-  /** Schedules at the configured rate for {@code duration}, each entry 1-2 s ahead; returns how many. */
+  /**
+   * Schedules at the configured rate for {@code duration}, each entry 1-2 s ahead; returns how
+   * many.
+   */
   private long produceSteadily(DelayQueueUnderTest system, String phase, Duration duration) {
     long total = parameters.ratePerSecond() * duration.toSeconds();
     long aheadMin = parameters.aheadMin().toMillis();
@@ -106,7 +144,10 @@ final class SystemRun {
       long elapsedNanos = System.nanoTime() - start;
       long target = Math.min(total, elapsedNanos * parameters.ratePerSecond() / 1_000_000_000L + 1);
       while (sent < target) {
-        long due = System.currentTimeMillis() + aheadMin + ThreadLocalRandom.current().nextLong(aheadSpread);
+        long due =
+            System.currentTimeMillis()
+                + aheadMin
+                + ThreadLocalRandom.current().nextLong(aheadSpread);
         if (scheduleOrReport(system, BenchIds.id(phase, sent, due), due)) {
           scheduled++;
         }
@@ -117,7 +158,8 @@ final class SystemRun {
     return scheduled;
   }
 
-  private long loadConcurrently(DelayQueueUnderTest system, int entries, long due) throws Exception {
+  private long loadConcurrently(DelayQueueUnderTest system, int entries, long due)
+      throws Exception {
     int threads = parameters.loaderThreads();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     AtomicLong loaded = new AtomicLong();
@@ -125,13 +167,15 @@ final class SystemRun {
       List<Future<?>> slices = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int first = t;
-        slices.add(pool.submit(() -> {
-          for (int i = first; i < entries; i += threads) {
-            if (scheduleOrReport(system, BenchIds.id("d", i, due), due)) {
-              loaded.incrementAndGet();
-            }
-          }
-        }));
+        slices.add(
+            pool.submit(
+                () -> {
+                  for (int i = first; i < entries; i += threads) {
+                    if (scheduleOrReport(system, BenchIds.id("d", i, due), due)) {
+                      loaded.incrementAndGet();
+                    }
+                  }
+                }));
       }
       for (Future<?> slice : slices) {
         slice.get();

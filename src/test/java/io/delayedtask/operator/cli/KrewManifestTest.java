@@ -18,7 +18,8 @@ class KrewManifestTest {
   @Test
   void theManifestHasEveryFieldKrewRequires() throws Exception {
     JsonNode m = new YAMLMapper().readTree(Path.of("kubectl-dt/krew/dt.yaml").toFile());
-    assertThat(m.path("apiVersion").asText()).isEqualTo("krew.googlecontainertools.github.com/v1alpha2");
+    assertThat(m.path("apiVersion").asText())
+        .isEqualTo("krew.googlecontainertools.github.com/v1alpha2");
     assertThat(m.path("kind").asText()).isEqualTo("Plugin");
     assertThat(m.path("metadata").path("name").asText()).isEqualTo("dt");
     JsonNode spec = m.path("spec");
@@ -32,10 +33,13 @@ class KrewManifestTest {
       String os = labels.path("os").asText();
       String arch = labels.path("arch").asText();
       assertThat(targets.add(os + "/" + arch)).as("one entry per platform").isTrue();
-      assertThat(p.path("uri").asText()).startsWith("https://")
-          .endsWith("/" + spec.path("version").asText() + "/kubectl-dt_" + os + "_" + arch + ".tar.gz");
+      assertThat(p.path("uri").asText())
+          .startsWith("https://")
+          .endsWith(
+              "/" + spec.path("version").asText() + "/kubectl-dt_" + os + "_" + arch + ".tar.gz");
       assertThat(p.path("sha256").asText()).matches("[0-9a-f]{64}");
-      assertThat(p.path("bin").asText()).isEqualTo(os.equals("windows") ? "kubectl-dt.exe" : "kubectl-dt");
+      assertThat(p.path("bin").asText())
+          .isEqualTo(os.equals("windows") ? "kubectl-dt.exe" : "kubectl-dt");
     }
     assertThat(targets).contains("linux/amd64", "darwin/arm64");
   }

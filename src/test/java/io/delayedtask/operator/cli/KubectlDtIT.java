@@ -47,18 +47,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code kubectl dt} plugin as a user runs it: built, copied as one file onto a PATH of its own,
- * run as {@code kubectl-dt} and through the real {@code kubectl dt} of the control plane, against a
- * real API server. No operator runs here: the tasks get the statuses the operator would write,
- * through the status subresource, so each column can be compared with the objects.
+ * The {@code kubectl dt} plugin as a user runs it: built, copied as one file onto a PATH of its
+ * own, run as {@code kubectl-dt} and through the real {@code kubectl dt} of the control plane,
+ * against a real API server. No operator runs here: the tasks get the statuses the operator would
+ * write, through the status subresource, so each column can be compared with the objects.
  */
 @RequiresRealKubernetes
 class KubectlDtIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern COUNTDOWN = Pattern.compile("(in|overdue) (\\S+)|(\\S+) ago|-");
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private static RealKubernetes kube;
   private static KubernetesClient client;
@@ -73,62 +72,114 @@ class KubectlDtIT {
     Path built = KubectlDtProgram.build();
     kube = RealKubernetes.shared();
     client = kube.client();
-    dt = KubectlDtProgram.install(tmp.resolve("bin"), kube.kubeconfig(), kube.binaries().binary("kubectl"));
+    dt =
+        KubectlDtProgram.install(
+            tmp.resolve("bin"), kube.kubeconfig(), kube.binaries().binary("kubectl"));
     assertThat(dt.executable()).hasSameBinaryContentAs(built);
     ns = kube.createNamespace("dt-cli");
     other = kube.createNamespace("dt-cli-other");
     base = Instant.now().truncatedTo(ChronoUnit.SECONDS);
 
-    create(ns, "fired", base.minus(Duration.ofHours(1)), s -> {}, st -> {
-      st.setPhase(Phase.Fired);
-      st.setFiredTime(rfc3339(base.minus(Duration.ofHours(1))));
-      ready(st, "True", "Fired", "fired");
-    });
-    create(ns, "retrying", base.minus(Duration.ofMinutes(5)), s -> s.setSink(service("orders", "/cancel")), st -> {
-      st.setPhase(Phase.Running);
-      st.setFiredTime(rfc3339(base.minus(Duration.ofMinutes(5))));
-      st.setSinkUri("http://orders." + ns + ".svc.cluster.local/cancel");
-      DeliveryStatus delivery = new DeliveryStatus();
-      delivery.setAttempts(2);
-      delivery.setResponseCode(503);
-      delivery.setNextAttemptTime(rfc3339(base.plus(Duration.ofMinutes(3))));
-      st.setDelivery(delivery);
-      ready(st, "False", "Running", "running: delivery attempt 2 did not succeed");
-    });
-    create(ns, "paused-mail", base.minusSeconds(3), s -> {
-      s.setSink(service("mailer", null));
-      s.setQueue("emails");
-      s.setStartingDeadlineSeconds(3600L);
-    }, st -> {
-      st.setPhase(Phase.Scheduled);
-      ready(st, "True", "Scheduled", "scheduled");
-      st.getConditions().add(condition("Queued", "True", "QueuePaused", "queue emails is paused"));
-    });
-    create(ns, "job-no-policy", base.plus(Duration.ofMinutes(10)), s -> s.setJobTemplate(Tasks.jobTemplate()), st -> {
-      st.setPhase(Phase.Scheduled);
-      ready(st, "False", "AdmissionPolicyMissing", "the admission policy delayedtask-job-author is missing");
-    });
-    create(ns, "queued-later", base.plus(Duration.ofMinutes(20)), s -> s.setQueue("emails"), st -> {
-      st.setPhase(Phase.Scheduled);
-      ready(st, "True", "Scheduled", "scheduled");
-    });
-    create(ns, "suspended", base.plus(Duration.ofHours(1)), s -> s.setSuspend(true), st -> {
-      st.setPhase(Phase.Suspended);
-      ready(st, "True", "Suspended", "suspended: spec.suspend is true, so it does not fire");
-    });
-    create(ns, "in-two-hours", base.plus(Duration.ofHours(2)), s -> {}, st -> {
-      st.setPhase(Phase.Scheduled);
-      ready(st, "True", "Scheduled", "scheduled");
-    });
-    create(ns, "invalid", null, s -> s.setTimeZone("Mars/Olympus_Mons"), st -> {
-      st.setPhase(Phase.Invalid);
-      st.setMessage("spec.timeZone Mars/Olympus_Mons is not an IANA time zone");
-      ready(st, "False", "Invalid", "invalid");
-    });
-    create(other, "elsewhere", base.plus(Duration.ofMinutes(5)), s -> {}, st -> {
-      st.setPhase(Phase.Scheduled);
-      ready(st, "True", "Scheduled", "scheduled");
-    });
+    create(
+        ns,
+        "fired",
+        base.minus(Duration.ofHours(1)),
+        s -> {},
+        st -> {
+          st.setPhase(Phase.Fired);
+          st.setFiredTime(rfc3339(base.minus(Duration.ofHours(1))));
+          ready(st, "True", "Fired", "fired");
+        });
+    create(
+        ns,
+        "retrying",
+        base.minus(Duration.ofMinutes(5)),
+        s -> s.setSink(service("orders", "/cancel")),
+        st -> {
+          st.setPhase(Phase.Running);
+          st.setFiredTime(rfc3339(base.minus(Duration.ofMinutes(5))));
+          st.setSinkUri("http://orders." + ns + ".svc.cluster.local/cancel");
+          DeliveryStatus delivery = new DeliveryStatus();
+          delivery.setAttempts(2);
+          delivery.setResponseCode(503);
+          delivery.setNextAttemptTime(rfc3339(base.plus(Duration.ofMinutes(3))));
+          st.setDelivery(delivery);
+          ready(st, "False", "Running", "running: delivery attempt 2 did not succeed");
+        });
+    create(
+        ns,
+        "paused-mail",
+        base.minusSeconds(3),
+        s -> {
+          s.setSink(service("mailer", null));
+          s.setQueue("emails");
+          s.setStartingDeadlineSeconds(3600L);
+        },
+        st -> {
+          st.setPhase(Phase.Scheduled);
+          ready(st, "True", "Scheduled", "scheduled");
+          st.getConditions()
+              .add(condition("Queued", "True", "QueuePaused", "queue emails is paused"));
+        });
+    create(
+        ns,
+        "job-no-policy",
+        base.plus(Duration.ofMinutes(10)),
+        s -> s.setJobTemplate(Tasks.jobTemplate()),
+        st -> {
+          st.setPhase(Phase.Scheduled);
+          ready(
+              st,
+              "False",
+              "AdmissionPolicyMissing",
+              "the admission policy delayedtask-job-author is missing");
+        });
+    create(
+        ns,
+        "queued-later",
+        base.plus(Duration.ofMinutes(20)),
+        s -> s.setQueue("emails"),
+        st -> {
+          st.setPhase(Phase.Scheduled);
+          ready(st, "True", "Scheduled", "scheduled");
+        });
+    create(
+        ns,
+        "suspended",
+        base.plus(Duration.ofHours(1)),
+        s -> s.setSuspend(true),
+        st -> {
+          st.setPhase(Phase.Suspended);
+          ready(st, "True", "Suspended", "suspended: spec.suspend is true, so it does not fire");
+        });
+    create(
+        ns,
+        "in-two-hours",
+        base.plus(Duration.ofHours(2)),
+        s -> {},
+        st -> {
+          st.setPhase(Phase.Scheduled);
+          ready(st, "True", "Scheduled", "scheduled");
+        });
+    create(
+        ns,
+        "invalid",
+        null,
+        s -> s.setTimeZone("Mars/Olympus_Mons"),
+        st -> {
+          st.setPhase(Phase.Invalid);
+          st.setMessage("spec.timeZone Mars/Olympus_Mons is not an IANA time zone");
+          ready(st, "False", "Invalid", "invalid");
+        });
+    create(
+        other,
+        "elsewhere",
+        base.plus(Duration.ofMinutes(5)),
+        s -> {},
+        st -> {
+          st.setPhase(Phase.Scheduled);
+          ready(st, "True", "Scheduled", "scheduled");
+        });
     applyQueue(ns, "emails", true);
   }
 
@@ -139,26 +190,46 @@ class KubectlDtIT {
     Instant after = Instant.now();
     assertThat(got.ok()).as(got.output()).isTrue();
     List<String> lines = got.lines();
-    assertThat(lines.get(0).split("\\s+")).containsExactly("NAME", "DUE", "PHASE", "KIND", "QUEUE", "WAITING");
+    assertThat(lines.get(0).split("\\s+"))
+        .containsExactly("NAME", "DUE", "PHASE", "KIND", "QUEUE", "WAITING");
     Map<String, List<String>> rows = rows(lines);
 
     // The order is the objects' status.dueTime order, read back from the API server; none last.
-    List<DelayedTask> objects = new ArrayList<>(client.resources(DelayedTask.class).inNamespace(ns).list().getItems());
-    objects.sort(Comparator.comparing((DelayedTask t) -> t.getStatus().getDueTime() == null ? Instant.MAX
-        : Instant.parse(t.getStatus().getDueTime())).thenComparing(t -> t.getMetadata().getName()));
-    assertThat(rows.keySet()).containsExactlyElementsOf(objects.stream().map(t -> t.getMetadata().getName()).toList())
-        .containsExactly("fired", "retrying", "paused-mail", "job-no-policy", "queued-later", "suspended",
-            "in-two-hours", "invalid");
+    List<DelayedTask> objects =
+        new ArrayList<>(client.resources(DelayedTask.class).inNamespace(ns).list().getItems());
+    objects.sort(
+        Comparator.comparing(
+                (DelayedTask t) ->
+                    t.getStatus().getDueTime() == null
+                        ? Instant.MAX
+                        : Instant.parse(t.getStatus().getDueTime()))
+            .thenComparing(t -> t.getMetadata().getName()));
+    assertThat(rows.keySet())
+        .containsExactlyElementsOf(objects.stream().map(t -> t.getMetadata().getName()).toList())
+        .containsExactly(
+            "fired",
+            "retrying",
+            "paused-mail",
+            "job-no-policy",
+            "queued-later",
+            "suspended",
+            "in-two-hours",
+            "invalid");
 
     // The columns after DUE, as the objects say.
     assertThat(rows.get("fired").subList(1, 5)).containsExactly("Fired", "status", "-", "-");
-    assertThat(rows.get("retrying").subList(1, 5)).containsExactly("Running", "sink", "-", "Retrying");
-    assertThat(rows.get("paused-mail").subList(1, 5)).containsExactly("Scheduled", "sink", "emails", "QueuePaused");
+    assertThat(rows.get("retrying").subList(1, 5))
+        .containsExactly("Running", "sink", "-", "Retrying");
+    assertThat(rows.get("paused-mail").subList(1, 5))
+        .containsExactly("Scheduled", "sink", "emails", "QueuePaused");
     assertThat(rows.get("job-no-policy").subList(1, 5))
         .containsExactly("Scheduled", "job", "-", "AdmissionPolicyMissing");
-    assertThat(rows.get("queued-later").subList(1, 5)).containsExactly("Scheduled", "status", "emails", "-");
-    assertThat(rows.get("suspended").subList(1, 5)).containsExactly("Suspended", "status", "-", "Suspended");
-    assertThat(rows.get("in-two-hours").subList(1, 5)).containsExactly("Scheduled", "status", "-", "-");
+    assertThat(rows.get("queued-later").subList(1, 5))
+        .containsExactly("Scheduled", "status", "emails", "-");
+    assertThat(rows.get("suspended").subList(1, 5))
+        .containsExactly("Suspended", "status", "-", "Suspended");
+    assertThat(rows.get("in-two-hours").subList(1, 5))
+        .containsExactly("Scheduled", "status", "-", "-");
     assertThat(rows.get("invalid")).containsExactly("-", "Invalid", "status", "-", "-");
 
     // The countdown: the due time minus the time of the run, to the unit it prints.
@@ -170,7 +241,9 @@ class KubectlDtIT {
         continue;
       }
       Instant due = Instant.parse(task.getStatus().getDueTime());
-      boolean fired = task.getStatus().getPhase() == Phase.Fired || task.getStatus().getPhase() == Phase.Running;
+      boolean fired =
+          task.getStatus().getPhase() == Phase.Fired
+              || task.getStatus().getPhase() == Phase.Running;
       assertCountdown(name, countdown, due, before, after, fired);
     }
     assertThat(rows.get("paused-mail").get(0)).startsWith("overdue ");
@@ -190,35 +263,47 @@ class KubectlDtIT {
     assertThat(wideRows.get("paused-mail").get(5)).isEqualTo(dueTime(base.minusSeconds(3)));
     assertThat(wideRows.get("paused-mail").subList(6, wideRows.get("paused-mail").size()))
         .contains("queue emails is paused");
-    assertThat(wideRows.get("retrying").get(6)).isEqualTo("http://orders." + ns + ".svc.cluster.local/cancel");
+    assertThat(wideRows.get("retrying").get(6))
+        .isEqualTo("http://orders." + ns + ".svc.cluster.local/cancel");
   }
 
   @Test
   void filtersByQueuePhaseAndDueWithinAndAcrossNamespaces() {
-    assertThat(names(dt.run("list", "-n", ns, "--queue", "emails"))).containsExactly("paused-mail", "queued-later");
+    assertThat(names(dt.run("list", "-n", ns, "--queue", "emails")))
+        .containsExactly("paused-mail", "queued-later");
     assertThat(names(dt.run("list", "-n", ns, "--phase", "suspended,Running")))
         .containsExactly("retrying", "suspended");
     // Not yet fired and due within 15 minutes, overdue included; fired and later ones left out.
-    assertThat(names(dt.run("list", "-n", ns, "--due-within", "15m"))).containsExactly("paused-mail", "job-no-policy");
+    assertThat(names(dt.run("list", "-n", ns, "--due-within", "15m")))
+        .containsExactly("paused-mail", "job-no-policy");
 
     Result all = dt.run("list", "-A", "--due-within", "15m");
     assertThat(all.ok()).as(all.output()).isTrue();
     assertThat(all.lines().get(0).split("\\s+")).startsWith("NAMESPACE", "NAME", "DUE");
-    List<String> ours = all.lines().stream().skip(1).map(l -> l.split("\\s+"))
-        .filter(c -> c[0].equals(ns) || c[0].equals(other)).map(c -> c[0] + "/" + c[1]).toList();
-    assertThat(ours).containsExactly(ns + "/paused-mail", other + "/elsewhere", ns + "/job-no-policy");
+    List<String> ours =
+        all.lines().stream()
+            .skip(1)
+            .map(l -> l.split("\\s+"))
+            .filter(c -> c[0].equals(ns) || c[0].equals(other))
+            .map(c -> c[0] + "/" + c[1])
+            .toList();
+    assertThat(ours)
+        .containsExactly(ns + "/paused-mail", other + "/elsewhere", ns + "/job-no-policy");
 
     Result none = dt.run("list", "-n", ns, "--queue", "nothing-here");
     assertThat(none.ok()).isTrue();
     assertThat(none.stdout()).isEmpty();
-    assertThat(none.stderr()).contains("No DelayedTasks found in namespace " + ns + " in queue nothing-here");
+    assertThat(none.stderr())
+        .contains("No DelayedTasks found in namespace " + ns + " in queue nothing-here");
 
     Result badPhase = dt.run("list", "-n", ns, "--phase", "Pending");
     assertThat(badPhase.exitCode()).isEqualTo(1);
-    assertThat(badPhase.stderr()).contains("--phase \"Pending\" is not a phase", "Scheduled, Suspended");
+    assertThat(badPhase.stderr())
+        .contains("--phase \"Pending\" is not a phase", "Scheduled, Suspended");
     Result badOutput = dt.run("list", "-n", ns, "-o", "table");
     assertThat(badOutput.exitCode()).isEqualTo(1);
-    assertThat(badOutput.stderr()).contains("-o \"table\" is not supported: use wide, json or yaml");
+    assertThat(badOutput.stderr())
+        .contains("-o \"table\" is not supported: use wide, json or yaml");
   }
 
   @Test
@@ -235,8 +320,13 @@ class KubectlDtIT {
     RealKubernetes.Kubectl.Result get = kube.kubectl("get", "delayedtasks", "-n", ns, "-o", "json");
     assertThat(get.ok()).as(get.output()).isTrue();
     Map<String, JsonNode> byName = new LinkedHashMap<>();
-    JSON.readTree(get.stdout()).get("items").forEach(item -> byName.put(item.get("metadata").get("name").asText(), item));
-    list.get("items").forEach(item -> assertThat(item).isEqualTo(byName.get(item.get("metadata").get("name").asText())));
+    JSON.readTree(get.stdout())
+        .get("items")
+        .forEach(item -> byName.put(item.get("metadata").get("name").asText(), item));
+    list.get("items")
+        .forEach(
+            item ->
+                assertThat(item).isEqualTo(byName.get(item.get("metadata").get("name").asText())));
 
     Result yaml = dt.run("list", "-n", ns, "-o", "yaml");
     assertThat(yaml.ok()).as(yaml.output()).isTrue();
@@ -246,72 +336,121 @@ class KubectlDtIT {
   @Test
   void whyExplainsWhatHoldsATaskAndShowsItsConditionsAndEvents() {
     DelayedTask task = Tasks.get(client, ns, "paused-mail");
-    client.v1().events().inNamespace(ns).resource(new EventBuilder()
-        .withMetadata(new ObjectMetaBuilder().withName("paused-mail.queued").build())
-        .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion("delayedtask.io/v1alpha1").withKind("DelayedTask")
-            .withNamespace(ns).withName("paused-mail").withUid(task.getMetadata().getUid()).build())
-        .withType("Normal").withReason("Queued").withMessage("waits: queue emails is paused").withCount(3)
-        .withFirstTimestamp(rfc3339(base.minusSeconds(60))).withLastTimestamp(rfc3339(base.minusSeconds(2)))
-        .build()).create();
+    client
+        .v1()
+        .events()
+        .inNamespace(ns)
+        .resource(
+            new EventBuilder()
+                .withMetadata(new ObjectMetaBuilder().withName("paused-mail.queued").build())
+                .withInvolvedObject(
+                    new ObjectReferenceBuilder()
+                        .withApiVersion("delayedtask.io/v1alpha1")
+                        .withKind("DelayedTask")
+                        .withNamespace(ns)
+                        .withName("paused-mail")
+                        .withUid(task.getMetadata().getUid())
+                        .build())
+                .withType("Normal")
+                .withReason("Queued")
+                .withMessage("waits: queue emails is paused")
+                .withCount(3)
+                .withFirstTimestamp(rfc3339(base.minusSeconds(60)))
+                .withLastTimestamp(rfc3339(base.minusSeconds(2)))
+                .build())
+        .create();
 
     Result why = dt.viaKubectl("why", "paused-mail", "-n", ns);
     assertThat(why.ok()).as(why.output()).isTrue();
-    assertThat(why.stdout()).contains(
-        "DelayedTask " + ns + "/paused-mail (sink) is Scheduled.",
-        "Due: " + task.getStatus().getDueTime() + ", overdue ",
-        "Action: it sends a CloudEvent to Service mailer, up to 4 attempts",
-        "Queue: emails: paused (none of its tasks fires; kubectl dt resume-queue emails -n " + ns + ")",
-        "It waits in it now (QueuePaused): queue emails is paused",
-        "Deadline: spec.startingDeadlineSeconds 3600",
-        "Conditions:",
-        "Last Events:");
-    assertThat(why.stdout()).containsPattern("\\n  Queued +True +QueuePaused +\\S+ ago +queue emails is paused\\n")
+    assertThat(why.stdout())
+        .contains(
+            "DelayedTask " + ns + "/paused-mail (sink) is Scheduled.",
+            "Due: " + task.getStatus().getDueTime() + ", overdue ",
+            "Action: it sends a CloudEvent to Service mailer, up to 4 attempts",
+            "Queue: emails: paused (none of its tasks fires; kubectl dt resume-queue emails -n "
+                + ns
+                + ")",
+            "It waits in it now (QueuePaused): queue emails is paused",
+            "Deadline: spec.startingDeadlineSeconds 3600",
+            "Conditions:",
+            "Last Events:");
+    assertThat(why.stdout())
+        .containsPattern("\\n  Queued +True +QueuePaused +\\S+ ago +queue emails is paused\\n")
         .containsPattern("\\n  \\S+ ago +Normal +Queued +3 +waits: queue emails is paused\\n");
 
     assertThat(dt.run("why", "job-no-policy", "-n", ns).stdout())
-        .contains("Action: it will create a Job from spec.jobTemplate.",
+        .contains(
+            "Action: it will create a Job from spec.jobTemplate.",
             "Held: the admission policy is missing, so the operator creates no Job and sends no token (AdmissionPolicyMissing)");
     assertThat(dt.run("why", "suspended", "-n", ns).stdout())
-        .contains("Held: spec.suspend is true, so it does not fire (kubectl dt resume suspended -n " + ns);
+        .contains(
+            "Held: spec.suspend is true, so it does not fire (kubectl dt resume suspended -n "
+                + ns);
     assertThat(dt.run("why", "retrying", "-n", ns).stdout())
-        .contains("Retries: attempt 2 got answer 503; the next attempt is at " + rfc3339(base.plus(Duration.ofMinutes(3))));
-    assertThat(dt.run("why", "in-two-hours", "-n", ns).stdout()).contains("Held: nothing; it fires at its due time.");
+        .contains(
+            "Retries: attempt 2 got answer 503; the next attempt is at "
+                + rfc3339(base.plus(Duration.ofMinutes(3))));
+    assertThat(dt.run("why", "in-two-hours", "-n", ns).stdout())
+        .contains("Held: nothing; it fires at its due time.");
   }
 
   @Test
   void fireNowSetsTheAnnotationToTheTimeOfTheRequestAndRefusesAFiredTask() {
-    create(other, "fire-me", base.plus(Duration.ofDays(1)), s -> s.setSuspend(true), st -> {
-      st.setPhase(Phase.Suspended);
-      ready(st, "True", "Suspended", "suspended");
-    });
+    create(
+        other,
+        "fire-me",
+        base.plus(Duration.ofDays(1)),
+        s -> s.setSuspend(true),
+        st -> {
+          st.setPhase(Phase.Suspended);
+          ready(st, "True", "Suspended", "suspended");
+        });
     Instant before = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     Result fired = dt.viaKubectl("fire-now", "fire-me", "-n", other);
     Instant after = Instant.now();
     assertThat(fired.ok()).as(fired.output()).isTrue();
-    String value = Tasks.get(client, other, "fire-me").getMetadata().getAnnotations().get("delayedtask.io/fire-now");
-    assertThat(fired.stdout()).isEqualTo("delayedtask.delayedtask.io/fire-me fire-now requested (delayedtask.io/fire-now="
-        + value + ")\n");
+    String value =
+        Tasks.get(client, other, "fire-me")
+            .getMetadata()
+            .getAnnotations()
+            .get("delayedtask.io/fire-now");
+    assertThat(fired.stdout())
+        .isEqualTo(
+            "delayedtask.delayedtask.io/fire-me fire-now requested (delayedtask.io/fire-now="
+                + value
+                + ")\n");
     assertThat(value).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z");
     assertThat(OffsetDateTime.parse(value).toInstant()).isBetween(before, after);
 
     Result refused = dt.run("fire-now", "fired", "-n", ns);
     assertThat(refused.exitCode()).as(refused.output()).isEqualTo(1);
-    assertThat(refused.stderr()).contains("DelayedTask " + ns + "/fired has already fired for its due time (Fired)",
-        "change spec.runAt or spec.delay");
+    assertThat(refused.stderr())
+        .contains(
+            "DelayedTask " + ns + "/fired has already fired for its due time (Fired)",
+            "change spec.runAt or spec.delay");
     assertThat(Tasks.get(client, ns, "fired").getMetadata().getAnnotations()).isNullOrEmpty();
   }
 
   @Test
   void suspendAndResumePatchSpecSuspend() {
-    create(other, "toggle", base.plus(Duration.ofDays(1)), s -> {}, st -> {
-      st.setPhase(Phase.Scheduled);
-      ready(st, "True", "Scheduled", "scheduled");
-    });
+    create(
+        other,
+        "toggle",
+        base.plus(Duration.ofDays(1)),
+        s -> {},
+        st -> {
+          st.setPhase(Phase.Scheduled);
+          ready(st, "True", "Scheduled", "scheduled");
+        });
     Result suspended = dt.run("suspend", "toggle", "-n", other);
-    assertThat(suspended.stdout()).as(suspended.output()).isEqualTo("delayedtask.delayedtask.io/toggle suspended\n");
+    assertThat(suspended.stdout())
+        .as(suspended.output())
+        .isEqualTo("delayedtask.delayedtask.io/toggle suspended\n");
     assertThat(Tasks.get(client, other, "toggle").getSpec().getSuspend()).isTrue();
     Result resumed = dt.viaKubectl("resume", "toggle", "-n", other);
-    assertThat(resumed.stdout()).as(resumed.output()).isEqualTo("delayedtask.delayedtask.io/toggle resumed\n");
+    assertThat(resumed.stdout())
+        .as(resumed.output())
+        .isEqualTo("delayedtask.delayedtask.io/toggle resumed\n");
     assertThat(Tasks.get(client, other, "toggle").getSpec().getSuspend()).isFalse();
   }
 
@@ -319,10 +458,14 @@ class KubectlDtIT {
   void pauseAndResumeQueuePatchSpecPaused() throws Exception {
     applyQueue(ns, "bulk", false);
     Result paused = dt.run("pause", "bulk", "-n", ns);
-    assertThat(paused.stdout()).as(paused.output()).isEqualTo("delayedtaskqueue.delayedtask.io/bulk paused\n");
+    assertThat(paused.stdout())
+        .as(paused.output())
+        .isEqualTo("delayedtaskqueue.delayedtask.io/bulk paused\n");
     assertThat(queuePaused("bulk")).isTrue();
     Result resumed = dt.viaKubectl("resume-queue", "bulk", "-n", ns);
-    assertThat(resumed.stdout()).as(resumed.output()).isEqualTo("delayedtaskqueue.delayedtask.io/bulk resumed\n");
+    assertThat(resumed.stdout())
+        .as(resumed.output())
+        .isEqualTo("delayedtaskqueue.delayedtask.io/bulk resumed\n");
     assertThat(queuePaused("bulk")).isFalse();
   }
 
@@ -330,12 +473,19 @@ class KubectlDtIT {
   void errorsSayWhatIsMissingAndTheFix() {
     Result noTask = dt.run("why", "nope", "-n", ns);
     assertThat(noTask.exitCode()).isEqualTo(1);
-    assertThat(noTask.stderr()).isEqualTo("error: DelayedTask \"nope\" not found in namespace \"" + ns
-        + "\" (kubectl dt list -n " + ns + " lists the tasks there; kubectl dt list -A, every namespace)\n");
+    assertThat(noTask.stderr())
+        .isEqualTo(
+            "error: DelayedTask \"nope\" not found in namespace \""
+                + ns
+                + "\" (kubectl dt list -n "
+                + ns
+                + " lists the tasks there; kubectl dt list -A, every namespace)\n");
     Result noQueue = dt.run("pause", "nope", "-n", ns);
     assertThat(noQueue.exitCode()).isEqualTo(1);
-    assertThat(noQueue.stderr()).contains("DelayedTaskQueue \"nope\" not found in namespace \"" + ns + "\"",
-        "kubectl get delayedtaskqueues -n " + ns);
+    assertThat(noQueue.stderr())
+        .contains(
+            "DelayedTaskQueue \"nope\" not found in namespace \"" + ns + "\"",
+            "kubectl get delayedtaskqueues -n " + ns);
     // Several names: each failure on its own line, the others done, exit 1.
     Result some = dt.run("resume", "nope", "in-two-hours", "-n", ns);
     assertThat(some.exitCode()).isEqualTo(1);
@@ -343,23 +493,59 @@ class KubectlDtIT {
     assertThat(some.stderr()).contains("DelayedTask \"nope\" not found");
 
     // A user who may read tasks but not patch them: told which right is missing and how to check.
-    client.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata().withName("viewer")
-        .endMetadata().build()).create();
-    client.rbac().roles().inNamespace(ns).resource(new RoleBuilder().withNewMetadata().withName("dt-viewer").endMetadata()
-        .withRules(new PolicyRuleBuilder().withApiGroups("delayedtask.io").withResources("delayedtasks")
-            .withVerbs("get", "list").build()).build()).create();
-    client.rbac().roleBindings().inNamespace(ns).resource(new RoleBindingBuilder().withNewMetadata().withName("dt-viewer")
-        .endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", "dt-viewer")
-        .addNewSubject().withKind("ServiceAccount").withName("viewer").withNamespace(ns).endSubject().build()).create();
+    client
+        .serviceAccounts()
+        .inNamespace(ns)
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName("viewer").endMetadata().build())
+        .create();
+    client
+        .rbac()
+        .roles()
+        .inNamespace(ns)
+        .resource(
+            new RoleBuilder()
+                .withNewMetadata()
+                .withName("dt-viewer")
+                .endMetadata()
+                .withRules(
+                    new PolicyRuleBuilder()
+                        .withApiGroups("delayedtask.io")
+                        .withResources("delayedtasks")
+                        .withVerbs("get", "list")
+                        .build())
+                .build())
+        .create();
+    client
+        .rbac()
+        .roleBindings()
+        .inNamespace(ns)
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName("dt-viewer")
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", "dt-viewer")
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName("viewer")
+                .withNamespace(ns)
+                .endSubject()
+                .build())
+        .create();
     Path viewer = kube.serviceAccountKubeconfig(ns, "viewer", tmp.resolve("viewer.kubeconfig"));
     Result listed = dt.run(viewer, "list");
     assertThat(listed.ok()).as(listed.output()).isTrue();
     assertThat(names(listed)).contains("suspended");
     Result forbidden = dt.run(viewer, "resume", "suspended");
     assertThat(forbidden.exitCode()).isEqualTo(1);
-    assertThat(forbidden.stderr()).contains("is forbidden", "system:serviceaccount:" + ns + ":viewer",
-        "kubectl dt needs patch on delayedtasks.delayedtask.io in namespace \"" + ns + "\"",
-        "the aggregated \"edit\" ClusterRole", "kubectl auth can-i patch delayedtasks.delayedtask.io -n " + ns);
+    assertThat(forbidden.stderr())
+        .contains(
+            "is forbidden",
+            "system:serviceaccount:" + ns + ":viewer",
+            "kubectl dt needs patch on delayedtasks.delayedtask.io in namespace \"" + ns + "\"",
+            "the aggregated \"edit\" ClusterRole",
+            "kubectl auth can-i patch delayedtasks.delayedtask.io -n " + ns);
     assertThat(Tasks.get(client, ns, "suspended").getSpec().getSuspend()).isTrue();
   }
 
@@ -367,11 +553,14 @@ class KubectlDtIT {
   void everyCommandHasHelp() {
     Result root = dt.viaKubectl("--help");
     assertThat(root.ok()).as(root.output()).isTrue();
-    for (String command : List.of("list", "why", "fire-now", "suspend", "resume", "pause", "resume-queue")) {
+    for (String command :
+        List.of("list", "why", "fire-now", "suspend", "resume", "pause", "resume-queue")) {
       assertThat(root.stdout()).contains("\n  " + command + " ");
       Result help = dt.run(command, "--help");
       assertThat(help.ok()).as(help.output()).isTrue();
-      assertThat(help.stdout()).as(command).contains("Usage:\n  kubectl dt " + command, "Examples:", "--namespace");
+      assertThat(help.stdout())
+          .as(command)
+          .contains("Usage:\n  kubectl dt " + command, "Examples:", "--namespace");
     }
   }
 
@@ -383,13 +572,22 @@ class KubectlDtIT {
 
   // --- helpers
 
-  private static void create(String namespace, String name, Instant due, Consumer<DelayedTaskSpec> spec,
+  private static void create(
+      String namespace,
+      String name,
+      Instant due,
+      Consumer<DelayedTaskSpec> spec,
       Consumer<DelayedTaskStatus> status) {
-    DelayedTask task = Tasks.task(namespace, name, s -> {
-      s.setRunAt(rfc3339(due != null ? due : base));
-      spec.accept(s);
-    });
-    DelayedTask created = client.resources(DelayedTask.class).inNamespace(namespace).resource(task).create();
+    DelayedTask task =
+        Tasks.task(
+            namespace,
+            name,
+            s -> {
+              s.setRunAt(rfc3339(due != null ? due : base));
+              spec.accept(s);
+            });
+    DelayedTask created =
+        client.resources(DelayedTask.class).inNamespace(namespace).resource(task).create();
     DelayedTaskStatus st = new DelayedTaskStatus();
     st.setObservedGeneration(created.getMetadata().getGeneration());
     if (due != null) {
@@ -402,7 +600,9 @@ class KubectlDtIT {
 
   /** As the operator writes status times: UTC, always three fraction digits. */
   private static String dueTime(Instant instant) {
-    return DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC).format(instant);
+    return DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
+        .withZone(ZoneOffset.UTC)
+        .format(instant);
   }
 
   private static void ready(DelayedTaskStatus status, String value, String reason, String message) {
@@ -425,18 +625,22 @@ class KubectlDtIT {
   }
 
   private static void applyQueue(String namespace, String name, boolean paused) {
-    String yaml = """
+    String yaml =
+        """
         apiVersion: delayedtask.io/v1alpha1
         kind: DelayedTaskQueue
         metadata: {name: %s, namespace: %s}
         spec: {maxDispatchesPerSecond: 20, maxConcurrentDispatches: 10, paused: %s}
-        """.formatted(name, namespace, paused);
-    RealKubernetes.Kubectl.Result applied = kube.kubectl(kube.kubeconfig()).run(Duration.ofSeconds(60), yaml, "apply", "-f", "-");
+        """
+            .formatted(name, namespace, paused);
+    RealKubernetes.Kubectl.Result applied =
+        kube.kubectl(kube.kubeconfig()).run(Duration.ofSeconds(60), yaml, "apply", "-f", "-");
     assertThat(applied.ok()).as(applied.output()).isTrue();
   }
 
   private static boolean queuePaused(String name) throws Exception {
-    RealKubernetes.Kubectl.Result got = kube.kubectl("get", "delayedtaskqueue", name, "-n", ns, "-o", "json");
+    RealKubernetes.Kubectl.Result got =
+        kube.kubectl("get", "delayedtaskqueue", name, "-n", ns, "-o", "json");
     assertThat(got.ok()).as(got.output()).isTrue();
     return JSON.readTree(got.stdout()).get("spec").get("paused").asBoolean();
   }
@@ -466,8 +670,8 @@ class KubectlDtIT {
    * A countdown ("in 4m12s", "overdue 3s", "1h ago") read back to seconds agrees with the due time
    * minus the time of the run, within the unit it prints in.
    */
-  private static void assertCountdown(String name, String countdown, Instant due, Instant before, Instant after,
-      boolean fired) {
+  private static void assertCountdown(
+      String name, String countdown, Instant due, Instant before, Instant after, boolean fired) {
     Matcher m = COUNTDOWN.matcher(countdown);
     assertThat(m.matches()).as("%s: countdown %s", name, countdown).isTrue();
     long shown;
@@ -476,7 +680,9 @@ class KubectlDtIT {
       long seconds = seconds(m.group(2));
       unit = unit(m.group(2));
       shown = m.group(1).equals("in") ? seconds : -seconds;
-      assertThat(fired && m.group(1).equals("overdue")).as("%s: a fired task is never overdue", name).isFalse();
+      assertThat(fired && m.group(1).equals("overdue"))
+          .as("%s: a fired task is never overdue", name)
+          .isFalse();
     } else {
       assertThat(fired).as("%s: \"ago\" only for a task that fired", name).isTrue();
       shown = -seconds(m.group(3));
@@ -484,7 +690,10 @@ class KubectlDtIT {
     }
     long earliest = Duration.between(after, due).getSeconds() - unit - 1;
     long latest = Duration.between(before, due).getSeconds() + unit + 1;
-    assertThat(shown).as("%s: countdown %s for due %s, run between %s and %s", name, countdown, due, before, after)
+    assertThat(shown)
+        .as(
+            "%s: countdown %s for due %s, run between %s and %s",
+            name, countdown, due, before, after)
         .isBetween(earliest, latest);
   }
 
@@ -493,17 +702,20 @@ class KubectlDtIT {
     long total = 0;
     while (part.find()) {
       long n = Long.parseLong(part.group(1));
-      total += switch (part.group(2)) {
-        case "d" -> n * 86400;
-        case "h" -> n * 3600;
-        case "m" -> n * 60;
-        default -> n;
-      };
+      total +=
+          switch (part.group(2)) {
+            case "d" -> n * 86400;
+            case "h" -> n * 3600;
+            case "m" -> n * 60;
+            default -> n;
+          };
     }
     return total;
   }
 
-  /** What the printed duration rounds to: seconds below an hour, minutes below a day, then hours. */
+  /**
+   * What the printed duration rounds to: seconds below an hour, minutes below a day, then hours.
+   */
   private static long unit(String duration) {
     return duration.contains("d") ? 3600 : duration.contains("h") ? 60 : 1;
   }

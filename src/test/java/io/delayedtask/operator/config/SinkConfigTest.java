@@ -27,21 +27,38 @@ class SinkConfigTest {
 
   @Test
   void blankValuesMeanTheDefaults() {
-    assertThat(SinkConfig.fromEnvironment(Map.of(SinkConfig.ALLOWED_URIS, " ", SinkConfig.CLUSTER_DOMAIN, "",
-        SinkConfig.MAX_IN_FLIGHT, " "))).isEqualTo(SinkConfig.defaults());
+    assertThat(
+            SinkConfig.fromEnvironment(
+                Map.of(
+                    SinkConfig.ALLOWED_URIS,
+                    " ",
+                    SinkConfig.CLUSTER_DOMAIN,
+                    "",
+                    SinkConfig.MAX_IN_FLIGHT,
+                    " ")))
+        .isEqualTo(SinkConfig.defaults());
   }
 
   @Test
   void everyVariableSet() {
-    SinkConfig config = SinkConfig.fromEnvironment(Map.of(
-        SinkConfig.ALLOWED_URIS, "https://hooks.example.com/, http://127.0.0.1:8080,",
-        SinkConfig.CLUSTER_DOMAIN, "corp.example",
-        SinkConfig.SERVICE_ACCOUNT, "task-sender",
-        SinkConfig.MAX_IN_FLIGHT, "1000",
-        SinkConfig.MAX_IN_FLIGHT_PER_HOST, "4",
-        SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, "8"));
-    assertThat(config).isEqualTo(new SinkConfig(List.of("https://hooks.example.com/", "http://127.0.0.1:8080"),
-        "corp.example", "task-sender", 1000, 4, 8));
+    SinkConfig config =
+        SinkConfig.fromEnvironment(
+            Map.of(
+                SinkConfig.ALLOWED_URIS, "https://hooks.example.com/, http://127.0.0.1:8080,",
+                SinkConfig.CLUSTER_DOMAIN, "corp.example",
+                SinkConfig.SERVICE_ACCOUNT, "task-sender",
+                SinkConfig.MAX_IN_FLIGHT, "1000",
+                SinkConfig.MAX_IN_FLIGHT_PER_HOST, "4",
+                SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, "8"));
+    assertThat(config)
+        .isEqualTo(
+            new SinkConfig(
+                List.of("https://hooks.example.com/", "http://127.0.0.1:8080"),
+                "corp.example",
+                "task-sender",
+                1000,
+                4,
+                8));
     assertThat(config.allows("https://hooks.example.com/orders?x=1")).isTrue();
     assertThat(config.allows("http://127.0.0.1:8080/")).isTrue();
     assertThat(config.allows("https://hooks.example.org/")).isFalse();
@@ -59,8 +76,12 @@ class SinkConfigTest {
 
   static Stream<Arguments> badValues() {
     return Stream.of(
-        Arguments.of(SinkConfig.ALLOWED_URIS, "hooks.example.com/", "absolute http:// or https:// URL"),
-        Arguments.of(SinkConfig.ALLOWED_URIS, "ftp://files.example.com/", "absolute http:// or https:// URL"),
+        Arguments.of(
+            SinkConfig.ALLOWED_URIS, "hooks.example.com/", "absolute http:// or https:// URL"),
+        Arguments.of(
+            SinkConfig.ALLOWED_URIS,
+            "ftp://files.example.com/",
+            "absolute http:// or https:// URL"),
         Arguments.of(SinkConfig.ALLOWED_URIS, "https://", "absolute http:// or https:// URL"),
         Arguments.of(SinkConfig.ALLOWED_URIS, "https://ok.example/,/relative", "'/relative'"),
         Arguments.of(SinkConfig.ALLOWED_URIS, "https://user@hooks.example.com/", "userinfo"),
@@ -81,15 +102,28 @@ class SinkConfigTest {
 
   @Test
   void aNamespacePlaceholderThatIsNotAWholeLabelOrSegmentStopsTheOperatorNamingTheVariable() {
-    assertThatThrownBy(() -> SinkConfig.fromEnvironment(Map.of(SinkConfig.ALLOWED_URIS,
-        "https://hooks.example.com/,https://x{namespace}.hooks.example.com/")))
+    assertThatThrownBy(
+            () ->
+                SinkConfig.fromEnvironment(
+                    Map.of(
+                        SinkConfig.ALLOWED_URIS,
+                        "https://hooks.example.com/,https://x{namespace}.hooks.example.com/")))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(SinkConfig.ALLOWED_URIS)
         .hasMessageContaining("whole host label")
         .hasMessageNotContaining("\n");
-    SinkConfig config = SinkConfig.fromEnvironment(Map.of(SinkConfig.ALLOWED_URIS,
-        "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/"));
-    assertThat(config.allows("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default", "shop")).isTrue();
-    assertThat(config.allows("http://broker-ingress.knative-eventing.svc.cluster.local/shop/default", "bank")).isFalse();
+    SinkConfig config =
+        SinkConfig.fromEnvironment(
+            Map.of(
+                SinkConfig.ALLOWED_URIS,
+                "http://broker-ingress.knative-eventing.svc.cluster.local/{namespace}/"));
+    assertThat(
+            config.allows(
+                "http://broker-ingress.knative-eventing.svc.cluster.local/shop/default", "shop"))
+        .isTrue();
+    assertThat(
+            config.allows(
+                "http://broker-ingress.knative-eventing.svc.cluster.local/shop/default", "bank"))
+        .isFalse();
   }
 }

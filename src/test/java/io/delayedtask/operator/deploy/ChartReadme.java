@@ -25,15 +25,16 @@ import org.yaml.snakeyaml.Yaml;
 public final class ChartReadme {
   static final Path VALUES = Manifests.CHART.resolve("values.yaml");
   static final Path README = Manifests.CHART.resolve("README.md");
+
   /** Values whose content is a Kubernetes object: documented as one value. */
-  static final Set<String> KUBERNETES_OBJECT_VALUES = Set.of("resources", "podSecurityContext", "securityContext");
+  static final Set<String> KUBERNETES_OBJECT_VALUES =
+      Set.of("resources", "podSecurityContext", "securityContext");
 
   private static final String GENERAL = "";
   private static final String TABLE = "| value | default | meaning |\n|---|---|---|\n";
   private static final Pattern KEY = Pattern.compile("^( *)([A-Za-z][A-Za-z0-9_.-]*):(.*)$");
 
-  private ChartReadme() {
-  }
+  private ChartReadme() {}
 
   public static void main(String[] args) throws IOException {
     Files.writeString(README, generate());
@@ -48,7 +49,8 @@ public final class ChartReadme {
     List<String> lines = Files.readAllLines(valuesYaml);
     Map<String, Object> values = new Yaml().load(String.join("\n", lines));
     StringBuilder out = new StringBuilder();
-    out.append("""
+    out.append(
+        """
         # delayed-task-operator Helm chart
 
         <!-- Generated from values.yaml by src/test/java/io/delayedtask/operator/deploy/ChartReadme.java:
@@ -100,15 +102,22 @@ public final class ChartReadme {
       boolean object = KUBERNETES_OBJECT_VALUES.contains(key.group(2));
       String name = String.join(".", path);
       if (indent == 0 && inline.isEmpty() && !object) {
-        sections.put(name, new StringBuilder("\n### `" + name + "`\n\n" + comment + "\n\n" + TABLE));
+        sections.put(
+            name, new StringBuilder("\n### `" + name + "`\n\n" + comment + "\n\n" + TABLE));
       } else {
         StringBuilder table = sections.get(indent == 0 ? GENERAL : path.get(0));
         if (inline.isEmpty() && !object) {
           table.append("| `").append(name).append("` | | ").append(comment).append(" |\n");
         } else {
           String shown = object ? flow(lookup(values, path)) : inline;
-          table.append("| `").append(name).append("` | `").append(shown.replace("|", "\\|"))
-              .append("` | ").append(comment).append(" |\n");
+          table
+              .append("| `")
+              .append(name)
+              .append("` | `")
+              .append(shown.replace("|", "\\|"))
+              .append("` | ")
+              .append(comment)
+              .append(" |\n");
         }
       }
       parents.push(Map.entry(indent, key.group(2)));

@@ -17,8 +17,8 @@ import java.util.stream.Collectors;
 /**
  * The chart installed by Helm's own engine (helm-java, in process) into a real API server, as
  * {@code helm install <name> helm/delayed-task-operator -n <namespace> -f values.yaml} does. No
- * {@code --wait}: no kubelet runs, so no pod ever becomes ready; what the API server stored is
- * what these tests look at.
+ * {@code --wait}: no kubelet runs, so no pod ever becomes ready; what the API server stored is what
+ * these tests look at.
  */
 record ChartRelease(RealKubernetes kube, String name, String namespace, Release release) {
 
@@ -28,21 +28,30 @@ record ChartRelease(RealKubernetes kube, String name, String namespace, Release 
    * Installs into {@code namespace}, which must exist (as must any watchNamespaces). Where the CRD
    * is already there (the toolkit installs the build's on every server it starts, or another
    * release owns it) and {@code valuesYaml} says nothing of {@code crds}, the release leaves it out
-   * ({@code crds.enabled=false}), as docs/install.md tells a second release to: Helm would refuse
-   * a CRD it does not own.
+   * ({@code crds.enabled=false}), as docs/install.md tells a second release to: Helm would refuse a
+   * CRD it does not own.
    */
-  static ChartRelease install(RealKubernetes kube, String name, String namespace, String valuesYaml) {
+  static ChartRelease install(
+      RealKubernetes kube, String name, String namespace, String valuesYaml) {
     Path values = null;
     try {
       values = Files.createTempFile("values-", ".yaml");
       Files.writeString(values, valuesYaml);
-      InstallCommand install = new Helm(Manifests.CHART).install()
-          .withName(name)
-          .withNamespace(namespace)
-          .withKubeConfigContents(kube.kubeconfigYaml())
-          .withValuesFile(values);
-      if (!valuesYaml.contains("crds:") && kube.client().apiextensions().v1().customResourceDefinitions()
-          .withName("delayedtasks.delayedtask.io").get() != null) {
+      InstallCommand install =
+          new Helm(Manifests.CHART)
+              .install()
+              .withName(name)
+              .withNamespace(namespace)
+              .withKubeConfigContents(kube.kubeconfigYaml())
+              .withValuesFile(values);
+      if (!valuesYaml.contains("crds:")
+          && kube.client()
+                  .apiextensions()
+                  .v1()
+                  .customResourceDefinitions()
+                  .withName("delayedtasks.delayedtask.io")
+                  .get()
+              != null) {
         install.set("crds.enabled", false);
       }
       Release release = install.call();
@@ -57,17 +66,20 @@ record ChartRelease(RealKubernetes kube, String name, String namespace, Release 
   }
 
   /** {@code helm upgrade <name> helm/delayed-task-operator -n <namespace> -f values.yaml}. */
-  static ChartRelease upgrade(RealKubernetes kube, String name, String namespace, String valuesYaml) {
+  static ChartRelease upgrade(
+      RealKubernetes kube, String name, String namespace, String valuesYaml) {
     Path values = null;
     try {
       values = Files.createTempFile("values-", ".yaml");
       Files.writeString(values, valuesYaml);
-      Release release = new Helm(Manifests.CHART).upgrade()
-          .withName(name)
-          .withNamespace(namespace)
-          .withKubeConfigContents(kube.kubeconfigYaml())
-          .withValuesFile(values)
-          .call();
+      Release release =
+          new Helm(Manifests.CHART)
+              .upgrade()
+              .withName(name)
+              .withNamespace(namespace)
+              .withKubeConfigContents(kube.kubeconfigYaml())
+              .withValuesFile(values)
+              .call();
       return new ChartRelease(kube, name, namespace, release);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -80,10 +92,15 @@ record ChartRelease(RealKubernetes kube, String name, String namespace, Release 
 
   /** {@code helm uninstall <name> -n <namespace>}. */
   static void uninstall(RealKubernetes kube, String name, String namespace) {
-    Helm.uninstall(name).withNamespace(namespace).withKubeConfigContents(kube.kubeconfigYaml()).call();
+    Helm.uninstall(name)
+        .withNamespace(namespace)
+        .withKubeConfigContents(kube.kubeconfigYaml())
+        .call();
   }
 
-  /** "<release>-delayed-task-operator": the Deployment, ServiceAccount, Lease and ClusterRole name. */
+  /**
+   * "<release>-delayed-task-operator": the Deployment, ServiceAccount, Lease and ClusterRole name.
+   */
   String fullname() {
     return name + "-" + CHART_NAME;
   }
@@ -99,7 +116,8 @@ record ChartRelease(RealKubernetes kube, String name, String namespace, Release 
    * variables and POD_NAMESPACE (its Lease namespace default) are kept; JVM options are the test's.
    */
   Map<String, String> operatorEnvironment(String podName) {
-    List<EnvVar> env = deployment().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+    List<EnvVar> env =
+        deployment().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
     return PodEnvironment.resolve(Map.of(), env, namespace, podName).entrySet().stream()
         .filter(e -> e.getKey().startsWith("DELAYEDTASK_") || e.getKey().equals("POD_NAMESPACE"))
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));

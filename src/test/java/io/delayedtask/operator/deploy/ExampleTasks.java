@@ -19,15 +19,17 @@ final class ExampleTasks {
   static final String TIMEZONE_RUN_AT = "timezone-runat.yaml";
   static final String SINK_SERVICE = "sink-service.yaml";
   static final String SINK_RETRY = "sink-retry.yaml";
+
   /** The receiver's Deployment and Service beside the task: works on any cluster. */
   static final String SINK_RECEIVER = "sink-receiver.yaml";
+
   /** A paused DelayedTaskQueue and a task that names it. */
   static final String QUEUE_PAUSED = "queue-paused.yaml";
+
   /** Needs Knative Eventing (a Broker): only the task is in the file. */
   static final String KNATIVE_BROKER = "knative-broker-sink.yaml";
 
-  private ExampleTasks() {
-  }
+  private ExampleTasks() {}
 
   static List<Path> files() {
     try (Stream<Path> files = Files.list(Manifests.EXAMPLES)) {
@@ -37,7 +39,10 @@ final class ExampleTasks {
     }
   }
 
-  /** The file's DelayedTask document (a file may hold what the task needs beside it, such as a receiver). */
+  /**
+   * The file's DelayedTask document (a file may hold what the task needs beside it, such as a
+   * receiver).
+   */
   static String yaml(String file) {
     String text;
     try {
@@ -45,8 +50,10 @@ final class ExampleTasks {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    List<String> tasks = java.util.Arrays.stream(text.split("(?m)^---\\s*$"))
-        .filter(document -> document.lines().anyMatch(line -> line.equals("kind: DelayedTask"))).toList();
+    List<String> tasks =
+        java.util.Arrays.stream(text.split("(?m)^---\\s*$"))
+            .filter(document -> document.lines().anyMatch(line -> line.equals("kind: DelayedTask")))
+            .toList();
     if (tasks.size() != 1) {
       throw new IllegalStateException(file + " holds " + tasks.size() + " DelayedTasks, not one");
     }

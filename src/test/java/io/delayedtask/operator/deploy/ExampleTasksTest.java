@@ -30,41 +30,73 @@ class ExampleTasksTest {
 
   @Test
   void thereIsOneExampleForEachFeature() {
-    assertThat(ExampleTasks.files()).extracting(p -> p.getFileName().toString())
-        .containsExactlyInAnyOrder(ExampleTasks.STATUS_ONLY, ExampleTasks.JOB_RUN_AT, ExampleTasks.JOB_DELAY,
-            ExampleTasks.SUSPENDED, ExampleTasks.DEADLINE_TTL, ExampleTasks.TIMEZONE_RUN_AT, ExampleTasks.SINK_SERVICE,
-            ExampleTasks.SINK_RETRY, ExampleTasks.SINK_RECEIVER, ExampleTasks.KNATIVE_BROKER, ExampleTasks.QUEUE_PAUSED);
+    assertThat(ExampleTasks.files())
+        .extracting(p -> p.getFileName().toString())
+        .containsExactlyInAnyOrder(
+            ExampleTasks.STATUS_ONLY,
+            ExampleTasks.JOB_RUN_AT,
+            ExampleTasks.JOB_DELAY,
+            ExampleTasks.SUSPENDED,
+            ExampleTasks.DEADLINE_TTL,
+            ExampleTasks.TIMEZONE_RUN_AT,
+            ExampleTasks.SINK_SERVICE,
+            ExampleTasks.SINK_RETRY,
+            ExampleTasks.SINK_RECEIVER,
+            ExampleTasks.KNATIVE_BROKER,
+            ExampleTasks.QUEUE_PAUSED);
   }
 
   @Test
   void everyExampleIsADelayedTaskWithNoFieldTheModelDoesNotKnow() {
     for (Path file : ExampleTasks.files()) {
       String name = file.getFileName().toString();
-      Map<String, Object> written = Manifests.SERIALIZATION.unmarshal(ExampleTasks.yaml(name), Map.class);
+      Map<String, Object> written =
+          Manifests.SERIALIZATION.unmarshal(ExampleTasks.yaml(name), Map.class);
       DelayedTask task = ExampleTasks.task(name);
       assertThat(task.getApiVersion()).as(name).isEqualTo("delayedtask.io/v1alpha1");
-      assertThat(task.getMetadata().getNamespace()).as("%s: applies to the current namespace", name).isNull();
-      // A misspelled spec field would be dropped by the model; one inside the Job template kept aside.
+      assertThat(task.getMetadata().getNamespace())
+          .as("%s: applies to the current namespace", name)
+          .isNull();
+      // A misspelled spec field would be dropped by the model; one inside the Job template kept
+      // aside.
       assertThat(asJsonTree(task.getSpec())).as(name).isEqualTo(asJsonTree(written.get("spec")));
       if (task.getSpec().getJobTemplate() != null) {
-        assertThat(Manifests.unknownFields(task.getSpec().getJobTemplate(), name + " jobTemplate")).isEmpty();
-        assertThat(task.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getRestartPolicy())
-            .as(name).isEqualTo("Never");
+        assertThat(Manifests.unknownFields(task.getSpec().getJobTemplate(), name + " jobTemplate"))
+            .isEmpty();
+        assertThat(
+                task.getSpec()
+                    .getJobTemplate()
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getRestartPolicy())
+            .as(name)
+            .isEqualTo("Never");
       }
     }
   }
 
   @Test
   void everyExamplePassesTheCrdValidationRules() {
-    JSONSchemaProps spec = Manifests.one(Manifests.read(Path.of("crds", "delayedtasks.delayedtask.io-v1.yml")),
-            CustomResourceDefinition.class)
-        .getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+    JSONSchemaProps spec =
+        Manifests.one(
+                Manifests.read(Path.of("crds", "delayedtasks.delayedtask.io-v1.yml")),
+                CustomResourceDefinition.class)
+            .getSpec()
+            .getVersions()
+            .get(0)
+            .getSchema()
+            .getOpenAPIV3Schema()
+            .getProperties()
+            .get("spec");
     Pattern runAt = celPattern(spec.getProperties().get("runAt"));
     Pattern delay = celPattern(spec.getProperties().get("delay"));
     for (Path file : ExampleTasks.files()) {
       String name = file.getFileName().toString();
       DelayedTaskSpec task = ExampleTasks.task(name).getSpec();
-      assertThat(task.getRunAt() == null).as("%s: exactly one of runAt and delay", name).isNotEqualTo(task.getDelay() == null);
+      assertThat(task.getRunAt() == null)
+          .as("%s: exactly one of runAt and delay", name)
+          .isNotEqualTo(task.getDelay() == null);
       if (task.getRunAt() != null) {
         assertThat(task.getRunAt()).as(name).matches(runAt);
         if (task.getTimeZone() == null) {
@@ -76,7 +108,8 @@ class ExampleTasksTest {
       } else {
         assertThat(task.getDelay()).as(name).matches(delay);
       }
-      for (Long seconds : new Long[] {task.getStartingDeadlineSeconds(), task.getTtlSecondsAfterFinished()}) {
+      for (Long seconds :
+          new Long[] {task.getStartingDeadlineSeconds(), task.getTtlSecondsAfterFinished()}) {
         if (seconds != null) {
           assertThat(seconds).as(name).isNotNegative();
         }
@@ -107,53 +140,69 @@ class ExampleTasksTest {
 
     DelayedTask zoned = ExampleTasks.task(ExampleTasks.TIMEZONE_RUN_AT);
     assertThat(zoned.getSpec().getTimeZone()).isEqualTo("Europe/Berlin");
-    assertThat(zoned.getSpec().getRunAt()).as("wall-clock time, no offset").doesNotContain("Z", "+");
+    assertThat(zoned.getSpec().getRunAt())
+        .as("wall-clock time, no offset")
+        .doesNotContain("Z", "+");
     zoned.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(zoned))
         .as("07:00 CEST, as the file's comment says")
         .isEqualTo(new Validation.Valid(java.time.Instant.parse("2027-03-29T05:00:00Z")));
 
-    // Complete on any cluster: the receiver the task's ref names is in the file, and the task is valid.
+    // Complete on any cluster: the receiver the task's ref names is in the file, and the task is
+    // valid.
     DelayedTask receiverTask = ExampleTasks.task(ExampleTasks.SINK_RECEIVER);
     assertThat(ExampleTasks.objects(ExampleTasks.SINK_RECEIVER))
         .extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
-        .containsExactly("Deployment/event-display", "Service/event-display", "DelayedTask/hello-receiver");
+        .containsExactly(
+            "Deployment/event-display", "Service/event-display", "DelayedTask/hello-receiver");
     assertThat(receiverTask.getSpec().getSink().getRef().getName()).isEqualTo("event-display");
     assertThat(receiverTask.getSpec().getData()).isNotEmpty();
-    io.fabric8.kubernetes.api.model.Service service = (io.fabric8.kubernetes.api.model.Service) ExampleTasks
-        .objects(ExampleTasks.SINK_RECEIVER).get(1);
-    io.fabric8.kubernetes.api.model.apps.Deployment deployment = (io.fabric8.kubernetes.api.model.apps.Deployment)
-        ExampleTasks.objects(ExampleTasks.SINK_RECEIVER).get(0);
-    assertThat(service.getSpec().getSelector()).isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
+    io.fabric8.kubernetes.api.model.Service service =
+        (io.fabric8.kubernetes.api.model.Service)
+            ExampleTasks.objects(ExampleTasks.SINK_RECEIVER).get(1);
+    io.fabric8.kubernetes.api.model.apps.Deployment deployment =
+        (io.fabric8.kubernetes.api.model.apps.Deployment)
+            ExampleTasks.objects(ExampleTasks.SINK_RECEIVER).get(0);
+    assertThat(service.getSpec().getSelector())
+        .isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
     receiverTask.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     receiverTask.getMetadata().setNamespace("shop");
-    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(receiverTask)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(receiverTask))
+        .isInstanceOf(Validation.Valid.class);
 
     // A paused queue with its limits, and a task held by it once due.
     DelayedTask queued = ExampleTasks.task(ExampleTasks.QUEUE_PAUSED);
     assertThat(ExampleTasks.objects(ExampleTasks.QUEUE_PAUSED))
         .extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
         .containsExactly("DelayedTaskQueue/reminders", "DelayedTask/queued-reminder");
-    DelayedTaskQueue queue = Manifests.SERIALIZATION.unmarshal(
-        Manifests.SERIALIZATION.asYaml(ExampleTasks.objects(ExampleTasks.QUEUE_PAUSED).get(0)), DelayedTaskQueue.class);
+    DelayedTaskQueue queue =
+        Manifests.SERIALIZATION.unmarshal(
+            Manifests.SERIALIZATION.asYaml(ExampleTasks.objects(ExampleTasks.QUEUE_PAUSED).get(0)),
+            DelayedTaskQueue.class);
     assertThat(queue.getSpec().paused()).isTrue();
     assertThat(queue.getSpec().getMaxDispatchesPerSecond()).isEqualTo(5.0);
     assertThat(queue.getSpec().getMaxConcurrentDispatches()).isEqualTo(2);
     assertThat(queued.getSpec().getQueue()).isEqualTo("reminders");
     queued.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     queued.getMetadata().setNamespace("shop");
-    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(queued)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(queued))
+        .isInstanceOf(Validation.Valid.class);
 
-    // Routed through a Knative Broker, with ceOverrides a Trigger filters on; says it needs Knative Eventing.
+    // Routed through a Knative Broker, with ceOverrides a Trigger filters on; says it needs Knative
+    // Eventing.
     DelayedTask broker = ExampleTasks.task(ExampleTasks.KNATIVE_BROKER);
-    assertThat(ExampleTasks.objects(ExampleTasks.KNATIVE_BROKER)).as("applies without Knative").hasSize(1);
-    assertThat(broker.getSpec().getSink().getRef().getApiVersion()).isEqualTo("eventing.knative.dev/v1");
+    assertThat(ExampleTasks.objects(ExampleTasks.KNATIVE_BROKER))
+        .as("applies without Knative")
+        .hasSize(1);
+    assertThat(broker.getSpec().getSink().getRef().getApiVersion())
+        .isEqualTo("eventing.knative.dev/v1");
     assertThat(broker.getSpec().getSink().getRef().getKind()).isEqualTo("Broker");
     assertThat(broker.getSpec().getCeOverrides().getExtensions()).containsEntry("team", "orders");
     assertThat(ExampleTasks.yaml(ExampleTasks.KNATIVE_BROKER)).contains("NEEDS KNATIVE EVENTING");
     broker.getMetadata().setCreationTimestamp("2026-12-01T00:00:00Z");
     broker.getMetadata().setNamespace("shop");
-    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(broker)).isInstanceOf(Validation.Valid.class);
+    assertThat(new SpecValidator(SinkSpecRules.defaults()).validate(broker))
+        .isInstanceOf(Validation.Valid.class);
   }
 
   /** Through JSON text, so that 60 read as an Integer equals 60 written from a Long. */

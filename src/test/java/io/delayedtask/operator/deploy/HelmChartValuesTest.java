@@ -36,7 +36,9 @@ class HelmChartValuesTest {
 
   @Test
   void aTruststoreMountsThroughExtraVolumesAndReachesTheJvmThroughExtraEnv() {
-    RenderedChart chart = RenderedChart.render("""
+    RenderedChart chart =
+        RenderedChart.render(
+            """
         extraEnv:
           - {name: JAVA_TOOL_OPTIONS, value: "-Djavax.net.ssl.trustStore=/etc/truststore/truststore.p12"}
         extraVolumes:
@@ -47,23 +49,32 @@ class HelmChartValuesTest {
     PodSpec pod = chart.one(Deployment.class).getSpec().getTemplate().getSpec();
     Container operator = pod.getContainers().get(0);
     assertThat(pod.getVolumes()).extracting(Volume::getName).containsExactly("tmp", "truststore");
-    assertThat(pod.getVolumes().get(1).getSecret().getSecretName()).isEqualTo("redis-ca-truststore");
-    assertThat(operator.getVolumeMounts()).extracting(VolumeMount::getMountPath).containsExactly("/tmp", "/etc/truststore");
+    assertThat(pod.getVolumes().get(1).getSecret().getSecretName())
+        .isEqualTo("redis-ca-truststore");
+    assertThat(operator.getVolumeMounts())
+        .extracting(VolumeMount::getMountPath)
+        .containsExactly("/tmp", "/etc/truststore");
     assertThat(operator.getVolumeMounts().get(1).getReadOnly()).isTrue();
     assertThat(chart.operatorEnv().get("JAVA_TOOL_OPTIONS").getValue()).contains("truststore.p12");
     RestrictedPodSecurity.assertRestricted(pod, "operator with a truststore");
 
-    PodSpec defaults = RenderedChart.render("{}").one(Deployment.class).getSpec().getTemplate().getSpec();
+    PodSpec defaults =
+        RenderedChart.render("{}").one(Deployment.class).getSpec().getTemplate().getSpec();
     assertThat(defaults.getVolumes()).extracting(Volume::getName).containsExactly("tmp");
   }
 
   @Test
   void theDefaultStartingDeadlineReachesTheOperatorOnlyWhenSet() {
-    assertThat(RenderedChart.render("{}").operatorEnv()).doesNotContainKey(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS);
-    Map<String, EnvVar> env = RenderedChart.render("defaultStartingDeadlineSeconds: 3600").operatorEnv();
-    assertThat(env.get(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS).getValue()).isEqualTo("3600");
-    assertThat(OperatorConfig.fromEnv(Map.of(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, "3600"))
-        .defaultStartingDeadline()).contains(java.time.Duration.ofHours(1));
+    assertThat(RenderedChart.render("{}").operatorEnv())
+        .doesNotContainKey(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS);
+    Map<String, EnvVar> env =
+        RenderedChart.render("defaultStartingDeadlineSeconds: 3600").operatorEnv();
+    assertThat(env.get(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS).getValue())
+        .isEqualTo("3600");
+    assertThat(
+            OperatorConfig.fromEnv(Map.of(OperatorConfig.DEFAULT_STARTING_DEADLINE_SECONDS, "3600"))
+                .defaultStartingDeadline())
+        .contains(java.time.Duration.ofHours(1));
     assertThatThrownBy(() -> RenderedChart.template("defaultStartingDeadlineSeconds: -1"))
         .hasMessageContaining("defaultStartingDeadlineSeconds");
   }
@@ -71,9 +82,15 @@ class HelmChartValuesTest {
   @Test
   void anImageDigestPinsTheOperatorImageInsteadOfTheTag() {
     assertThat(image(RenderedChart.render("{}"))).isEqualTo("delayed-task-operator:0.1.0");
-    assertThat(image(RenderedChart.render("image: {repository: registry.example.com/dto, tag: ignored, digest: " + DIGEST + "}")))
+    assertThat(
+            image(
+                RenderedChart.render(
+                    "image: {repository: registry.example.com/dto, tag: ignored, digest: "
+                        + DIGEST
+                        + "}")))
         .isEqualTo("registry.example.com/dto@" + DIGEST);
-    assertThatThrownBy(() -> RenderedChart.template("image: {digest: latest}")).hasMessageContaining("digest");
+    assertThatThrownBy(() -> RenderedChart.template("image: {digest: latest}"))
+        .hasMessageContaining("digest");
   }
 
   @Test
@@ -82,19 +99,23 @@ class HelmChartValuesTest {
     assertThat(defaults.get(OperatorConfig.LOG_LEVEL).getValue()).isEqualTo("INFO");
     assertThat(defaults.get(OperatorConfig.LOG_FORMAT).getValue()).isEqualTo("text");
 
-    Map<String, EnvVar> env = RenderedChart.render("{logLevel: DEBUG, logFormat: json}").operatorEnv();
+    Map<String, EnvVar> env =
+        RenderedChart.render("{logLevel: DEBUG, logFormat: json}").operatorEnv();
     assertThat(env.get(OperatorConfig.LOG_LEVEL).getValue()).isEqualTo("DEBUG");
     assertThat(env.get(OperatorConfig.LOG_FORMAT).getValue()).isEqualTo("json");
     Map<String, String> plain = new HashMap<>();
-    env.forEach((name, var) -> {
-      if (var.getValue() != null) {
-        plain.put(name, var.getValue());
-      }
-    });
+    env.forEach(
+        (name, var) -> {
+          if (var.getValue() != null) {
+            plain.put(name, var.getValue());
+          }
+        });
     OperatorConfig.fromEnv(plain); // refuses a log level or format it does not know
 
-    assertThatThrownBy(() -> RenderedChart.template("logFormat: yaml")).hasMessageContaining("logFormat");
-    assertThatThrownBy(() -> RenderedChart.template("logLevel: verbose")).hasMessageContaining("logLevel");
+    assertThatThrownBy(() -> RenderedChart.template("logFormat: yaml"))
+        .hasMessageContaining("logFormat");
+    assertThatThrownBy(() -> RenderedChart.template("logLevel: verbose"))
+        .hasMessageContaining("logLevel");
   }
 
   @Test
@@ -102,7 +123,9 @@ class HelmChartValuesTest {
     TopologySpreadConstraint byDefault = constraints(RenderedChart.render("{}"))[0];
     assertThat(byDefault.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
 
-    RenderedChart chart = RenderedChart.render("""
+    RenderedChart chart =
+        RenderedChart.render(
+            """
         topologySpreadConstraints:
           - maxSkew: 1
             topologyKey: topology.kubernetes.io/zone
@@ -118,7 +141,8 @@ class HelmChartValuesTest {
     assertThat(constraints[0].getWhenUnsatisfiable()).isEqualTo("DoNotSchedule");
     assertThat(constraints[0].getLabelSelector().getMatchLabels())
         .containsEntry("app.kubernetes.io/instance", RenderedChart.RELEASE);
-    assertThatThrownBy(() -> RenderedChart.template("topologySpreadConstraints: [{topologyKey: zone}]"))
+    assertThatThrownBy(
+            () -> RenderedChart.template("topologySpreadConstraints: [{topologyKey: zone}]"))
         .hasMessageContaining("maxSkew");
   }
 
@@ -126,9 +150,12 @@ class HelmChartValuesTest {
   void theBundledRedisIsPinnedAndSchedulable() {
     StatefulSet byDefault = RenderedChart.render("{}").named(StatefulSet.class, REDIS);
     assertThat(byDefault.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
-        .as("a patch release, not a floating major tag").matches("redis:\\d+\\.\\d+\\.\\d+");
+        .as("a patch release, not a floating major tag")
+        .matches("redis:\\d+\\.\\d+\\.\\d+");
 
-    StatefulSet redis = RenderedChart.render("""
+    StatefulSet redis =
+        RenderedChart.render(
+                """
         redis:
           bundled:
             image: {digest: %s}
@@ -141,27 +168,37 @@ class HelmChartValuesTest {
                 requiredDuringSchedulingIgnoredDuringExecution:
                   nodeSelectorTerms:
                     - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [zone-a]}]
-        """.formatted(DIGEST)).named(StatefulSet.class, REDIS);
+        """
+                    .formatted(DIGEST))
+            .named(StatefulSet.class, REDIS);
     PodSpec pod = redis.getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers().get(0).getImage()).isEqualTo("redis@" + DIGEST);
     assertThat(redis.getSpec().getTemplate().getMetadata().getAnnotations())
         .containsEntry("backup.velero.io/backup-volumes", "data");
     assertThat(pod.getPriorityClassName()).isEqualTo("platform-critical");
     assertThat(pod.getNodeSelector()).containsEntry("pool", "stateful");
-    assertThat(pod.getTolerations()).singleElement().satisfies(t -> assertThat(t.getValue()).isEqualTo("stateful"));
-    assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
-        .getNodeSelectorTerms()).hasSize(1);
+    assertThat(pod.getTolerations())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getValue()).isEqualTo("stateful"));
+    assertThat(
+            pod.getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms())
+        .hasSize(1);
     RestrictedPodSecurity.assertRestricted(pod, "bundled redis with scheduling values");
   }
 
   @Test
   void aStartupProbeOnHealthzHoldsTheLivenessProbeBackUntilTheOperatorHasStarted() {
     Container operator = RenderedChart.render("{}").operatorContainer();
-    assertThat(operator.getStartupProbe().getHttpGet().getPath()).isEqualTo(operator.getLivenessProbe().getHttpGet().getPath());
+    assertThat(operator.getStartupProbe().getHttpGet().getPath())
+        .isEqualTo(operator.getLivenessProbe().getHttpGet().getPath());
     assertThat(operator.getStartupProbe().getHttpGet().getPort().getStrVal()).isEqualTo("http");
     assertThat(operator.getStartupProbe().getFailureThreshold()).isEqualTo(24);
 
-    Container tuned = RenderedChart.render("probes: {startup: {failureThreshold: 60}}").operatorContainer();
+    Container tuned =
+        RenderedChart.render("probes: {startup: {failureThreshold: 60}}").operatorContainer();
     assertThat(tuned.getStartupProbe().getFailureThreshold()).isEqualTo(60);
     assertThatThrownBy(() -> RenderedChart.template("probes: {startup: {failureThreshold: 0}}"))
         .hasMessageContaining("failureThreshold");
@@ -169,19 +206,29 @@ class HelmChartValuesTest {
 
   @Test
   void commonLabelsReachEveryObjectButNoSelector() {
-    RenderedChart chart = RenderedChart.render("commonLabels: {team: platform, cost-center: \"42\"}");
-    assertThat(chart.objects()).isNotEmpty().allSatisfy(object -> assertThat(object.getMetadata().getLabels())
-        .as("%s %s", object.getKind(), object.getMetadata().getName())
-        .containsEntry("team", "platform").containsEntry("cost-center", "42"));
+    RenderedChart chart =
+        RenderedChart.render("commonLabels: {team: platform, cost-center: \"42\"}");
+    assertThat(chart.objects())
+        .isNotEmpty()
+        .allSatisfy(
+            object ->
+                assertThat(object.getMetadata().getLabels())
+                    .as("%s %s", object.getKind(), object.getMetadata().getName())
+                    .containsEntry("team", "platform")
+                    .containsEntry("cost-center", "42"));
     Deployment deployment = chart.one(Deployment.class);
     assertThat(deployment.getSpec().getSelector().getMatchLabels()).doesNotContainKey("team");
-    assertThat(chart.named(StatefulSet.class, REDIS).getSpec().getSelector().getMatchLabels()).doesNotContainKey("team");
-    assertThat(RenderedChart.render("{}").one(Deployment.class).getMetadata().getLabels()).doesNotContainKey("team");
+    assertThat(chart.named(StatefulSet.class, REDIS).getSpec().getSelector().getMatchLabels())
+        .doesNotContainKey("team");
+    assertThat(RenderedChart.render("{}").one(Deployment.class).getMetadata().getLabels())
+        .doesNotContainKey("team");
   }
 
   @Test
   void extraObjectsAreRenderedWithTheReleaseThroughTpl() {
-    RenderedChart chart = RenderedChart.render("""
+    RenderedChart chart =
+        RenderedChart.render(
+            """
         extraObjects:
           - apiVersion: v1
             kind: ConfigMap
@@ -206,15 +253,23 @@ class HelmChartValuesTest {
   void theUpdateStrategyAndTheGracePeriodAreValues() {
     Deployment byDefault = RenderedChart.render("{}").one(Deployment.class);
     assertThat(byDefault.getSpec().getStrategy()).isNull();
-    assertThat(byDefault.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(30L);
+    assertThat(byDefault.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
+        .isEqualTo(30L);
 
-    Deployment deployment = RenderedChart.render("""
+    Deployment deployment =
+        RenderedChart.render(
+                """
         strategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}
         terminationGracePeriodSeconds: 45
-        """).one(Deployment.class);
-    assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
-    assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal()).isEqualTo(1);
-    assertThat(deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(45L);
+        """)
+            .one(Deployment.class);
+    assertThat(
+            deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal())
+        .isZero();
+    assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal())
+        .isEqualTo(1);
+    assertThat(deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
+        .isEqualTo(45L);
     assertThatThrownBy(() -> RenderedChart.template("terminationGracePeriodSeconds: 5"))
         .hasMessageContaining("terminationGracePeriodSeconds");
   }
@@ -224,7 +279,9 @@ class HelmChartValuesTest {
     RenderedChart byDefault = RenderedChart.render("{}");
     assertThat(byDefault.all(Pod.class)).isEmpty();
 
-    RenderedChart chart = withHooksAsObjects("test: {enabled: true, image: {repository: registry.example.com/kubectl, tag: '1.31.2'}}");
+    RenderedChart chart =
+        withHooksAsObjects(
+            "test: {enabled: true, image: {repository: registry.example.com/kubectl, tag: '1.31.2'}}");
     String name = FULLNAME + "-test";
     Pod pod = chart.named(Pod.class, name);
     assertThat(pod.getMetadata().getAnnotations()).containsEntry(HOOK, "test");
@@ -233,23 +290,35 @@ class HelmChartValuesTest {
     Container test = pod.getSpec().getContainers().get(0);
     assertThat(test.getImage()).isEqualTo("registry.example.com/kubectl:1.31.2");
     assertThat(String.join(" ", test.getCommand()))
-        .contains("kind: DelayedTask", "kubectl create", "-o jsonpath='{.status.phase}'", "= Fired", "kubectl delete delayedtask")
+        .contains(
+            "kind: DelayedTask",
+            "kubectl create",
+            "-o jsonpath='{.status.phase}'",
+            "= Fired",
+            "kubectl delete delayedtask")
         .doesNotContain("jobTemplate", "sink:");
     RestrictedPodSecurity.assertRestricted(pod.getSpec(), "helm test pod");
     assertThat(test.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
 
     Role role = chart.named(Role.class, name);
     assertThat(role.getMetadata().getNamespace()).isEqualTo(RenderedChart.NAMESPACE);
-    assertThat(role.getRules()).singleElement().satisfies(rule -> {
-      assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
-      assertThat(rule.getResources()).containsExactly("delayedtasks");
-      assertThat(rule.getVerbs()).containsExactlyInAnyOrder("create", "get", "delete");
-    });
+    assertThat(role.getRules())
+        .singleElement()
+        .satisfies(
+            rule -> {
+              assertThat(rule.getApiGroups()).containsExactly("delayedtask.io");
+              assertThat(rule.getResources()).containsExactly("delayedtasks");
+              assertThat(rule.getVerbs()).containsExactlyInAnyOrder("create", "get", "delete");
+            });
     RoleBinding binding = chart.named(RoleBinding.class, name);
     assertThat(binding.getRoleRef().getName()).isEqualTo(name);
-    assertThat(binding.getSubjects()).singleElement().satisfies(subject -> assertThat(subject.getName()).isEqualTo(name));
-    assertThat(chart.named(ServiceAccount.class, name).getMetadata().getAnnotations()).containsEntry(HOOK, "test");
-    assertThatThrownBy(() -> RenderedChart.template("test: {enabled: true, image: {tag: ''}}")).hasMessageContaining("tag");
+    assertThat(binding.getSubjects())
+        .singleElement()
+        .satisfies(subject -> assertThat(subject.getName()).isEqualTo(name));
+    assertThat(chart.named(ServiceAccount.class, name).getMetadata().getAnnotations())
+        .containsEntry(HOOK, "test");
+    assertThatThrownBy(() -> RenderedChart.template("test: {enabled: true, image: {tag: ''}}"))
+        .hasMessageContaining("tag");
   }
 
   private static final String HOOK = RenderedChart.HOOK;
@@ -259,11 +328,23 @@ class HelmChartValuesTest {
   }
 
   private static String image(RenderedChart chart) {
-    return chart.one(Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+    return chart
+        .one(Deployment.class)
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getImage();
   }
 
   private static TopologySpreadConstraint[] constraints(RenderedChart chart) {
-    return chart.one(Deployment.class).getSpec().getTemplate().getSpec().getTopologySpreadConstraints()
+    return chart
+        .one(Deployment.class)
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getTopologySpreadConstraints()
         .toArray(TopologySpreadConstraint[]::new);
   }
 }

@@ -30,15 +30,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The chart's {@code helm test} hook ({@code templates/tests/fires-a-task.yaml}) run against a real
  * API server as far as a server without nodes allows: its ServiceAccount, Role and RoleBinding are
- * created as Helm creates them, and the test Pod's own command runs here with the Pod's environment,
- * kubectl on its PATH and a kubeconfig holding nothing but a token of that ServiceAccount, so the
- * script meets exactly the rights the hook grants it. What is not run is the kubelet's part (pulling
- * {@code test.image}, the Pod's security context), which needs a node.
+ * created as Helm creates them, and the test Pod's own command runs here with the Pod's
+ * environment, kubectl on its PATH and a kubeconfig holding nothing but a token of that
+ * ServiceAccount, so the script meets exactly the rights the hook grants it. What is not run is the
+ * kubelet's part (pulling {@code test.image}, the Pod's security context), which needs a node.
  */
 @RequiresRealKubernetes
 class HelmTestHookIT {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   private static RealKubernetes kube;
   private static OperatorFixture.OnRealKubernetes operator;
@@ -62,9 +61,16 @@ class HelmTestHookIT {
 
     assertThat(run.exitCode()).as("the hook's exit code; its output:%n%s", run.output()).isZero();
     assertThat(run.output()).contains("DelayedTask " + run.task() + " fired");
-    await("the hook's task deleted").atMost(Duration.ofSeconds(30))
-        .until(() -> kube.client().resources(DelayedTask.class).inNamespace(operator.namespace())
-            .withName(run.task()).get() == null);
+    await("the hook's task deleted")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                kube.client()
+                        .resources(DelayedTask.class)
+                        .inNamespace(operator.namespace())
+                        .withName(run.task())
+                        .get()
+                    == null);
   }
 
   @Test
@@ -73,11 +79,24 @@ class HelmTestHookIT {
 
     HookRun run = runHook(unwatched, 5);
 
-    assertThat(run.exitCode()).as("the hook's exit code; its output:%n%s", run.output()).isEqualTo(1);
-    assertThat(run.output()).contains("DelayedTask " + run.task() + " is '', not Fired: is the operator running "
-        + "and leading? kubectl logs -l app.kubernetes.io/instance=" + RenderedChart.RELEASE);
-    assertThat(kube.client().resources(DelayedTask.class).inNamespace(unwatched).withName(run.task()).get())
-        .as("the hook deletes its task when it fails too").isNull();
+    assertThat(run.exitCode())
+        .as("the hook's exit code; its output:%n%s", run.output())
+        .isEqualTo(1);
+    assertThat(run.output())
+        .contains(
+            "DelayedTask "
+                + run.task()
+                + " is '', not Fired: is the operator running "
+                + "and leading? kubectl logs -l app.kubernetes.io/instance="
+                + RenderedChart.RELEASE);
+    assertThat(
+            kube.client()
+                .resources(DelayedTask.class)
+                .inNamespace(unwatched)
+                .withName(run.task())
+                .get())
+        .as("the hook deletes its task when it fails too")
+        .isNull();
   }
 
   private record HookRun(String task, int exitCode, String output) {}
@@ -86,18 +105,24 @@ class HelmTestHookIT {
    * Renders the chart with its test hook for a release in {@code namespace}, creates the hook's
    * ServiceAccount, Role and RoleBinding, and runs the test Pod's command as that ServiceAccount.
    */
-  private static HookRun runHook(String namespace, int timeoutSeconds) throws IOException, InterruptedException {
-    RenderedChart chart = RenderedChart.renderWithHooks("""
+  private static HookRun runHook(String namespace, int timeoutSeconds)
+      throws IOException, InterruptedException {
+    RenderedChart chart =
+        RenderedChart.renderWithHooks(
+            """
         test:
           enabled: true
           timeoutSeconds: %d
-        """.formatted(timeoutSeconds), namespace);
+        """
+                .formatted(timeoutSeconds),
+            namespace);
     ServiceAccount account = hook(chart, ServiceAccount.class);
     kube.client().resource(account).create();
     kube.client().resource(hook(chart, Role.class)).create();
     kube.client().resource(hook(chart, RoleBinding.class)).create();
-    Path kubeconfig = kube.serviceAccountKubeconfig(namespace, account.getMetadata().getName(),
-        dir.resolve(namespace + ".kubeconfig"));
+    Path kubeconfig =
+        kube.serviceAccountKubeconfig(
+            namespace, account.getMetadata().getName(), dir.resolve(namespace + ".kubeconfig"));
 
     Container container = hook(chart, Pod.class).getSpec().getContainers().get(0);
     ProcessBuilder builder = new ProcessBuilder(container.getCommand()).redirectErrorStream(true);
@@ -113,12 +138,17 @@ class HelmTestHookIT {
     Process process = builder.start();
     byte[] output = process.getInputStream().readAllBytes();
     assertThat(process.waitFor(timeoutSeconds + 30, TimeUnit.SECONDS)).as("the hook ends").isTrue();
-    return new HookRun(env.get("TASK"), process.exitValue(), new String(output, StandardCharsets.UTF_8));
+    return new HookRun(
+        env.get("TASK"), process.exitValue(), new String(output, StandardCharsets.UTF_8));
   }
 
   private static <T extends HasMetadata> T hook(RenderedChart chart, Class<T> type) {
-    List<T> hooks = chart.all(type).stream()
-        .filter(object -> "test".equals(object.getMetadata().getAnnotations().get(RenderedChart.HOOK))).toList();
+    List<T> hooks =
+        chart.all(type).stream()
+            .filter(
+                object ->
+                    "test".equals(object.getMetadata().getAnnotations().get(RenderedChart.HOOK)))
+            .toList();
     assertThat(hooks).as("the chart's test hook's %s", type.getSimpleName()).hasSize(1);
     return hooks.get(0);
   }

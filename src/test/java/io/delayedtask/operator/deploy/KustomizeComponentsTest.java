@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The plain manifests' choices are kustomize components, used from overlays that docs/install.md
  * shows and this test renders word for word with {@code kubectl kustomize}: nothing is "drop this
- * file" or "edit that line" (issue 35), and the result is what the chart renders for the same choice.
+ * file" or "edit that line" (issue 35), and the result is what the chart renders for the same
+ * choice.
  */
 class KustomizeComponentsTest {
 
@@ -28,11 +29,16 @@ class KustomizeComponentsTest {
   @Test
   void theBaseRendersTheBundledRedisAndRequiresItsPassword() {
     List<HasMetadata> base = KustomizeOverlays.base();
-    assertThat(base).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
-        .contains("StatefulSet/" + NAME + "-redis", "Service/" + NAME + "-redis", "NetworkPolicy/" + NAME + "-redis")
+    assertThat(base)
+        .extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+        .contains(
+            "StatefulSet/" + NAME + "-redis",
+            "Service/" + NAME + "-redis",
+            "NetworkPolicy/" + NAME + "-redis")
         .doesNotContain("NetworkPolicy/" + NAME + "-egress");
     assertThat(redisPassword(base).getValueFrom().getSecretKeyRef().getOptional())
-        .as("the bundled Redis' Secret is created before the install (docs/install.md)").isNull();
+        .as("the bundled Redis' Secret is created before the install (docs/install.md)")
+        .isNull();
   }
 
   /**
@@ -42,16 +48,29 @@ class KustomizeComponentsTest {
   @Test
   void yourOwnRedisAsInstallMdShowsIt() {
     List<HasMetadata> objects = KustomizeOverlays.fromInstallMd("external-redis");
-    assertThat(objects).as("nothing of the bundled Redis").noneMatch(o -> o.getMetadata().getName().equals(NAME + "-redis"));
+    assertThat(objects)
+        .as("nothing of the bundled Redis")
+        .noneMatch(o -> o.getMetadata().getName().equals(NAME + "-redis"));
     assertThat(Manifests.all(objects, StatefulSet.class)).isEmpty();
     EnvVar password = redisPassword(objects);
     assertThat(password.getValueFrom().getSecretKeyRef().getName()).isEqualTo(NAME + "-redis");
     assertThat(password.getValueFrom().getSecretKeyRef().getOptional())
-        .as("a Redis without a password needs no Secret").isTrue();
+        .as("a Redis without a password needs no Secret")
+        .isTrue();
     Map<String, String> config = Manifests.one(objects, ConfigMap.class).getData();
-    OperatorConfig parsed = OperatorConfig.fromEnv(PodEnvironment.resolve(config,
-        Manifests.one(objects, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0).getEnv(),
-        NAME, NAME + "-5c7d-xyz12"));
+    OperatorConfig parsed =
+        OperatorConfig.fromEnv(
+            PodEnvironment.resolve(
+                config,
+                Manifests.one(objects, Deployment.class)
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .get(0)
+                    .getEnv(),
+                NAME,
+                NAME + "-5c7d-xyz12"));
     assertThat(parsed.redisUri()).isEqualTo("rediss://redis.example.internal:6380");
     assertThat(Manifests.all(objects, Deployment.class)).hasSize(1);
   }
@@ -63,50 +82,90 @@ class KustomizeComponentsTest {
    */
   @Test
   void theEgressPolicyAsInstallMdShowsItIsTheCharts() {
-    NetworkPolicy plain = Manifests.named(KustomizeOverlays.fromInstallMd("with-egress"), NetworkPolicy.class,
-        NAME + "-egress");
-    NetworkPolicy chart = RenderedChart.render("""
+    NetworkPolicy plain =
+        Manifests.named(
+            KustomizeOverlays.fromInstallMd("with-egress"), NetworkPolicy.class, NAME + "-egress");
+    NetworkPolicy chart =
+        RenderedChart.render(
+                """
         networkPolicy:
           egress:
             enabled: true
             apiServerCidrs: [10.0.0.1/32]
             cidrs: [10.96.0.0/12]
-        """).named(NetworkPolicy.class, FULLNAME + "-egress");
+        """)
+            .named(NetworkPolicy.class, FULLNAME + "-egress");
     assertThat(plain.getSpec().getPolicyTypes()).isEqualTo(chart.getSpec().getPolicyTypes());
     List<NetworkPolicyEgressRule> plainRules = plain.getSpec().getEgress();
     List<NetworkPolicyEgressRule> chartRules = chart.getSpec().getEgress();
     assertThat(plainRules).hasSameSizeAs(chartRules);
     assertThat(plainRules.get(0)).as("DNS").isEqualTo(chartRules.get(0));
-    assertThat(plainRules.get(1)).as("the API server, its placeholder replaced").isEqualTo(chartRules.get(1));
-    assertThat(plainRules.get(2).getPorts()).as("the bundled Redis").isEqualTo(chartRules.get(2).getPorts());
-    assertThat(plainRules.get(2).getTo()).singleElement().satisfies(peer -> assertThat(peer.getPodSelector()
-        .getMatchLabels()).containsEntry("app.kubernetes.io/component", "redis"));
+    assertThat(plainRules.get(1))
+        .as("the API server, its placeholder replaced")
+        .isEqualTo(chartRules.get(1));
+    assertThat(plainRules.get(2).getPorts())
+        .as("the bundled Redis")
+        .isEqualTo(chartRules.get(2).getPorts());
+    assertThat(plainRules.get(2).getTo())
+        .singleElement()
+        .satisfies(
+            peer ->
+                assertThat(peer.getPodSelector().getMatchLabels())
+                    .containsEntry("app.kubernetes.io/component", "redis"));
     assertThat(plainRules.get(3)).as("what the installer added").isEqualTo(chartRules.get(3));
-    assertThat(plain.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component", "operator")
+    assertThat(plain.getSpec().getPodSelector().getMatchLabels())
+        .containsEntry("app.kubernetes.io/component", "operator")
         .containsEntry("app.kubernetes.io/name", NAME);
   }
 
-  /** Issue 35: one way to turn the admission check off, which leaves out what the chart's leaves out. */
+  /**
+   * Issue 35: one way to turn the admission check off, which leaves out what the chart's leaves
+   * out.
+   */
   @Test
   void withoutTheAdmissionCheckAsInstallMdShowsItIsTheChartsRequiredBindingsNone() {
     List<HasMetadata> base = KustomizeOverlays.base();
     List<HasMetadata> off = KustomizeOverlays.fromInstallMd("no-admission-check");
-    List<String> removed = base.stream().map(KustomizeComponentsTest::kindAndName)
-        .filter(o -> off.stream().map(KustomizeComponentsTest::kindAndName).noneMatch(o::equals)).toList();
+    List<String> removed =
+        base.stream()
+            .map(KustomizeComponentsTest::kindAndName)
+            .filter(
+                o -> off.stream().map(KustomizeComponentsTest::kindAndName).noneMatch(o::equals))
+            .toList();
     RenderedChart chart = RenderedChart.render("{}");
     RenderedChart chartOff = RenderedChart.render("admissionPolicy: {requiredBindings: none}");
-    List<String> chartRemoved = chart.objects().stream().map(KustomizeComponentsTest::kindAndName)
-        .filter(o -> chartOff.objects().stream().map(KustomizeComponentsTest::kindAndName).noneMatch(o::equals))
-        .map(o -> o.replace(FULLNAME, NAME)).toList();
-    assertThat(removed).as("what the component leaves out is what requiredBindings=none leaves out")
+    List<String> chartRemoved =
+        chart.objects().stream()
+            .map(KustomizeComponentsTest::kindAndName)
+            .filter(
+                o ->
+                    chartOff.objects().stream()
+                        .map(KustomizeComponentsTest::kindAndName)
+                        .noneMatch(o::equals))
+            .map(o -> o.replace(FULLNAME, NAME))
+            .toList();
+    assertThat(removed)
+        .as("what the component leaves out is what requiredBindings=none leaves out")
         .containsExactlyInAnyOrderElementsOf(chartRemoved)
-        .contains("ClusterRole/" + NAME + "-admission-policy", "ValidatingAdmissionPolicy/" + NAME + "-author-rights");
-    Container operator = Manifests.one(off, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+        .contains(
+            "ClusterRole/" + NAME + "-admission-policy",
+            "ValidatingAdmissionPolicy/" + NAME + "-author-rights");
+    Container operator =
+        Manifests.one(off, Deployment.class)
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
     Map<String, String> config = Manifests.one(off, ConfigMap.class).getData();
     assertThat(config).containsEntry(OperatorConfig.ADMISSION_POLICY, "none");
-    assertThat(operator.getEnv()).noneMatch(e -> e.getName().equals(OperatorConfig.ADMISSION_POLICY));
-    assertThat(OperatorConfig.fromEnv(PodEnvironment.resolve(config, operator.getEnv(), NAME, NAME + "-5c7d-xyz12"))
-        .checksAdmissionPolicy()).isFalse();
+    assertThat(operator.getEnv())
+        .noneMatch(e -> e.getName().equals(OperatorConfig.ADMISSION_POLICY));
+    assertThat(
+            OperatorConfig.fromEnv(
+                    PodEnvironment.resolve(config, operator.getEnv(), NAME, NAME + "-5c7d-xyz12"))
+                .checksAdmissionPolicy())
+        .isFalse();
   }
 
   private static String kindAndName(HasMetadata o) {
@@ -114,7 +173,16 @@ class KustomizeComponentsTest {
   }
 
   private static EnvVar redisPassword(List<HasMetadata> objects) {
-    return Manifests.one(objects, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()
-        .stream().filter(e -> e.getName().equals(OperatorConfig.REDIS_PASSWORD)).findFirst().orElseThrow();
+    return Manifests.one(objects, Deployment.class)
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getEnv()
+        .stream()
+        .filter(e -> e.getName().equals(OperatorConfig.REDIS_PASSWORD))
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -19,16 +19,16 @@ import java.util.stream.Stream;
 
 /**
  * The overlays docs/install.md shows, rendered by the real {@code kubectl kustomize} as a user's
- * would be: each YAML block that starts with {@code # <directory>/kustomization.yaml} is written
- * to that directory beside a copy of k8s/, as the page tells the reader to lay it out.
+ * would be: each YAML block that starts with {@code # <directory>/kustomization.yaml} is written to
+ * that directory beside a copy of k8s/, as the page tells the reader to lay it out.
  */
 final class KustomizeOverlays {
 
   static final Path INSTALL_MD = Path.of("docs", "install.md");
-  private static final Pattern BLOCK = Pattern.compile("(?s)```yaml\\n# ([a-z-]+)/kustomization\\.yaml\\n(.*?)```");
+  private static final Pattern BLOCK =
+      Pattern.compile("(?s)```yaml\\n# ([a-z-]+)/kustomization\\.yaml\\n(.*?)```");
 
-  private KustomizeOverlays() {
-  }
+  private KustomizeOverlays() {}
 
   /** The overlay install.md shows under {@code # <directory>/kustomization.yaml}, rendered. */
   static List<HasMetadata> fromInstallMd(String directory) {
@@ -44,7 +44,8 @@ final class KustomizeOverlays {
         return render(directory, block.group(2));
       }
     }
-    throw new AssertionError("docs/install.md shows no ```yaml block beginning # " + directory + "/kustomization.yaml");
+    throw new AssertionError(
+        "docs/install.md shows no ```yaml block beginning # " + directory + "/kustomization.yaml");
   }
 
   /** k8s/ itself, as {@code kubectl apply -k k8s/} applies it. */
@@ -70,16 +71,27 @@ final class KustomizeOverlays {
   }
 
   private static String kustomize(Path directory) {
-    Path kubectl = ControlPlaneBinaries.find().map(binaries -> binaries.binary("kubectl"))
-        .orElseGet(() -> RequiredTool.find("kubectl", "DELAYEDTASK_TEST_KUBECTL", "tools/build-control-plane.sh"));
+    Path kubectl =
+        ControlPlaneBinaries.find()
+            .map(binaries -> binaries.binary("kubectl"))
+            .orElseGet(
+                () ->
+                    RequiredTool.find(
+                        "kubectl", "DELAYEDTASK_TEST_KUBECTL", "tools/build-control-plane.sh"));
     Path errors = null;
     try {
       errors = Files.createTempFile("kustomize-", ".err");
-      Process process = new ProcessBuilder(kubectl.toString(), "kustomize", directory.toString())
-          .redirectError(errors.toFile()).start();
+      Process process =
+          new ProcessBuilder(kubectl.toString(), "kustomize", directory.toString())
+              .redirectError(errors.toFile())
+              .start();
       String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("kubectl kustomize %s finishes", directory).isTrue();
-      assertThat(process.exitValue()).as("kubectl kustomize %s: %s", directory, Files.readString(errors)).isZero();
+      assertThat(process.waitFor(60, TimeUnit.SECONDS))
+          .as("kubectl kustomize %s finishes", directory)
+          .isTrue();
+      assertThat(process.exitValue())
+          .as("kubectl kustomize %s: %s", directory, Files.readString(errors))
+          .isZero();
       return output;
     } catch (IOException e) {
       throw new UncheckedIOException(e);

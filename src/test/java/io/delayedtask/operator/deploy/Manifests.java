@@ -30,8 +30,7 @@ final class Manifests {
   private static final Pattern DOCUMENT_SEPARATOR = Pattern.compile("(?m)^---\\s*$");
   private static final Pattern ONLY_COMMENTS = Pattern.compile("(?s)\\s*(#[^\\n]*\\n?\\s*)*");
 
-  private Manifests() {
-  }
+  private Manifests() {}
 
   static List<HasMetadata> read(Path file) {
     try {
@@ -56,7 +55,9 @@ final class Manifests {
       assertThat(object).as("document parses as a Kubernetes object:%n%s", document).isNotNull();
       if (!(object instanceof GenericKubernetesResource)) {
         assertThat(unknownFields(object, object.getKind()))
-            .as("fields the fabric8 model of %s/%s does not know", object.getKind(), object.getMetadata().getName())
+            .as(
+                "fields the fabric8 model of %s/%s does not know",
+                object.getKind(), object.getMetadata().getName())
             .isEmpty();
       }
       objects.add(object);
@@ -75,7 +76,8 @@ final class Manifests {
   }
 
   static <T extends HasMetadata> T named(List<HasMetadata> objects, Class<T> type, String name) {
-    List<T> found = all(objects, type).stream().filter(o -> name.equals(o.getMetadata().getName())).toList();
+    List<T> found =
+        all(objects, type).stream().filter(o -> name.equals(o.getMetadata().getName())).toList();
     assertThat(found).as("exactly one %s named %s", type.getSimpleName(), name).hasSize(1);
     return found.get(0);
   }
@@ -103,8 +105,10 @@ final class Manifests {
       return;
     }
     for (Method getter : value.getClass().getMethods()) {
-      if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
-          || getter.getDeclaringClass() == Object.class || !getter.getName().startsWith("get")) {
+      if (getter.getParameterCount() != 0
+          || Modifier.isStatic(getter.getModifiers())
+          || getter.getDeclaringClass() == Object.class
+          || !getter.getName().startsWith("get")) {
         continue;
       }
       Object child = invoke(getter, value);

@@ -17,17 +17,18 @@ import java.util.Map;
  * a Prometheus rules file, and every PromQL expression of the rules and the dashboard.
  */
 final class MonitoringChart {
-  static final String VALUES = """
+  static final String VALUES =
+      """
       prometheusRule: {enabled: true}
       dashboard: {enabled: true}
       """;
+
   /** What the default selector expects a scrape to label the operator's series with. */
   static final String JOB = RenderedChart.FULLNAME;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private MonitoringChart() {
-  }
+  private MonitoringChart() {}
 
   static RenderedChart render() {
     return RenderedChart.render(VALUES);
@@ -37,7 +38,8 @@ final class MonitoringChart {
     return chart.objects().stream()
         .filter(o -> o.getKind().equals("PrometheusRule"))
         .map(GenericKubernetesResource.class::cast)
-        .findFirst().orElseThrow(() -> new AssertionError("no PrometheusRule rendered"));
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no PrometheusRule rendered"));
   }
 
   /** The PrometheusRule's spec is a Prometheus rules file ({@code groups:}). */
@@ -48,7 +50,8 @@ final class MonitoringChart {
 
   @SuppressWarnings("unchecked")
   static List<Map<String, Object>> rules(RenderedChart chart) {
-    Map<String, Object> spec = (Map<String, Object>) prometheusRule(chart).getAdditionalProperties().get("spec");
+    Map<String, Object> spec =
+        (Map<String, Object>) prometheusRule(chart).getAdditionalProperties().get("spec");
     List<Map<String, Object>> rules = new ArrayList<>();
     for (Map<String, Object> group : (List<Map<String, Object>>) spec.get("groups")) {
       rules.addAll((List<Map<String, Object>>) group.get("rules"));
@@ -59,7 +62,8 @@ final class MonitoringChart {
   /** The dashboard JSON as the chart ships it (the file, which the ConfigMap carries). */
   static JsonNode dashboardFile() {
     try {
-      return JSON.readTree(Files.readString(Manifests.CHART.resolve("dashboards/delayed-task-operator.json")));
+      return JSON.readTree(
+          Files.readString(Manifests.CHART.resolve("dashboards/delayed-task-operator.json")));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

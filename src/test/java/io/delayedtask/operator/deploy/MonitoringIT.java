@@ -49,12 +49,19 @@ import org.junit.jupiter.api.Test;
 class MonitoringIT {
   private static String NS;
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
   /** What Grafana substitutes: the job variable, and a rate window that holds a few 1 s scrapes. */
   private static final Map<String, String> GRAFANA_VARIABLES =
       Map.of("$job", MonitoringChart.JOB, "$__rate_interval", "30s");
-  /** Registered by JOSDK only once a reconciliation fails: the panel is empty on a healthy operator. */
-  private static final Set<String> ONLY_AFTER_FAILURES = Set.of("operator_sdk_reconciliations_failed_total");
-  private static final Pattern METRIC = Pattern.compile("\\b((?:delayedtask|operator_sdk|jvm)_[a-z_]+)\\b");
+
+  /**
+   * Registered by JOSDK only once a reconciliation fails: the panel is empty on a healthy operator.
+   */
+  private static final Set<String> ONLY_AFTER_FAILURES =
+      Set.of("operator_sdk_reconciliations_failed_total");
+
+  private static final Pattern METRIC =
+      Pattern.compile("\\b((?:delayedtask|operator_sdk|jvm)_[a-z_]+)\\b");
 
   private static OnRealKubernetes world;
   private static RealKubernetes kube;
@@ -68,16 +75,28 @@ class MonitoringIT {
     kube = RealKubernetes.shared();
     // Only the resync at leadership: a periodic one racing a firing may re-add a just-acknowledged
     // entry, which the drift alert would then (rightly, but here by chance) count. The admission
-    // check on, with the shipped policies bound to this namespace only, so the policy metric and its
+    // check on, with the shipped policies bound to this namespace only, so the policy metric and
+    // its
     // alert are there to evaluate on a healthy operator.
-    world = OperatorFixture.startOnRealKubernetes(kube, "monitoring", namespace -> Map.of(
-        OperatorConfig.RESYNC_SECONDS, "300",
-        OperatorConfig.ADMISSION_POLICY, harmlessDenyingBinding(kube.client(), namespace)),
-        UnaryOperator.identity());
+    world =
+        OperatorFixture.startOnRealKubernetes(
+            kube,
+            "monitoring",
+            namespace ->
+                Map.of(
+                    OperatorConfig.RESYNC_SECONDS,
+                    "300",
+                    OperatorConfig.ADMISSION_POLICY,
+                    harmlessDenyingBinding(kube.client(), namespace)),
+            UnaryOperator.identity());
     NS = world.namespace();
     operator = world.operator();
-    prometheus = PrometheusServer.start(MonitoringChart.JOB, "127.0.0.1:" + operator.httpPort(),
-        "{namespace: " + RenderedChart.NAMESPACE + "}", MonitoringChart.rulesFile(chart));
+    prometheus =
+        PrometheusServer.start(
+            MonitoringChart.JOB,
+            "127.0.0.1:" + operator.httpPort(),
+            "{namespace: " + RenderedChart.NAMESPACE + "}",
+            MonitoringChart.rulesFile(chart));
 
     // Due far enough ahead that a slow machine has scheduled them in time: fire lag stays small.
     Instant soon = Instant.now().plusSeconds(5);
@@ -90,18 +109,40 @@ class MonitoringIT {
     queue.setMetadata(new ObjectMetaBuilder().withName("emails").withNamespace(NS).build());
     queue.setSpec(new DelayedTaskQueueSpec());
     kube.client().resources(DelayedTaskQueue.class).inNamespace(NS).resource(queue).create();
-    Tasks.create(kube.client(), Tasks.task(NS, "queued", spec -> {
-      spec.setRunAt(Tasks.rfc3339(soon));
-      spec.setQueue("emails");
-    }));
-    await().atMost(TIMEOUT).until(() -> Tasks.phase(kube.client(), NS, "second").orElse(null) == Phase.Fired
-        && Tasks.phase(kube.client(), NS, "with-job").orElse(null) == Phase.Running
-        && Tasks.phase(kube.client(), NS, "queued").orElse(null) == Phase.Fired);
+    Tasks.create(
+        kube.client(),
+        Tasks.task(
+            NS,
+            "queued",
+            spec -> {
+              spec.setRunAt(Tasks.rfc3339(soon));
+              spec.setQueue("emails");
+            }));
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                Tasks.phase(kube.client(), NS, "second").orElse(null) == Phase.Fired
+                    && Tasks.phase(kube.client(), NS, "with-job").orElse(null) == Phase.Running
+                    && Tasks.phase(kube.client(), NS, "queued").orElse(null) == Phase.Fired);
     // Prometheus has scraped the firings, and a few samples since, for rate() to work with.
-    await().atMost(TIMEOUT).until(() -> value("delayedtask_fire_lag_seconds_count{job=\"" + MonitoringChart.JOB
-        + "\"}") >= 3 && value("count_over_time(delayedtask_leader{job=\"" + MonitoringChart.JOB + "\"}[1m])") >= 5
-        // The queue's meters follow its status pass (every 5 s on the leader).
-        && value("sum(delayedtask_queue_dispatches_total{job=\"" + MonitoringChart.JOB + "\"})") >= 1);
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                value("delayedtask_fire_lag_seconds_count{job=\"" + MonitoringChart.JOB + "\"}")
+                        >= 3
+                    && value(
+                            "count_over_time(delayedtask_leader{job=\""
+                                + MonitoringChart.JOB
+                                + "\"}[1m])")
+                        >= 5
+                    // The queue's meters follow its status pass (every 5 s on the leader).
+                    && value(
+                            "sum(delayedtask_queue_dispatches_total{job=\""
+                                + MonitoringChart.JOB
+                                + "\"})")
+                        >= 1);
   }
 
   @AfterAll
@@ -116,12 +157,15 @@ class MonitoringIT {
 
   @Test
   void everyDashboardExpressionEvaluatesWithData() {
-    List<String> expressions = MonitoringChart.dashboardExpressions(MonitoringChart.dashboardFile());
+    List<String> expressions =
+        MonitoringChart.dashboardExpressions(MonitoringChart.dashboardFile());
     assertThat(expressions).hasSizeGreaterThan(10);
     for (String panelExpression : expressions) {
       String expression = substitute(panelExpression);
       JsonNode response = prometheus.query(expression);
-      assertThat(response.path("status").asText()).as("%s: %s", expression, response).isEqualTo("success");
+      assertThat(response.path("status").asText())
+          .as("%s: %s", expression, response)
+          .isEqualTo("success");
       if (metricsOf(expression).stream().noneMatch(ONLY_AFTER_FAILURES::contains)) {
         assertThat(response.path("data").path("result")).as("data for %s", expression).isNotEmpty();
       }
@@ -140,13 +184,25 @@ class MonitoringIT {
   void everyMetricTheRulesAndTheDashboardNameIsExported() {
     Set<String> names = new TreeSet<>();
     MonitoringChart.rules(chart).forEach(r -> names.addAll(metricsOf((String) r.get("expr"))));
-    MonitoringChart.dashboardExpressions(MonitoringChart.dashboardFile()).forEach(e -> names.addAll(metricsOf(e)));
+    MonitoringChart.dashboardExpressions(MonitoringChart.dashboardFile())
+        .forEach(e -> names.addAll(metricsOf(e)));
     names.removeAll(ONLY_AFTER_FAILURES);
-    assertThat(names).contains("delayedtask_leader", "delayedtask_redis_up", "delayedtask_due_times_total",
-        "delayedtask_resync_drift_repairs_total", "delayedtask_fire_lag_seconds_bucket", "jvm_memory_used_bytes");
+    assertThat(names)
+        .contains(
+            "delayedtask_leader",
+            "delayedtask_redis_up",
+            "delayedtask_due_times_total",
+            "delayedtask_resync_drift_repairs_total",
+            "delayedtask_fire_lag_seconds_bucket",
+            "jvm_memory_used_bytes");
     for (String name : names) {
-      assertThat(prometheus.query("count({__name__=\"" + name + "\",job=\"" + MonitoringChart.JOB + "\"})")
-          .path("data").path("result")).as("series of %s scraped from the operator", name).isNotEmpty();
+      assertThat(
+              prometheus
+                  .query("count({__name__=\"" + name + "\",job=\"" + MonitoringChart.JOB + "\"})")
+                  .path("data")
+                  .path("result"))
+          .as("series of %s scraped from the operator", name)
+          .isNotEmpty();
     }
   }
 
@@ -155,46 +211,88 @@ class MonitoringIT {
     for (Map<String, Object> rule : MonitoringChart.rules(chart)) {
       String expression = (String) rule.get("expr");
       JsonNode response = prometheus.query(expression);
-      assertThat(response.path("status").asText()).as("%s: %s", rule.get("alert"), response).isEqualTo("success");
-      assertThat(response.path("data").path("result")).as("%s on a healthy operator: %s", rule.get("alert"),
-          expression).isEmpty();
+      assertThat(response.path("status").asText())
+          .as("%s: %s", rule.get("alert"), response)
+          .isEqualTo("success");
+      assertThat(response.path("data").path("result"))
+          .as("%s on a healthy operator: %s", rule.get("alert"), expression)
+          .isEmpty();
     }
   }
 
   @Test
   void prometheusLoadsAndEvaluatesEveryRuleWithoutError() {
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      List<JsonNode> rules = new ArrayList<>();
-      prometheus.rules().path("data").path("groups").forEach(g -> g.path("rules").forEach(rules::add));
-      assertThat(rules).hasSize(MonitoringChart.rules(chart).size());
-      assertThat(rules).allSatisfy(r -> {
-        assertThat(r.path("health").asText()).as("%s: %s", r.path("name").asText(), r.path("lastError")).isEqualTo("ok");
-        assertThat(r.path("state").asText()).as(r.path("name").asText()).isEqualTo("inactive");
-      });
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              List<JsonNode> rules = new ArrayList<>();
+              prometheus
+                  .rules()
+                  .path("data")
+                  .path("groups")
+                  .forEach(g -> g.path("rules").forEach(rules::add));
+              assertThat(rules).hasSize(MonitoringChart.rules(chart).size());
+              assertThat(rules)
+                  .allSatisfy(
+                      r -> {
+                        assertThat(r.path("health").asText())
+                            .as("%s: %s", r.path("name").asText(), r.path("lastError"))
+                            .isEqualTo("ok");
+                        assertThat(r.path("state").asText())
+                            .as(r.path("name").asText())
+                            .isEqualTo("inactive");
+                      });
+            });
   }
 
   /**
    * The shipped policies (the operator compares them by content) under names of this test's own,
-   * bound with Deny to this test's namespace only, so that other tests on the shared API server
-   * are not touched; the tasks here are written by an admin, whom they admit.
+   * bound with Deny to this test's namespace only, so that other tests on the shared API server are
+   * not touched; the tasks here are written by an admin, whom they admit.
    */
   private static String harmlessDenyingBinding(KubernetesClient client, String namespace) {
     List<String> bindings = new ArrayList<>();
-    try (InputStream file = Files.newInputStream(Manifests.PLAIN.resolve("15-admission-policy.yaml"))) {
-      for (ValidatingAdmissionPolicy shipped
-          : ShippedPolicies.read(file)) {
-        String name = shipped.getMetadata().getName().replace("delayed-task-operator-", "monitoring-it-");
-        client.admissionRegistration().v1().validatingAdmissionPolicies().resource(
-            new ValidatingAdmissionPolicyBuilder(shipped).editMetadata().withName(name).endMetadata().build())
+    try (InputStream file =
+        Files.newInputStream(Manifests.PLAIN.resolve("15-admission-policy.yaml"))) {
+      for (ValidatingAdmissionPolicy shipped : ShippedPolicies.read(file)) {
+        String name =
+            shipped.getMetadata().getName().replace("delayed-task-operator-", "monitoring-it-");
+        client
+            .admissionRegistration()
+            .v1()
+            .validatingAdmissionPolicies()
+            .resource(
+                new ValidatingAdmissionPolicyBuilder(shipped)
+                    .editMetadata()
+                    .withName(name)
+                    .endMetadata()
+                    .build())
             .createOr(existing -> existing.update());
-        client.admissionRegistration().v1().validatingAdmissionPolicyBindings().resource(
-            new ValidatingAdmissionPolicyBindingBuilder().withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().withPolicyName(name).withValidationActions("Deny")
-                  .withNewMatchResources().withNewNamespaceSelector().addNewMatchExpression()
-                    .withKey("kubernetes.io/metadata.name").withOperator("In").withValues(namespace).endMatchExpression()
-                  .endNamespaceSelector().endMatchResources()
-                .endSpec().build()).createOr(existing -> existing.update());
+        client
+            .admissionRegistration()
+            .v1()
+            .validatingAdmissionPolicyBindings()
+            .resource(
+                new ValidatingAdmissionPolicyBindingBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withPolicyName(name)
+                    .withValidationActions("Deny")
+                    .withNewMatchResources()
+                    .withNewNamespaceSelector()
+                    .addNewMatchExpression()
+                    .withKey("kubernetes.io/metadata.name")
+                    .withOperator("In")
+                    .withValues(namespace)
+                    .endMatchExpression()
+                    .endNamespaceSelector()
+                    .endMatchResources()
+                    .endSpec()
+                    .build())
+            .createOr(existing -> existing.update());
         bindings.add(name);
       }
     } catch (IOException e) {

@@ -15,10 +15,12 @@ import java.util.stream.Stream;
 /** What the operator process sees of a manifest's environment, and what it is able to read. */
 final class PodEnvironment {
 
-  private PodEnvironment() {
-  }
+  private PodEnvironment() {}
 
-  /** Every DELAYEDTASK_* variable the operator reads, from OperatorConfig's and SinkConfig's constants. */
+  /**
+   * Every DELAYEDTASK_* variable the operator reads, from OperatorConfig's and SinkConfig's
+   * constants.
+   */
   static Set<String> contractVariables() {
     return Stream.of(OperatorConfig.class, SinkConfig.class)
         .flatMap(type -> Stream.of(type.getFields()))
@@ -32,8 +34,8 @@ final class PodEnvironment {
    * The environment as the kubelet would build it: ConfigMap entries first, then the container's
    * env (literal values, downward-API field references, and a stand-in for Secret references).
    */
-  static Map<String, String> resolve(Map<String, String> fromConfigMap, List<EnvVar> env, String namespace,
-      String podName) {
+  static Map<String, String> resolve(
+      Map<String, String> fromConfigMap, List<EnvVar> env, String namespace, String podName) {
     Map<String, String> resolved = new HashMap<>(fromConfigMap);
     for (EnvVar variable : env) {
       if (variable.getValueFrom() == null) {
@@ -46,7 +48,9 @@ final class PodEnvironment {
           default -> throw new IllegalArgumentException("unexpected fieldRef " + field);
         }
       } else {
-        resolved.put(variable.getName(), "from-secret-" + variable.getValueFrom().getSecretKeyRef().getName());
+        resolved.put(
+            variable.getName(),
+            "from-secret-" + variable.getValueFrom().getSecretKeyRef().getName());
       }
     }
     return resolved;

@@ -46,7 +46,9 @@ class PodSecurityIT {
   static void start() {
     RealKubernetes kube = RealKubernetes.shared();
     client = kube.client();
-    restricted = kube.createNamespace("restricted", Map.of("pod-security.kubernetes.io/enforce", "restricted"));
+    restricted =
+        kube.createNamespace(
+            "restricted", Map.of("pod-security.kubernetes.io/enforce", "restricted"));
     unenforced = kube.createNamespace("unenforced");
     chart = RenderedChart.render("{}");
   }
@@ -68,11 +70,23 @@ class PodSecurityIT {
         if (pod.getSpec().getVolumes() == null) {
           pod.getSpec().setVolumes(new ArrayList<>());
         }
-        redis.getSpec().getVolumeClaimTemplates().forEach(claim -> pod.getSpec().getVolumes().add(new VolumeBuilder()
-            .withName(claim.getMetadata().getName())
-            .withNewPersistentVolumeClaim(claim.getMetadata().getName() + "-" + redis.getMetadata().getName() + "-0",
-                false)
-            .build()));
+        redis
+            .getSpec()
+            .getVolumeClaimTemplates()
+            .forEach(
+                claim ->
+                    pod.getSpec()
+                        .getVolumes()
+                        .add(
+                            new VolumeBuilder()
+                                .withName(claim.getMetadata().getName())
+                                .withNewPersistentVolumeClaim(
+                                    claim.getMetadata().getName()
+                                        + "-"
+                                        + redis.getMetadata().getName()
+                                        + "-0",
+                                    false)
+                                .build()));
         return pod;
       }
     };
@@ -85,7 +99,9 @@ class PodSecurityIT {
   void theChartsPodIsAdmittedWhereRestrictedIsEnforced(Workload workload) {
     Pod admitted = client.pods().inNamespace(restricted).resource(workload.pod()).dryRun().create();
     assertThat(admitted.getMetadata().getNamespace()).isEqualTo(restricted);
-    assertThat(client.pods().inNamespace(restricted).list().getItems()).as("a dry run stores nothing").isEmpty();
+    assertThat(client.pods().inNamespace(restricted).list().getItems())
+        .as("a dry run stores nothing")
+        .isEmpty();
   }
 
   static Stream<Workload> workloads() {
@@ -93,47 +109,81 @@ class PodSecurityIT {
   }
 
   static Stream<Arguments> weakenings() {
-    return Stream.of(Workload.values()).flatMap(workload -> Stream.of(
-        Arguments.of(workload, "pod runAsNonRoot: false",
-            weaken(pod -> pod.getSecurityContext().setRunAsNonRoot(false)),
-            "runAsNonRoot != true", "pod must not set securityContext.runAsNonRoot=false"),
-        Arguments.of(workload, "container runAsNonRoot: false",
-            weakenContainer(c -> c.setRunAsNonRoot(false)),
-            "runAsNonRoot != true", "must not set securityContext.runAsNonRoot=false"),
-        Arguments.of(workload, "runAsUser: 0",
-            weakenContainer(c -> c.setRunAsUser(0L)),
-            "runAsUser=0", "must not set runAsUser=0"),
-        Arguments.of(workload, "allowPrivilegeEscalation: true",
-            weakenContainer(c -> c.setAllowPrivilegeEscalation(true)),
-            "allowPrivilegeEscalation != false", "must set securityContext.allowPrivilegeEscalation=false"),
-        Arguments.of(workload, "capabilities.drop removed",
-            weakenContainer(c -> c.getCapabilities().setDrop(List.of())),
-            "unrestricted capabilities", "must set securityContext.capabilities.drop=[\"ALL\"]"),
-        Arguments.of(workload, "NET_RAW added back",
-            weakenContainer(c -> c.setCapabilities(new Capabilities(List.of("NET_RAW"), List.of("ALL")))),
-            "unrestricted capabilities", "must not include \"NET_RAW\" in securityContext.capabilities.add"),
-        Arguments.of(workload, "seccompProfile removed",
-            weaken(pod -> {
-              pod.getSecurityContext().setSeccompProfile(null);
-              pod.getContainers().forEach(c -> c.getSecurityContext().setSeccompProfile(null));
-            }),
-            "seccompProfile", "must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\"")));
+    return Stream.of(Workload.values())
+        .flatMap(
+            workload ->
+                Stream.of(
+                    Arguments.of(
+                        workload,
+                        "pod runAsNonRoot: false",
+                        weaken(pod -> pod.getSecurityContext().setRunAsNonRoot(false)),
+                        "runAsNonRoot != true",
+                        "pod must not set securityContext.runAsNonRoot=false"),
+                    Arguments.of(
+                        workload,
+                        "container runAsNonRoot: false",
+                        weakenContainer(c -> c.setRunAsNonRoot(false)),
+                        "runAsNonRoot != true",
+                        "must not set securityContext.runAsNonRoot=false"),
+                    Arguments.of(
+                        workload,
+                        "runAsUser: 0",
+                        weakenContainer(c -> c.setRunAsUser(0L)),
+                        "runAsUser=0",
+                        "must not set runAsUser=0"),
+                    Arguments.of(
+                        workload,
+                        "allowPrivilegeEscalation: true",
+                        weakenContainer(c -> c.setAllowPrivilegeEscalation(true)),
+                        "allowPrivilegeEscalation != false",
+                        "must set securityContext.allowPrivilegeEscalation=false"),
+                    Arguments.of(
+                        workload,
+                        "capabilities.drop removed",
+                        weakenContainer(c -> c.getCapabilities().setDrop(List.of())),
+                        "unrestricted capabilities",
+                        "must set securityContext.capabilities.drop=[\"ALL\"]"),
+                    Arguments.of(
+                        workload,
+                        "NET_RAW added back",
+                        weakenContainer(
+                            c ->
+                                c.setCapabilities(
+                                    new Capabilities(List.of("NET_RAW"), List.of("ALL")))),
+                        "unrestricted capabilities",
+                        "must not include \"NET_RAW\" in securityContext.capabilities.add"),
+                    Arguments.of(
+                        workload,
+                        "seccompProfile removed",
+                        weaken(
+                            pod -> {
+                              pod.getSecurityContext().setSeccompProfile(null);
+                              pod.getContainers()
+                                  .forEach(c -> c.getSecurityContext().setSeccompProfile(null));
+                            }),
+                        "seccompProfile",
+                        "must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\"")));
   }
 
   @ParameterizedTest(name = "the {0} pod with {1} is refused")
   @MethodSource("weakenings")
-  void oneWeakenedSettingIsRefusedWithPodSecuritysMessage(Workload workload, String what, Consumer<PodSpec> weaken,
-      String check, String detail) {
+  void oneWeakenedSettingIsRefusedWithPodSecuritysMessage(
+      Workload workload, String what, Consumer<PodSpec> weaken, String check, String detail) {
     Pod pod = workload.pod();
     weaken.accept(pod.getSpec());
 
     assertThatThrownBy(() -> client.pods().inNamespace(restricted).resource(pod).dryRun().create())
-        .as(what).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
-          assertThat(e.getCode()).isEqualTo(403);
-          assertThat(e.getMessage()).contains(VIOLATES, check, detail);
-        });
+        .as(what)
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class,
+            e -> {
+              assertThat(e.getCode()).isEqualTo(403);
+              assertThat(e.getMessage()).contains(VIOLATES, check, detail);
+            });
     Pod elsewhere = client.pods().inNamespace(unenforced).resource(pod).dryRun().create();
-    assertThat(elsewhere.getMetadata().getName()).as("admitted where nothing is enforced").isNotNull();
+    assertThat(elsewhere.getMetadata().getName())
+        .as("admitted where nothing is enforced")
+        .isNotNull();
   }
 
   @Test
@@ -147,7 +197,10 @@ class PodSecurityIT {
   private static Pod podOf(PodTemplateSpec template, String name) {
     PodTemplateSpec copy = Manifests.SERIALIZATION.clone(template);
     return new PodBuilder()
-        .withNewMetadata().withName(name).withLabels(copy.getMetadata().getLabels()).endMetadata()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(copy.getMetadata().getLabels())
+        .endMetadata()
         .withSpec(copy.getSpec())
         .build();
   }

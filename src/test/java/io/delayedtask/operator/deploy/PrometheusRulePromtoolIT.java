@@ -24,8 +24,7 @@ class PrometheusRulePromtoolIT {
 
   private static RenderedChart chart;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void render() {
@@ -34,7 +33,8 @@ class PrometheusRulePromtoolIT {
 
   @Test
   void promtoolChecksTheRules() throws Exception {
-    Path promtool = RequiredTool.find("promtool", "DELAYEDTASK_TEST_PROMTOOL", "apt-get install -y prometheus");
+    Path promtool =
+        RequiredTool.find("promtool", "DELAYEDTASK_TEST_PROMTOOL", "apt-get install -y prometheus");
     Path rules = dir.resolve("rules.yaml");
     Files.writeString(rules, MonitoringChart.rulesFile(chart));
     assertThat(run(promtool.toString(), "check", "rules", rules.toString())).startsWith("exit 0");
@@ -42,14 +42,18 @@ class PrometheusRulePromtoolIT {
 
   @Test
   void promtoolUnitTestsEveryAlertFiringAndQuiet() throws Exception {
-    Path promtool = RequiredTool.find("promtool", "DELAYEDTASK_TEST_PROMTOOL", "apt-get install -y prometheus");
+    Path promtool =
+        RequiredTool.find("promtool", "DELAYEDTASK_TEST_PROMTOOL", "apt-get install -y prometheus");
     Files.writeString(dir.resolve("rules.yaml"), MonitoringChart.rulesFile(chart));
     Files.copy(ALERTS_TEST, dir.resolve("alerts_test.yaml"));
     String tests = Files.readString(ALERTS_TEST);
     for (Map<String, Object> rule : MonitoringChart.rules(chart)) {
-      assertThat(tests).as("alerts_test.yaml tests %s", rule.get("alert")).contains("alertname: " + rule.get("alert"));
+      assertThat(tests)
+          .as("alerts_test.yaml tests %s", rule.get("alert"))
+          .contains("alertname: " + rule.get("alert"));
     }
-    assertThat(run(promtool.toString(), "test", "rules", dir.resolve("alerts_test.yaml").toString()))
+    assertThat(
+            run(promtool.toString(), "test", "rules", dir.resolve("alerts_test.yaml").toString()))
         .startsWith("exit 0");
   }
 

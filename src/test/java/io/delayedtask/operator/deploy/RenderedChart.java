@@ -13,12 +13,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The chart rendered by Helm's own engine (helm-java, in process) and parsed into the fabric8 model. */
+/**
+ * The chart rendered by Helm's own engine (helm-java, in process) and parsed into the fabric8
+ * model.
+ */
 record RenderedChart(List<HasMetadata> objects) {
 
   static final String RELEASE = "dto";
   static final String NAMESPACE = "ops";
   static final String FULLNAME = "dto-delayed-task-operator";
+
   /**
    * The Kubernetes version every render assumes: the oldest the chart claims (Chart.yaml's
    * kubeVersion). Without it helm-java's engine assumes v1.20 and refuses the chart.
@@ -34,9 +38,10 @@ record RenderedChart(List<HasMetadata> objects) {
   static final String HOOK = "rendered.test/hook";
 
   /**
-   * Renders for a release in {@code namespace} with the hooks ({@code helm test}) among the objects:
-   * helm-java renders a release's manifest, which leaves hooks out, so a copy of the chart whose
-   * {@code helm.sh/hook} annotations are renamed to {@link #HOOK} renders them as ordinary objects.
+   * Renders for a release in {@code namespace} with the hooks ({@code helm test}) among the
+   * objects: helm-java renders a release's manifest, which leaves hooks out, so a copy of the chart
+   * whose {@code helm.sh/hook} annotations are renamed to {@link #HOOK} renders them as ordinary
+   * objects.
    */
   static RenderedChart renderWithHooks(String valuesYaml, String namespace) {
     try {
@@ -47,13 +52,21 @@ record RenderedChart(List<HasMetadata> objects) {
           if (Files.isDirectory(source)) {
             Files.createDirectories(target);
           } else {
-            Files.writeString(target, Files.readString(source).replace("helm.sh/hook:", HOOK + ":"));
+            Files.writeString(
+                target, Files.readString(source).replace("helm.sh/hook:", HOOK + ":"));
           }
         }
       }
       Path values = Files.writeString(copy.resolve("test-values.yaml"), valuesYaml);
-      return new RenderedChart(Manifests.parse(new Helm(copy).template()
-          .withName(RELEASE).withNamespace(namespace).withKubeVersion(KUBE_VERSION).withValuesFile(values).call()));
+      return new RenderedChart(
+          Manifests.parse(
+              new Helm(copy)
+                  .template()
+                  .withName(RELEASE)
+                  .withNamespace(namespace)
+                  .withKubeVersion(KUBE_VERSION)
+                  .withValuesFile(values)
+                  .call()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -63,13 +76,17 @@ record RenderedChart(List<HasMetadata> objects) {
     return template(valuesYaml, KUBE_VERSION);
   }
 
-  /** The same as Helm renders it for a cluster of {@code kubeVersion} ({@code helm template --kube-version}). */
+  /**
+   * The same as Helm renders it for a cluster of {@code kubeVersion} ({@code helm template
+   * --kube-version}).
+   */
   static String template(String valuesYaml, String kubeVersion) {
     Path values = null;
     try {
       values = Files.createTempFile("values-", ".yaml");
       Files.writeString(values, valuesYaml);
-      return new Helm(Manifests.CHART).template()
+      return new Helm(Manifests.CHART)
+          .template()
           .withName(RELEASE)
           .withNamespace(NAMESPACE)
           .withKubeVersion(kubeVersion)

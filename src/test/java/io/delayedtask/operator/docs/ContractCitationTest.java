@@ -18,14 +18,28 @@ import org.junit.jupiter.api.Test;
 class ContractCitationTest {
   /** Spelled apart so that this file does not cite it. */
   private static final List<String> CITATIONS = List.of("shared" + "/", "API" + ".md");
-  private static final List<String> ROOTS = List.of("docs", "src", "helm", "k8s", "argocd", "tools", ".ci",
-      "README.md", "SECURITY.md", "CHANGELOG.md", "pom.xml", "Dockerfile", "NOTICE", "THIRD-PARTY-NOTICES.md");
+
+  private static final List<String> ROOTS =
+      List.of(
+          "docs",
+          "src",
+          "helm",
+          "k8s",
+          "argocd",
+          "tools",
+          ".ci",
+          "README.md",
+          "SECURITY.md",
+          "CHANGELOG.md",
+          "pom.xml",
+          "Dockerfile",
+          "NOTICE",
+          "THIRD-PARTY-NOTICES.md");
 
   /**
    * Files other branches of this round rewrite (the sink's classes, the decider, the API classes):
    * their comments are corrected there. Empty this set once those branches are merged.
    */
-
   @Test
   void noFileCitesTheDesignRepositorysContract() throws IOException {
     List<String> citing = new ArrayList<>();
@@ -38,7 +52,8 @@ class ContractCitationTest {
         for (Path file : files.filter(Files::isRegularFile).toList()) {
           String name = file.toString().replace('\\', '/');
           if (name.contains("/scale-output/")
-              || name.contains("/bench-output/") || name.endsWith(".png")) {
+              || name.contains("/bench-output/")
+              || name.endsWith(".png")) {
             continue;
           }
           List<String> lines;
@@ -56,6 +71,8 @@ class ContractCitationTest {
         }
       }
     }
-    assertThat(citing).as("lines citing the contract by the design repository's path; cite docs/reference.md").isEmpty();
+    assertThat(citing)
+        .as("lines citing the contract by the design repository's path; cite docs/reference.md")
+        .isEmpty();
   }
 }

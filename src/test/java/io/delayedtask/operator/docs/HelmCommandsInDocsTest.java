@@ -17,8 +17,16 @@ import org.junit.jupiter.api.Test;
  * (ImagePullBackOff on the next rollout).
  */
 class HelmCommandsInDocsTest {
-  private static final List<Path> PAGES = Stream.of("README.md", "docs/install.md", "docs/operations.md",
-      "docs/gitops.md", "docs/tour.md", "helm/delayed-task-operator/README.md").map(Path::of).toList();
+  private static final List<Path> PAGES =
+      Stream.of(
+              "README.md",
+              "docs/install.md",
+              "docs/operations.md",
+              "docs/gitops.md",
+              "docs/tour.md",
+              "helm/delayed-task-operator/README.md")
+          .map(Path::of)
+          .toList();
 
   @Test
   void everyDocumentedUpgradeThatSetsValuesKeepsTheInstallsValues() throws IOException {
@@ -30,7 +38,9 @@ class HelmCommandsInDocsTest {
         }
       }
     }
-    assertThat(upgrades).as("documented helm upgrade commands that set values").isNotEmpty()
+    assertThat(upgrades)
+        .as("documented helm upgrade commands that set values")
+        .isNotEmpty()
         .allSatisfy(command -> assertThat(command).contains("--reuse-values"));
   }
 

@@ -22,8 +22,10 @@ import java.util.regex.Pattern;
 final class MarkdownLinks {
   private static final Pattern FENCE = Pattern.compile("(?ms)^\\s*```.*?^\\s*```[^\\n]*$");
   private static final Pattern INLINE_CODE = Pattern.compile("`[^`\\n]*`");
-  private static final Pattern LINK = Pattern.compile("!?\\[[^\\]\\n]*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
-  private static final Pattern HEADING = Pattern.compile("(?m)^#{1,6}[ \\t]+(.+?)[ \\t]*#*[ \\t]*$");
+  private static final Pattern LINK =
+      Pattern.compile("!?\\[[^\\]\\n]*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
+  private static final Pattern HEADING =
+      Pattern.compile("(?m)^#{1,6}[ \\t]+(.+?)[ \\t]*#*[ \\t]*$");
 
   /** One link as written, in the file that holds it. */
   record Link(Path file, String target) {
@@ -83,10 +85,14 @@ final class MarkdownLinks {
       return null;
     }
     Set<String> anchors = anchorsByFile.computeIfAbsent(target, MarkdownLinks::headingAnchors);
-    return anchors.contains(anchor) ? null : "no heading #" + anchor + " in " + root.relativize(target);
+    return anchors.contains(anchor)
+        ? null
+        : "no heading #" + anchor + " in " + root.relativize(target);
   }
 
-  /** The anchors GitHub gives the headings of a Markdown file: slugs, repeats suffixed -1, -2, ... */
+  /**
+   * The anchors GitHub gives the headings of a Markdown file: slugs, repeats suffixed -1, -2, ...
+   */
   static Set<String> headingAnchors(Path file) {
     Set<String> anchors = new LinkedHashSet<>();
     Map<String, Integer> seen = new HashMap<>();
@@ -101,7 +107,8 @@ final class MarkdownLinks {
 
   /** GitHub's heading slug: lower case, punctuation dropped (but '-' and '_'), spaces to '-'. */
   static String slug(String heading) {
-    String text = heading.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1"); // a link in a heading: its text
+    String text =
+        heading.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1"); // a link in a heading: its text
     return text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
   }
 

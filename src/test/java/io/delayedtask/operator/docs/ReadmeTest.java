@@ -21,23 +21,47 @@ class ReadmeTest {
   void theTwoSetUpCommandsStayWordForWord() throws IOException {
     List<String> lines = Files.readAllLines(Path.of("README.md"));
     assertThat(lines).contains(SANDBOX, VERIFY);
-    List<String> ci = Files.readAllLines(Path.of(".ci", "run")).stream().map(String::strip)
-        .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
-    assertThat(ci.get(ci.size() - 1)).as(".ci/run ends with the README's test command").isEqualTo(VERIFY);
-    assertThat(Files.readString(Path.of("pom.xml"))).contains("<id>sandbox</id>",
-        "<mainClass>io.delayedtask.operator.sandbox.DevSandbox</mainClass>");
+    List<String> ci =
+        Files.readAllLines(Path.of(".ci", "run")).stream()
+            .map(String::strip)
+            .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+            .toList();
+    assertThat(ci.get(ci.size() - 1))
+        .as(".ci/run ends with the README's test command")
+        .isEqualTo(VERIFY);
+    assertThat(Files.readString(Path.of("pom.xml")))
+        .contains(
+            "<id>sandbox</id>",
+            "<mainClass>io.delayedtask.operator.sandbox.DevSandbox</mainClass>");
   }
 
   @Test
   void thePersonDecidingFindsWhatTheyLookForInOrder() throws IOException {
-    List<String> headings = Files.readAllLines(Path.of("README.md")).stream().filter(l -> l.startsWith("## ")).toList();
-    assertThat(headings).containsSubsequence("## Requirements", "## Install on a cluster",
-        "## A first task, and how to watch it", "## What it guarantees", "## Try it without a cluster",
-        "## Documentation");
-    assertThat(Files.readAllLines(Path.of("README.md"))).as("the README stays a page a person deciding reads"
-        + " (transcripts belong in docs/tour.md)").hasSizeLessThan(200);
+    List<String> headings =
+        Files.readAllLines(Path.of("README.md")).stream().filter(l -> l.startsWith("## ")).toList();
+    assertThat(headings)
+        .containsSubsequence(
+            "## Requirements",
+            "## Install on a cluster",
+            "## A first task, and how to watch it",
+            "## What it guarantees",
+            "## Try it without a cluster",
+            "## Documentation");
+    assertThat(Files.readAllLines(Path.of("README.md")))
+        .as(
+            "the README stays a page a person deciding reads"
+                + " (transcripts belong in docs/tour.md)")
+        .hasSizeLessThan(200);
     String readme = Files.readString(Path.of("README.md"));
-    assertThat(readme).contains("Why Redis", "1.30", "v1alpha1", "at most one Job per due time", "at least once",
-        "`ce-id`", "at most once", "docs/reliability.md#limits-that-remain");
+    assertThat(readme)
+        .contains(
+            "Why Redis",
+            "1.30",
+            "v1alpha1",
+            "at most one Job per due time",
+            "at least once",
+            "`ce-id`",
+            "at most once",
+            "docs/reliability.md#limits-that-remain");
   }
 }

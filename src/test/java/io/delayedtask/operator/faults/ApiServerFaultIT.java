@@ -26,7 +26,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @RequiresLoopbackOnlyNetwork
 class ApiServerFaultIT {
   private static final String JOBS = "/apis/batch/v1/namespaces/[^/]+/jobs";
-  private static final String STATUS = "/apis/delayedtask\\.io/v1alpha1/namespaces/[^/]+/delayedtasks/[^/]+/status";
+  private static final String STATUS =
+      "/apis/delayedtask\\.io/v1alpha1/namespaces/[^/]+/delayedtasks/[^/]+/status";
+
   @Test
   void statusConvergesAndEachJobIsCreatedOnceThrough409And429And500(FaultLab lab) {
     lab.startOperator("op-a");
@@ -41,17 +43,25 @@ class ApiServerFaultIT {
     }
     Instant due = Instant.now().plusSeconds(10);
     List<String> jobTasks = lab.createTasks("flaky-job", 15, i -> due.plusMillis(100L * i), true);
-    List<String> statusTasks = lab.createTasks("flaky-status", 10, i -> due.plusMillis(50L + 100L * i), false);
+    List<String> statusTasks =
+        lab.createTasks("flaky-status", 10, i -> due.plusMillis(50L + 100L * i), false);
     List<String> names = new ArrayList<>(jobTasks);
     names.addAll(statusTasks);
 
     lab.awaitAllFiredOnceNotEarly(names, Duration.ofSeconds(90));
-    await("statuses converge").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      assertThat(jobTasks).allSatisfy(name -> assertThat(lab.phaseOf(name)).isEqualTo(Phase.Running));
-      assertThat(statusTasks).allSatisfy(name -> assertThat(lab.phaseOf(name)).isEqualTo(Phase.Fired));
-    });
+    await("statuses converge")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(jobTasks)
+                  .allSatisfy(name -> assertThat(lab.phaseOf(name)).isEqualTo(Phase.Running));
+              assertThat(statusTasks)
+                  .allSatisfy(name -> assertThat(lab.phaseOf(name)).isEqualTo(Phase.Fired));
+            });
     // The faults were met, not dodged: every injected response was served.
-    assertThat(faults).allSatisfy(fault -> assertThat(fault.usedUp()).as("%s hits of a burst", fault.hits()).isTrue());
+    assertThat(faults)
+        .allSatisfy(
+            fault -> assertThat(fault.usedUp()).as("%s hits of a burst", fault.hits()).isTrue());
   }
 
   /**
@@ -64,38 +74,63 @@ class ApiServerFaultIT {
   void aDryRunWithoutAVerdictSchedulesTheTaskAndARefusalMakesItInvalid(FaultLab lab) {
     lab.startOperator("op-a", java.util.Map.of("KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0"));
     lab.awaitLiveLeader(Duration.ofSeconds(60));
-    ApiFault unavailable = lab.api.inject(ApiFault.of("POST", JOBS, 503, -1).onDryRunsOnly()
-        .whenBodyContains("\"delayedtask.io/task\":\"dry-503\""));
-    ApiFault throttled = lab.api.inject(ApiFault.of("POST", JOBS, 429, -1).onDryRunsOnly()
-        .whenBodyContains("\"delayedtask.io/task\":\"dry-429\""));
-    ApiFault webhook = lab.api.inject(ApiFault.of("POST", JOBS, 403, -1).onDryRunsOnly()
-        .whenBodyContains("\"delayedtask.io/task\":\"dry-403\"")
-        .withMessage("admission webhook \"validate.kyverno.svc\" denied the request: images must come from "
-            + "registry.example.com"));
+    ApiFault unavailable =
+        lab.api.inject(
+            ApiFault.of("POST", JOBS, 503, -1)
+                .onDryRunsOnly()
+                .whenBodyContains("\"delayedtask.io/task\":\"dry-503\""));
+    ApiFault throttled =
+        lab.api.inject(
+            ApiFault.of("POST", JOBS, 429, -1)
+                .onDryRunsOnly()
+                .whenBodyContains("\"delayedtask.io/task\":\"dry-429\""));
+    ApiFault webhook =
+        lab.api.inject(
+            ApiFault.of("POST", JOBS, 403, -1)
+                .onDryRunsOnly()
+                .whenBodyContains("\"delayedtask.io/task\":\"dry-403\"")
+                .withMessage(
+                    "admission webhook \"validate.kyverno.svc\" denied the request: images must come from "
+                        + "registry.example.com"));
     Instant due = Instant.now().plusSeconds(20);
     lab.create(Tasks.withJob(FaultLab.NAMESPACE, "dry-503", due));
     lab.create(Tasks.withJob(FaultLab.NAMESPACE, "dry-429", due));
     lab.create(Tasks.withJob(FaultLab.NAMESPACE, "dry-403", due));
 
-    await("scheduled, and refused, well before the due time").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(lab.phaseOf("dry-503")).isEqualTo(Phase.Scheduled);
-      assertThat(lab.phaseOf("dry-429")).isEqualTo(Phase.Scheduled);
-      assertThat(lab.phaseOf("dry-403")).isEqualTo(Phase.Invalid);
-    });
+    await("scheduled, and refused, well before the due time")
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(lab.phaseOf("dry-503")).isEqualTo(Phase.Scheduled);
+              assertThat(lab.phaseOf("dry-429")).isEqualTo(Phase.Scheduled);
+              assertThat(lab.phaseOf("dry-403")).isEqualTo(Phase.Invalid);
+            });
     assertThat(Instant.now()).isBefore(due);
-    assertThat(lab.get("dry-403").getStatus().getMessage()).isEqualTo("spec.jobTemplate is refused by the API server "
-        + "(a dry run of the Job's creation): admission webhook 'validate.kyverno.svc' denied the request: images must "
-        + "come from registry.example.com; fix spec.jobTemplate and apply the task again");
-    assertThat(List.of(unavailable, throttled, webhook)).allSatisfy(fault -> assertThat(fault.hits())
-        .as("one dry run per task and generation").isEqualTo(1));
+    assertThat(lab.get("dry-403").getStatus().getMessage())
+        .isEqualTo(
+            "spec.jobTemplate is refused by the API server "
+                + "(a dry run of the Job's creation): admission webhook 'validate.kyverno.svc' denied the request: images must "
+                + "come from registry.example.com; fix spec.jobTemplate and apply the task again");
+    assertThat(List.of(unavailable, throttled, webhook))
+        .allSatisfy(
+            fault ->
+                assertThat(fault.hits()).as("one dry run per task and generation").isEqualTo(1));
 
     lab.awaitAllFiredOnceNotEarly(List.of("dry-503", "dry-429"), Duration.ofSeconds(60));
-    await("Running").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      assertThat(lab.phaseOf("dry-503")).isEqualTo(Phase.Running);
-      assertThat(lab.phaseOf("dry-429")).isEqualTo(Phase.Running);
-    });
-    assertThat(lab.api.calls(call -> call.isJobCreation() && call.body().contains("\"delayedtask.io/task\":\"dry-403\"")))
-        .as("no Job for the refused task").isEmpty();
+    await("Running")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(lab.phaseOf("dry-503")).isEqualTo(Phase.Running);
+              assertThat(lab.phaseOf("dry-429")).isEqualTo(Phase.Running);
+            });
+    assertThat(
+            lab.api.calls(
+                call ->
+                    call.isJobCreation()
+                        && call.body().contains("\"delayedtask.io/task\":\"dry-403\"")))
+        .as("no Job for the refused task")
+        .isEmpty();
     assertThat(lab.phaseOf("dry-403")).isEqualTo(Phase.Invalid);
   }
 
@@ -104,6 +139,7 @@ class ApiServerFaultIT {
    * for any fabric8 client; the operator adds no setting of its own): 2 s instead of 10 s.
    */
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
+
   /**
    * How long a hung request is held: shorter than the claim lease (30 s), and far past the client's
    * timeout: a retry before the hold ended proves the client abandoned the request, with room for
@@ -113,43 +149,62 @@ class ApiServerFaultIT {
 
   @Test
   void aRequestThatHangsPastTheClientsTimeoutIsAbandonedAndRetried(FaultLab lab) {
-    lab.startOperator("op-a", java.util.Map.of("KUBERNETES_REQUEST_TIMEOUT", Long.toString(CLIENT_TIMEOUT.toMillis())));
+    lab.startOperator(
+        "op-a",
+        java.util.Map.of("KUBERNETES_REQUEST_TIMEOUT", Long.toString(CLIENT_TIMEOUT.toMillis())));
     hangOnceThenFire(lab);
   }
 
   /**
    * The same when the client's own retries are used up (here: it has none), as after a hang longer
-   * than all of them: a timeout is transient (docs/reference.md), so the operator retries, and does not
-   * report the task Failed.
+   * than all of them: a timeout is transient (docs/reference.md), so the operator retries, and does
+   * not report the task Failed.
    */
   @Test
   void aRequestThatHangsPastTheClientsTimeoutAndRetriesIsRetriedByTheOperator(FaultLab lab) {
-    lab.startOperator("op-a", java.util.Map.of("KUBERNETES_REQUEST_TIMEOUT", Long.toString(CLIENT_TIMEOUT.toMillis()),
-        "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT", "0"));
+    lab.startOperator(
+        "op-a",
+        java.util.Map.of(
+            "KUBERNETES_REQUEST_TIMEOUT",
+            Long.toString(CLIENT_TIMEOUT.toMillis()),
+            "KUBERNETES_REQUEST_RETRY_BACKOFFLIMIT",
+            "0"));
     hangOnceThenFire(lab);
   }
 
   private static void hangOnceThenFire(FaultLab lab) {
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     // One Job creation and one firing status write hang: no answer, nothing applied.
-    ApiFault jobHang = lab.api.inject(ApiFault.hang("POST", JOBS, HOLD, 1)
-        .whenBodyContains("\"delayedtask.io/task\":\"hang-job\""));
-    ApiFault statusHang = lab.api.inject(ApiFault.hang("PUT", STATUS.replace("[^/]+/status", "hang-status/status"),
-        HOLD, 1).whenBodyContains("\"firedTime\""));
+    ApiFault jobHang =
+        lab.api.inject(
+            ApiFault.hang("POST", JOBS, HOLD, 1)
+                .whenBodyContains("\"delayedtask.io/task\":\"hang-job\""));
+    ApiFault statusHang =
+        lab.api.inject(
+            ApiFault.hang("PUT", STATUS.replace("[^/]+/status", "hang-status/status"), HOLD, 1)
+                .whenBodyContains("\"firedTime\""));
     Instant due = Instant.now().plusSeconds(3);
     lab.create(Tasks.withJob(FaultLab.NAMESPACE, "hang-job", due));
     lab.create(Tasks.statusOnly(FaultLab.NAMESPACE, "hang-status", due));
 
     lab.awaitAllFiredOnceNotEarly(List.of("hang-job", "hang-status"), Duration.ofSeconds(60));
-    await("phases").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      assertThat(lab.phaseOf("hang-job")).isEqualTo(Phase.Running);
-      assertThat(lab.phaseOf("hang-status")).isEqualTo(Phase.Fired);
-    });
+    await("phases")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(lab.phaseOf("hang-job")).isEqualTo(Phase.Running);
+              assertThat(lab.phaseOf("hang-status")).isEqualTo(Phase.Fired);
+            });
     assertThat(jobHang.hits()).as("Job creations held").isEqualTo(1);
     assertThat(statusHang.hits()).as("firing status writes held").isEqualTo(1);
-    assertRetriedWhileHeld(lab, call -> call.isJobCreation() && call.body() != null
-        && call.body().contains("\"delayedtask.io/task\":\"hang-job\""));
-    assertRetriedWhileHeld(lab, call -> call.isStatusWrite() && call.path().contains("/delayedtasks/hang-status/"));
+    assertRetriedWhileHeld(
+        lab,
+        call ->
+            call.isJobCreation()
+                && call.body() != null
+                && call.body().contains("\"delayedtask.io/task\":\"hang-job\""));
+    assertRetriedWhileHeld(
+        lab, call -> call.isStatusWrite() && call.path().contains("/delayedtasks/hang-status/"));
   }
 
   /**
@@ -157,51 +212,98 @@ class ApiServerFaultIT {
    * the client's timeout (the timeout ended the wait) and before the hold ended (the client did not
    * wait for the answer, it abandoned the request).
    */
-  private static void assertRetriedWhileHeld(FaultLab lab, java.util.function.Predicate<ApiCall> request) {
+  private static void assertRetriedWhileHeld(
+      FaultLab lab, java.util.function.Predicate<ApiCall> request) {
     List<ApiCall> calls = lab.api.calls(request);
     ApiCall held = calls.stream().filter(ApiCall::injected).findFirst().orElseThrow();
-    ApiCall retry = calls.stream().filter(call -> call.at().isAfter(held.at()) && call.succeeded()).findFirst()
-        .orElseThrow(() -> new AssertionError("no successful attempt after the held " + held + ": " + calls));
+    ApiCall retry =
+        calls.stream()
+            .filter(call -> call.at().isAfter(held.at()) && call.succeeded())
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new AssertionError(
+                        "no successful attempt after the held " + held + ": " + calls));
     Duration after = Duration.between(held.at(), retry.at());
-    assertThat(after).as("the retry of %s %s, after the held one", retry.method(), retry.path())
-        .isGreaterThanOrEqualTo(CLIENT_TIMEOUT.minusMillis(100)).isLessThan(HOLD);
+    assertThat(after)
+        .as("the retry of %s %s, after the held one", retry.method(), retry.path())
+        .isGreaterThanOrEqualTo(CLIENT_TIMEOUT.minusMillis(100))
+        .isLessThan(HOLD);
   }
 
   /**
-   * Issue 16, item 3, the whole way: the status write that records Running fails (held 6 s, room for
-   * a slow machine to complete and delete the Job meanwhile, then a
-   * 409, which the client does not retry), and meanwhile the Job completes and is deleted, as the
-   * TTL controller does with {@code ttlSecondsAfterFinished: 0}. The firing decided again finds the
-   * Job in neither the cache nor the API server; its delete notification's last state gives the
-   * outcome, and the Job is not created a second time for the same due time.
+   * Issue 16, item 3, the whole way: the status write that records Running fails (held 6 s, room
+   * for a slow machine to complete and delete the Job meanwhile, then a 409, which the client does
+   * not retry), and meanwhile the Job completes and is deleted, as the TTL controller does with
+   * {@code ttlSecondsAfterFinished: 0}. The firing decided again finds the Job in neither the cache
+   * nor the API server; its delete notification's last state gives the outcome, and the Job is not
+   * created a second time for the same due time.
    */
   private static final Duration HELD_WRITE = Duration.ofSeconds(6);
 
   @Test
-  void aJobThatCompletesAndIsDeletedWhileItsFiringIsWrittenIsNotCreatedAgainAndGivesItsOutcome(FaultLab lab) {
+  void aJobThatCompletesAndIsDeletedWhileItsFiringIsWrittenIsNotCreatedAgainAndGivesItsOutcome(
+      FaultLab lab) {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
-    ApiFault lostWrite = lab.api.inject(ApiFault.of("PUT", STATUS.replace("[^/]+/status", "ttl-zero/status"), 409, 1)
-        .whenBodyContains("\"phase\":\"Running\"").delayed(HELD_WRITE));
+    ApiFault lostWrite =
+        lab.api.inject(
+            ApiFault.of("PUT", STATUS.replace("[^/]+/status", "ttl-zero/status"), 409, 1)
+                .whenBodyContains("\"phase\":\"Running\"")
+                .delayed(HELD_WRITE));
     lab.create(Tasks.withJob(FaultLab.NAMESPACE, "ttl-zero", Instant.now().plusSeconds(3)));
 
-    Job job = await("the Job is created").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-        .until(() -> lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE)
-            .withLabel(TaskLabels.TASK, "ttl-zero").list().getItems().stream().findFirst(), Optional::isPresent)
-        .orElseThrow();
+    Job job =
+        await("the Job is created")
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(20))
+            .until(
+                () ->
+                    lab
+                        .client()
+                        .batch()
+                        .v1()
+                        .jobs()
+                        .inNamespace(FaultLab.NAMESPACE)
+                        .withLabel(TaskLabels.TASK, "ttl-zero")
+                        .list()
+                        .getItems()
+                        .stream()
+                        .findFirst(),
+                Optional::isPresent)
+            .orElseThrow();
     JobOutcomes.complete(lab.client(), job);
-    lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE).withName(job.getMetadata().getName()).delete();
+    lab.client()
+        .batch()
+        .v1()
+        .jobs()
+        .inNamespace(FaultLab.NAMESPACE)
+        .withName(job.getMetadata().getName())
+        .delete();
     Instant deleted = Instant.now();
 
-    await("the outcome").atMost(Duration.ofSeconds(60)).until(() -> lab.phaseOf("ttl-zero") == Phase.Succeeded);
+    await("the outcome")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> lab.phaseOf("ttl-zero") == Phase.Succeeded);
     assertThat(lostWrite.usedUp()).as("the Running write failed").isTrue();
-    ApiCall held = lab.api.calls(call -> call.injected() && call.isStatusWrite() && call.path().contains("/ttl-zero/"))
-        .get(0);
-    assertThat(deleted).as("the Job gone before the held Running write was answered").isBefore(held.at().plus(HELD_WRITE));
+    ApiCall held =
+        lab.api
+            .calls(
+                call ->
+                    call.injected() && call.isStatusWrite() && call.path().contains("/ttl-zero/"))
+            .get(0);
+    assertThat(deleted)
+        .as("the Job gone before the held Running write was answered")
+        .isBefore(held.at().plus(HELD_WRITE));
     assertThat(lab.get("ttl-zero").getStatus().getJobName()).isEqualTo(job.getMetadata().getName());
-    assertThat(lab.api.calls(call -> call.isJobCreation() && call.body() != null
-        && call.body().contains("\"delayedtask.io/task\":\"ttl-zero\"")))
-        .as("Job creations for the one due time").hasSize(1);
+    assertThat(
+            lab.api.calls(
+                call ->
+                    call.isJobCreation()
+                        && call.body() != null
+                        && call.body().contains("\"delayedtask.io/task\":\"ttl-zero\"")))
+        .as("Job creations for the one due time")
+        .hasSize(1);
   }
 
   @Test
@@ -209,23 +311,33 @@ class ApiServerFaultIT {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     // Someone else's Job appears under the very name the operator is about to create.
-    lab.api.plantBeforeFirstCreation("\"delayedtask.io/task\":\"squatted\"", body -> {
-      Job theirs = Serialization.unmarshal(body, Job.class);
-      theirs.getMetadata().setOwnerReferences(null);
-      theirs.getMetadata().setLabels(java.util.Map.of("owner", "someone-else"));
-      theirs.getMetadata().setAnnotations(java.util.Map.of("owner", "someone-else"));
-      return Serialization.asJson(theirs);
-    });
+    lab.api.plantBeforeFirstCreation(
+        "\"delayedtask.io/task\":\"squatted\"",
+        body -> {
+          Job theirs = Serialization.unmarshal(body, Job.class);
+          theirs.getMetadata().setOwnerReferences(null);
+          theirs.getMetadata().setLabels(java.util.Map.of("owner", "someone-else"));
+          theirs.getMetadata().setAnnotations(java.util.Map.of("owner", "someone-else"));
+          return Serialization.asJson(theirs);
+        });
     lab.create(Tasks.withJob(FaultLab.NAMESPACE, "squatted", Instant.now().plusSeconds(3)));
 
-    await("the task reports the name clash").atMost(Duration.ofSeconds(60))
+    await("the task reports the name clash")
+        .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(lab.phaseOf("squatted")).isEqualTo(Phase.Failed));
     DelayedTask task = lab.get("squatted");
-    String jobName = lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE).list().getItems().stream()
-        .filter(job -> job.getMetadata().getName().startsWith("squatted-")).findFirst().orElseThrow()
-        .getMetadata().getName();
-    assertThat(task.getStatus().getMessage()).contains(jobName).containsIgnoringCase("not controlled");
-    Job theirs = lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE).withName(jobName).get();
+    String jobName =
+        lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE).list().getItems().stream()
+            .filter(job -> job.getMetadata().getName().startsWith("squatted-"))
+            .findFirst()
+            .orElseThrow()
+            .getMetadata()
+            .getName();
+    assertThat(task.getStatus().getMessage())
+        .contains(jobName)
+        .containsIgnoringCase("not controlled");
+    Job theirs =
+        lab.client().batch().v1().jobs().inNamespace(FaultLab.NAMESPACE).withName(jobName).get();
     assertThat(theirs.getMetadata().getLabels()).containsEntry("owner", "someone-else");
     assertThat(theirs.getMetadata().getOwnerReferences()).isNullOrEmpty();
     assertThat(theirs.getMetadata().getDeletionTimestamp()).isNull();

@@ -35,20 +35,26 @@ import java.util.Optional;
  * everything and keeps each operator's log under target/fault-logs/ for the post-mortem.
  *
  * <p>The API server is the real one ({@link RealKubernetes}, a namespace of the lab's own) unless
- * the test must inject API faults on cue: then it is the mock ({@link MockApiServer}, {@link #api}),
- * the only one that can answer 409/429/500 bursts or hold a request. {@link FaultLabExtension}
- * picks the real server for test classes marked {@link io.delayedtask.operator.testing.RequiresRealKubernetes}.
+ * the test must inject API faults on cue: then it is the mock ({@link MockApiServer}, {@link
+ * #api}), the only one that can answer 409/429/500 bursts or hold a request. {@link
+ * FaultLabExtension} picks the real server for test classes marked {@link
+ * io.delayedtask.operator.testing.RequiresRealKubernetes}.
  */
 final class FaultLab implements AutoCloseable {
-  /** The namespace of a lab on the mock API server (a lab on the real one has {@link #namespace}). */
+  /**
+   * The namespace of a lab on the mock API server (a lab on the real one has {@link #namespace}).
+   */
   static final String NAMESPACE = "faults";
+
   static final String LEASE_NAME = "delayed-task-operator";
+
   /**
    * The operators' Lease (DELAYEDTASK_LEASE_DURATION_SECONDS): a SIGKILLed leader's lease runs out
    * after this. A third of production's 15 s, so the tests do not wait out production leases; the
    * renew deadline (2/3 of it) still leaves a loaded machine seconds to renew.
    */
   static final Duration LEASE_DURATION = Duration.ofSeconds(5);
+
   /**
    * How long a claim stays in flight (DELAYEDTASK_CLAIM_LEASE_SECONDS): half of production's 60 s,
    * still above the slowest firing these tests provoke while the leader lives (a few 3 s requests),
@@ -58,10 +64,13 @@ final class FaultLab implements AutoCloseable {
 
   /** The mock API server, for injecting faults; null when the lab runs on the real server. */
   final MockApiServer api;
+
   /** The real API server, or null on the mock. */
   final RealKubernetes kube;
+
   /** Where the lab's tasks, Lease and Jobs live. */
   final String namespace;
+
   final RedisProcess redis;
   final TcpProxy redisProxy;
   final FiringLedger ledger;
@@ -84,12 +93,20 @@ final class FaultLab implements AutoCloseable {
       this.kube = null;
       this.namespace = NAMESPACE;
       try {
-        this.kubeconfig = api.writeKubeconfig(Files.createTempFile("kubeconfig-", ".yaml"), NAMESPACE);
+        this.kubeconfig =
+            api.writeKubeconfig(Files.createTempFile("kubeconfig-", ".yaml"), NAMESPACE);
       } catch (IOException e) {
         throw new IllegalStateException(e);
       }
-      api.client().namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-          .withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+      api.client()
+          .namespaces()
+          .resource(
+              new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName(NAMESPACE)
+                  .endMetadata()
+                  .build())
+          .create();
     }
     this.ledger = new FiringLedger(client(), namespace);
   }
@@ -154,27 +171,41 @@ final class FaultLab implements AutoCloseable {
 
   /** Waits until a live operator of this lab holds the Lease, and returns it. */
   OperatorProcess awaitLiveLeader(Duration timeout) {
-    return await("a live operator holds the lease").atMost(timeout).pollInterval(Duration.ofMillis(200))
-        .until(this::liveLeader, Optional::isPresent).orElseThrow();
+    return await("a live operator holds the lease")
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(200))
+        .until(this::liveLeader, Optional::isPresent)
+        .orElseThrow();
   }
 
   Optional<OperatorProcess> liveLeader() {
     Optional<String> holder = leaseHolder();
-    return operators.stream().filter(OperatorProcess::isAlive)
-        .filter(op -> holder.isPresent() && holder.get().equals(op.name())).findFirst();
+    return operators.stream()
+        .filter(OperatorProcess::isAlive)
+        .filter(op -> holder.isPresent() && holder.get().equals(op.name()))
+        .findFirst();
   }
 
   DelayedTask create(DelayedTask task) {
     return client().resource(task).create();
   }
 
-  /** Creates {@code count} tasks named {@code prefix-i}, due at {@code due.apply(i)}, with a Job template or not. */
-  List<String> createTasks(String prefix, int count, java.util.function.IntFunction<java.time.Instant> due,
+  /**
+   * Creates {@code count} tasks named {@code prefix-i}, due at {@code due.apply(i)}, with a Job
+   * template or not.
+   */
+  List<String> createTasks(
+      String prefix,
+      int count,
+      java.util.function.IntFunction<java.time.Instant> due,
       boolean withJob) {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       String name = prefix + "-" + i;
-      create(withJob ? Tasks.withJob(namespace, name, due.apply(i)) : Tasks.statusOnly(namespace, name, due.apply(i)));
+      create(
+          withJob
+              ? Tasks.withJob(namespace, name, due.apply(i))
+              : Tasks.statusOnly(namespace, name, due.apply(i)));
       names.add(name);
     }
     return names;
@@ -185,17 +216,30 @@ final class FaultLab implements AutoCloseable {
    * already further along if it fell due meanwhile).
    */
   void awaitScheduled(Collection<String> names, Duration timeout) {
-    await("all " + names.size() + " tasks scheduled").atMost(timeout).pollInterval(Duration.ofMillis(300))
-        .until(() -> {
-          Map<String, DelayedTask> byName = new HashMap<>();
-          client().resources(DelayedTask.class).inNamespace(namespace).list().getItems()
-              .forEach(task -> byName.put(task.getMetadata().getName(), task));
-          return names.stream().filter(name -> {
-            DelayedTask task = byName.get(name);
-            return task == null || task.getStatus() == null || task.getStatus().getDueTime() == null
-                || task.getStatus().getPhase() == null;
-          }).toList();
-        }, List::isEmpty);
+    await("all " + names.size() + " tasks scheduled")
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              Map<String, DelayedTask> byName = new HashMap<>();
+              client()
+                  .resources(DelayedTask.class)
+                  .inNamespace(namespace)
+                  .list()
+                  .getItems()
+                  .forEach(task -> byName.put(task.getMetadata().getName(), task));
+              return names.stream()
+                  .filter(
+                      name -> {
+                        DelayedTask task = byName.get(name);
+                        return task == null
+                            || task.getStatus() == null
+                            || task.getStatus().getDueTime() == null
+                            || task.getStatus().getPhase() == null;
+                      })
+                  .toList();
+            },
+            List::isEmpty);
   }
 
   Phase phaseOf(String name) {
@@ -207,10 +251,14 @@ final class FaultLab implements AutoCloseable {
    * lab's tasks waiting or claimed (in flight), as a snapshot.
    */
   synchronized ScheduleSnapshot scheduleSnapshot() {
-    return new ScheduleSnapshot(names(schedule().waitingEntries().keySet()), names(schedule().inFlightIds()));
+    return new ScheduleSnapshot(
+        names(schedule().waitingEntries().keySet()), names(schedule().inFlightIds()));
   }
 
-  /** The Redis key of the token bucket of the lab's queue {@code queue} (read directly, not through the proxy). */
+  /**
+   * The Redis key of the token bucket of the lab's queue {@code queue} (read directly, not through
+   * the proxy).
+   */
   synchronized String queueBucketKey(String queue) {
     return schedule().keys().bucket(new QueueRef(namespace, queue));
   }
@@ -218,15 +266,19 @@ final class FaultLab implements AutoCloseable {
   /** The schedule as the operators see it, with their default key prefix. */
   private synchronized RedisSchedule schedule() {
     if (schedule == null) {
-      schedule = RedisSchedule.open(OperatorConfig.fromEnv(Map.of(OperatorConfig.REDIS_URI, redis.uri())));
+      schedule =
+          RedisSchedule.open(OperatorConfig.fromEnv(Map.of(OperatorConfig.REDIS_URI, redis.uri())));
     }
     return schedule;
   }
 
   /** Task names from schedule ids ({@code namespace/name/uid}) of this lab's namespace. */
   private List<String> names(Collection<String> ids) {
-    return ids.stream().map(id -> id.split("/")).filter(parts -> parts.length == 3 && parts[0].equals(namespace))
-        .map(parts -> parts[1]).toList();
+    return ids.stream()
+        .map(id -> id.split("/"))
+        .filter(parts -> parts.length == 3 && parts[0].equals(namespace))
+        .map(parts -> parts[1])
+        .toList();
   }
 
   record ScheduleSnapshot(List<String> waiting, List<String> inFlight) {
@@ -243,13 +295,17 @@ final class FaultLab implements AutoCloseable {
 
   /** Waits (without sleeping blind) until the wall clock has reached {@code instant}. */
   static void awaitInstant(java.time.Instant instant) {
-    await("the clock reaches " + instant).atMost(Duration.between(java.time.Instant.now(), instant).plusSeconds(5))
-        .pollInterval(Duration.ofMillis(5)).until(() -> !java.time.Instant.now().isBefore(instant));
+    await("the clock reaches " + instant)
+        .atMost(Duration.between(java.time.Instant.now(), instant).plusSeconds(5))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> !java.time.Instant.now().isBefore(instant));
   }
 
   /** Waits until every named task shows a firedTime, then checks the three promises. */
   void awaitAllFiredOnceNotEarly(Collection<String> names, Duration timeout) {
-    await("all " + names.size() + " tasks fired").atMost(timeout).pollInterval(Duration.ofMillis(500))
+    await("all " + names.size() + " tasks fired")
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> FiringInvariants.notFiredYet(client(), namespace, names), List::isEmpty);
     FiringInvariants.assertFiredOnceNotEarly(client(), namespace, names, ledger, api);
   }
@@ -275,7 +331,8 @@ final class FaultLab implements AutoCloseable {
       try {
         operator.close();
         Files.createDirectories(logs);
-        Files.writeString(logs.resolve(operator.name() + "-" + operator.pid() + ".log"), operator.log());
+        Files.writeString(
+            logs.resolve(operator.name() + "-" + operator.pid() + ".log"), operator.log());
       } catch (IOException | RuntimeException e) {
         // keep closing the rest
       }

@@ -27,9 +27,12 @@ class LeaderPauseIT {
     lab.startOperator("op-a");
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
     lab.startOperator("op-b");
-    // Slow the Job creations down so the freeze catches the leader with claims and requests in flight.
-    ApiFault slowJobs = lab.api.inject(ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, 5)
-        .delayed(Duration.ofSeconds(3)));
+    // Slow the Job creations down so the freeze catches the leader with claims and requests in
+    // flight.
+    ApiFault slowJobs =
+        lab.api.inject(
+            ApiFault.of("POST", "/apis/batch/v1/namespaces/[^/]+/jobs", 503, 5)
+                .delayed(Duration.ofSeconds(3)));
     Instant due = Instant.now().plusSeconds(12);
     List<String> names = new ArrayList<>(lab.createTasks("paused-job", 20, i -> due, true));
     names.addAll(lab.createTasks("paused-status", 20, i -> due, false));
@@ -38,20 +41,30 @@ class LeaderPauseIT {
     leader.pause();
     // Frozen while holding claims (so waking can only hurt if the takeover is wrong): Redis shows
     // tasks in flight that the frozen leader cannot acknowledge.
-    assertThat(lab.scheduleSnapshot().inFlight()).as("claims %s held when frozen", leader.name()).isNotEmpty();
-    OperatorProcess standby = await("the standby took the lease").atMost(FaultLab.LEASE_DURATION.multipliedBy(3))
-        .pollInterval(Duration.ofMillis(500))
-        .until(() -> lab.liveLeader().filter(op -> !op.name().equals(leader.name())), java.util.Optional::isPresent)
-        .orElseThrow();
+    assertThat(lab.scheduleSnapshot().inFlight())
+        .as("claims %s held when frozen", leader.name())
+        .isNotEmpty();
+    OperatorProcess standby =
+        await("the standby took the lease")
+            .atMost(FaultLab.LEASE_DURATION.multipliedBy(3))
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () -> lab.liveLeader().filter(op -> !op.name().equals(leader.name())),
+                java.util.Optional::isPresent)
+            .orElseThrow();
     lab.awaitAllFiredOnceNotEarly(names, Duration.ofSeconds(90));
 
     leader.resume();
     // The woken leader may act on what it held before its lease ran out; for a good while after,
     // every task must still show exactly one firing and one Job.
-    await("nothing fires twice after the old leader wakes").during(Duration.ofSeconds(12))
-        .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofSeconds(1))
-        .untilAsserted(() -> FiringInvariants.assertFiredOnceNotEarly(lab.client(), FaultLab.NAMESPACE, names,
-            lab.ledger, lab.api));
+    await("nothing fires twice after the old leader wakes")
+        .during(Duration.ofSeconds(12))
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () ->
+                FiringInvariants.assertFiredOnceNotEarly(
+                    lab.client(), FaultLab.NAMESPACE, names, lab.ledger, lab.api));
 
     // And the pair still works: new tasks fire once, by whoever leads now.
     Instant later = Instant.now().plusSeconds(3);

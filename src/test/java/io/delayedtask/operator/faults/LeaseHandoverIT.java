@@ -54,15 +54,22 @@ class LeaseHandoverIT {
 
     lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
     lease.close();
-    assertThat(lease.holders()).as("holders the Lease showed after SIGTERM, in order").containsSubsequence("op-a", "",
-        "op-b");
+    assertThat(lease.holders())
+        .as("holders the Lease showed after SIGTERM, in order")
+        .containsSubsequence("op-a", "", "op-b");
     assertThat(lease.transitions()).isEqualTo(transitions + 1);
-    assertThat(lease.writesPerSecondWhileOneLed(sigterm)).as("Lease writes a second while op-a led").isLessThan(1.0);
-    assertThat(worstLag(lab, names, sigterm)).as("the worst fire lag of the tasks due after the SIGTERM")
+    assertThat(lease.writesPerSecondWhileOneLed(sigterm))
+        .as("Lease writes a second while op-a led")
+        .isLessThan(1.0);
+    assertThat(worstLag(lab, names, sigterm))
+        .as("the worst fire lag of the tasks due after the SIGTERM")
         .isLessThan(Duration.ofSeconds(1));
   }
 
-  /** A leader SIGKILLed with the default Lease costs at most 5 s of firing: the standby takes over as it runs out. */
+  /**
+   * A leader SIGKILLed with the default Lease costs at most 5 s of firing: the standby takes over
+   * as it runs out.
+   */
   @Test
   void sigkillWithTheDefaultLeaseCostsAtMostFiveSecondsOfFiring(FaultLab lab) {
     lab.startOperatorWithDefaultLease("op-a");
@@ -78,17 +85,23 @@ class LeaseHandoverIT {
 
     lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
     assertThat(lab.leaseHolder()).contains(standby.name());
-    assertThat(worstLag(lab, names, deadAt)).as("the worst fire lag of the tasks due after the SIGKILL")
+    assertThat(worstLag(lab, names, deadAt))
+        .as("the worst fire lag of the tasks due after the SIGKILL")
         .isLessThanOrEqualTo(Duration.ofSeconds(5));
   }
 
   /** The largest firedTime - due of the named tasks due after {@code from} (all fired). */
   private static Duration worstLag(FaultLab lab, List<String> names, Instant from) {
-    return names.stream().map(lab::get)
+    return names.stream()
+        .map(lab::get)
         .filter(task -> Instant.parse(task.getStatus().getDueTime()).isAfter(from))
-        .map(task -> Duration.between(Instant.parse(task.getStatus().getDueTime()),
-            Instant.parse(task.getStatus().getFiredTime())))
-        .max(Duration::compareTo).orElseThrow();
+        .map(
+            task ->
+                Duration.between(
+                    Instant.parse(task.getStatus().getDueTime()),
+                    Instant.parse(task.getStatus().getFiredTime())))
+        .max(Duration::compareTo)
+        .orElseThrow();
   }
 
   /** Every state of the lab's Lease from now on, as a watch delivers it. */
@@ -100,21 +113,30 @@ class LeaseHandoverIT {
 
     static LeaseLog watch(FaultLab lab) {
       LeaseLog log = new LeaseLog();
-      log.watch = lab.client().leases().inNamespace(lab.namespace).withName(FaultLab.LEASE_NAME)
-          .watch(new Watcher<>() {
-            @Override
-            public void eventReceived(Action action, Lease lease) {
-              String holder = lease.getSpec().getHolderIdentity();
-              Integer transitions = lease.getSpec().getLeaseTransitions();
-              log.seen.add(new Seen(Instant.now(), holder == null ? "" : holder,
-                  transitions == null ? 0 : transitions));
-            }
+      log.watch =
+          lab.client()
+              .leases()
+              .inNamespace(lab.namespace)
+              .withName(FaultLab.LEASE_NAME)
+              .watch(
+                  new Watcher<>() {
+                    @Override
+                    public void eventReceived(Action action, Lease lease) {
+                      String holder = lease.getSpec().getHolderIdentity();
+                      Integer transitions = lease.getSpec().getLeaseTransitions();
+                      log.seen.add(
+                          new Seen(
+                              Instant.now(),
+                              holder == null ? "" : holder,
+                              transitions == null ? 0 : transitions));
+                    }
 
-            @Override
-            public void onClose(WatcherException cause) {
-            }
-          });
-      await("the Lease watch's first state").atMost(Duration.ofSeconds(10)).until(() -> !log.seen.isEmpty());
+                    @Override
+                    public void onClose(WatcherException cause) {}
+                  });
+      await("the Lease watch's first state")
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !log.seen.isEmpty());
       return log;
     }
 

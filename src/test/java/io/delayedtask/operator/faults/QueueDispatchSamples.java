@@ -17,8 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * takes each claim's token (a claim taken again after a takeover counts again: it took a token
  * again). A rise first seen at one sample was claimed after the sample before it, so the claims
  * counted between two samples all lie in a window no longer than the samples' distance: the bound
- * checked over those distances is looser than over the claims' own times, and never fails where
- * the claims kept it.
+ * checked over those distances is looser than over the claims' own times, and never fails where the
+ * claims kept it.
  */
 final class QueueDispatchSamples implements AutoCloseable {
   /** Redis's TIME (microseconds) and the queue's dispatched count then. */
@@ -34,8 +34,10 @@ final class QueueDispatchSamples implements AutoCloseable {
   private final RedisClient client;
   private final String bucketKey;
   private final Thread sampler;
+
   /** The samples at which the count rose, each preceded by the sample before the rise. */
   private final List<Sample> kept = new ArrayList<>();
+
   private volatile Sample latest;
   private volatile RuntimeException failure;
   private volatile boolean running = true;
@@ -48,7 +50,10 @@ final class QueueDispatchSamples implements AutoCloseable {
     sampler.setDaemon(true);
   }
 
-  /** Starts sampling the queue whose bucket hash is {@code bucketKey}, in the Redis at {@code redisUri}. */
+  /**
+   * Starts sampling the queue whose bucket hash is {@code bucketKey}, in the Redis at {@code
+   * redisUri}.
+   */
   static QueueDispatchSamples start(String redisUri, String bucketKey) {
     QueueDispatchSamples samples = new QueueDispatchSamples(redisUri, bucketKey);
     samples.sampler.start();
@@ -66,8 +71,10 @@ final class QueueDispatchSamples implements AutoCloseable {
         TransactionResult result = redis.exec();
         List<String> time = result.get(0);
         String dispatched = result.get(1);
-        Sample now = new Sample(Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)),
-            dispatched == null ? 0 : Long.parseLong(dispatched));
+        Sample now =
+            new Sample(
+                Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)),
+                dispatched == null ? 0 : Long.parseLong(dispatched));
         synchronized (kept) {
           if (previous == null) {
             kept.add(now);
@@ -80,7 +87,8 @@ final class QueueDispatchSamples implements AutoCloseable {
         }
         previous = now;
         latest = now;
-        LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // pacing the samples, not waiting for a result
+        LockSupport.parkNanos(
+            Duration.ofMillis(2).toNanos()); // pacing the samples, not waiting for a result
       }
     } catch (RuntimeException e) {
       failure = e;
@@ -105,8 +113,8 @@ final class QueueDispatchSamples implements AutoCloseable {
   }
 
   /**
-   * Around the death at {@code deadAt} of the only claimer: the last rise it made (seen at latest by
-   * the first sample after its death, which holds all it claimed) and the next rise, another
+   * Around the death at {@code deadAt} of the only claimer: the last rise it made (seen at latest
+   * by the first sample after its death, which holds all it claimed) and the next rise, another
    * claimer's first; empty while nobody has claimed since.
    */
   Optional<Takeover> takeoverAfter(Instant deadAt) {
@@ -127,8 +135,11 @@ final class QueueDispatchSamples implements AutoCloseable {
       }
     }
     Sample lastBefore = lastRise;
-    return all.subList(afterDeath, all.size()).stream().filter(sample -> sample.dispatched() > left).findFirst()
-        .filter(first -> lastBefore != null).map(first -> new Takeover(lastBefore, first));
+    return all.subList(afterDeath, all.size()).stream()
+        .filter(sample -> sample.dispatched() > left)
+        .findFirst()
+        .filter(first -> lastBefore != null)
+        .map(first -> new Takeover(lastBefore, first));
   }
 
   /** The dead claimer's last rise and the next claimer's first. */
@@ -140,8 +151,8 @@ final class QueueDispatchSamples implements AutoCloseable {
 
   /**
    * Over every pair of samples, the claims between them against {@code burst + rate × their
-   * distance + rate × 1 ms}: the last term because queue-claim.lua reads TIME in whole milliseconds,
-   * so between two claims the bucket may refill for up to 1 ms more than passed.
+   * distance + rate × 1 ms}: the last term because queue-claim.lua reads TIME in whole
+   * milliseconds, so between two claims the bucket may refill for up to 1 ms more than passed.
    */
   Worst worstWindow(int burst, double rate) {
     List<Sample> all = samples();

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Redis is an index rebuilt from the DelayedTasks: losing its data or its connection must never
- * lose a task. One operator (leader election on) against a Redis that dies, is emptied, or is
- * cut off mid-flight. No API fault is injected, so the API server is the real one.
+ * lose a task. One operator (leader election on) against a Redis that dies, is emptied, or is cut
+ * off mid-flight. No API fault is injected, so the API server is the real one.
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
@@ -35,8 +35,10 @@ class RedisFaultIT {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     Instant start = Instant.now().plusSeconds(10);
-    List<String> names = new ArrayList<>(lab.createTasks("restart-job", 10, i -> start.plusMillis(500L * i), true));
-    names.addAll(lab.createTasks("restart-status", 10, i -> start.plusMillis(250L + 500L * i), false));
+    List<String> names =
+        new ArrayList<>(lab.createTasks("restart-job", 10, i -> start.plusMillis(500L * i), true));
+    names.addAll(
+        lab.createTasks("restart-status", 10, i -> start.plusMillis(250L + 500L * i), false));
     lab.awaitScheduled(names, Duration.ofSeconds(60));
 
     lab.redis.kill();
@@ -55,10 +57,14 @@ class RedisFaultIT {
     // and only the periodic resync (5 s here) can put them back, since a FLUSHALL leaves the
     // server's run_id unchanged.
     Instant start = Instant.now().plusSeconds(3600);
-    List<String> names = new ArrayList<>(lab.createTasks("flush-job", 10, i -> start.plusMillis(300L * i), true));
-    names.addAll(lab.createTasks("flush-status", 10, i -> start.plusMillis(150L + 300L * i), false));
+    List<String> names =
+        new ArrayList<>(lab.createTasks("flush-job", 10, i -> start.plusMillis(300L * i), true));
+    names.addAll(
+        lab.createTasks("flush-status", 10, i -> start.plusMillis(150L + 300L * i), false));
     lab.awaitScheduled(names, Duration.ofSeconds(60));
-    await().atMost(Duration.ofSeconds(10)).until(() -> lab.scheduleSnapshot().waiting().containsAll(names));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> lab.scheduleSnapshot().waiting().containsAll(names));
     double addedBefore = operator.metric(RESYNC_ADDED, ADDED);
 
     RedisClient client = RedisClient.create(lab.redis.uri());
@@ -71,16 +77,25 @@ class RedisFaultIT {
     // The entries come back before they fall due, and the resync is what brought them: its repair
     // counter grew by every one of them (were anything else writing them again, it would find less
     // to repair).
-    await("the entries are back").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+    await("the entries are back")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
         .until(() -> lab.scheduleSnapshot().waiting().containsAll(names));
-    await("the resync counted its repairs").atMost(Duration.ofSeconds(5))
-        .untilAsserted(() -> assertThat(operator.metric(RESYNC_ADDED, ADDED) - addedBefore)
-            .isGreaterThanOrEqualTo(names.size()));
-    assertThat(FiringInvariants.notFiredYet(lab.client(), lab.namespace, names)).containsExactlyElementsOf(names);
+    await("the resync counted its repairs")
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(operator.metric(RESYNC_ADDED, ADDED) - addedBefore)
+                    .isGreaterThanOrEqualTo(names.size()));
+    assertThat(FiringInvariants.notFiredYet(lab.client(), lab.namespace, names))
+        .containsExactlyElementsOf(names);
 
     // And the restored schedule fires: the tasks brought forward to a few seconds from now.
     Instant soon = Instant.now().plusSeconds(3);
-    names.forEach(name -> Tasks.editSpec(lab.client(), lab.namespace, name, spec -> spec.setRunAt(Tasks.rfc3339(soon))));
+    names.forEach(
+        name ->
+            Tasks.editSpec(
+                lab.client(), lab.namespace, name, spec -> spec.setRunAt(Tasks.rfc3339(soon))));
     lab.awaitAllFiredOnceNotEarly(names, FIRE_TIMEOUT);
   }
 
@@ -89,7 +104,8 @@ class RedisFaultIT {
     lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     Instant start = Instant.now().plusSeconds(8);
-    List<String> names = new ArrayList<>(lab.createTasks("cut-job", 15, i -> start.plusMillis(400L * i), true));
+    List<String> names =
+        new ArrayList<>(lab.createTasks("cut-job", 15, i -> start.plusMillis(400L * i), true));
     names.addAll(lab.createTasks("cut-status", 15, i -> start.plusMillis(200L + 400L * i), false));
     lab.awaitScheduled(names, Duration.ofSeconds(60));
 

@@ -19,51 +19,77 @@ import org.junit.jupiter.api.TestFactory;
 class ArgoCdActionsTest {
 
   private static final Path ACTIONS = DELAYED_TASK.resolve("actions");
-  private static final Map<String, Object> TESTS = ArgoCdLua.yamlFile(ACTIONS.resolve("action_test.yaml"));
+  private static final Map<String, Object> TESTS =
+      ArgoCdLua.yamlFile(ACTIONS.resolve("action_test.yaml"));
 
   @TestFactory
   @SuppressWarnings("unchecked")
   Stream<DynamicTest> discoveryOffersWhatTheTestsSay() {
-    return ((List<Map<String, Object>>) TESTS.get("discoveryTests")).stream().map(t -> {
-      String input = (String) t.get("inputPath");
-      return DynamicTest.dynamicTest(input, () -> {
-        Map<String, Object> actions = (Map<String, Object>) ArgoCdLua.run(ACTIONS.resolve("discovery.lua"),
-            ArgoCdLua.yamlFile(ACTIONS.resolve(input)));
-        Map<String, Object> disabled = new LinkedHashMap<>();
-        actions.forEach((name, action) -> disabled.put(name, ((Map<String, Object>) action).get("disabled")));
-        Map<String, Object> expected = new LinkedHashMap<>();
-        ((List<Map<String, Object>>) t.get("result")).forEach(r -> expected.put((String) r.get("name"), r.get("disabled")));
-        assertThat(disabled).as(input).isEqualTo(expected);
-      });
-    });
+    return ((List<Map<String, Object>>) TESTS.get("discoveryTests"))
+        .stream()
+            .map(
+                t -> {
+                  String input = (String) t.get("inputPath");
+                  return DynamicTest.dynamicTest(
+                      input,
+                      () -> {
+                        Map<String, Object> actions =
+                            (Map<String, Object>)
+                                ArgoCdLua.run(
+                                    ACTIONS.resolve("discovery.lua"),
+                                    ArgoCdLua.yamlFile(ACTIONS.resolve(input)));
+                        Map<String, Object> disabled = new LinkedHashMap<>();
+                        actions.forEach(
+                            (name, action) ->
+                                disabled.put(name, ((Map<String, Object>) action).get("disabled")));
+                        Map<String, Object> expected = new LinkedHashMap<>();
+                        ((List<Map<String, Object>>) t.get("result"))
+                            .forEach(r -> expected.put((String) r.get("name"), r.get("disabled")));
+                        assertThat(disabled).as(input).isEqualTo(expected);
+                      });
+                });
   }
 
   @TestFactory
   @SuppressWarnings("unchecked")
   Stream<DynamicTest> eachActionReturnsTheExpectedObject() {
-    return ((List<Map<String, Object>>) TESTS.get("actionTests")).stream().map(t -> {
-      String action = (String) t.get("action");
-      String input = (String) t.get("inputPath");
-      return DynamicTest.dynamicTest(action + " " + input, () -> {
-        Object result = ArgoCdLua.run(ACTIONS.resolve(action).resolve("action.lua"),
-            ArgoCdLua.yamlFile(ACTIONS.resolve(input)));
-        assertThat(result).isEqualTo(ArgoCdLua.yamlFile(ACTIONS.resolve((String) t.get("expectedOutputPath"))));
-      });
-    });
+    return ((List<Map<String, Object>>) TESTS.get("actionTests"))
+        .stream()
+            .map(
+                t -> {
+                  String action = (String) t.get("action");
+                  String input = (String) t.get("inputPath");
+                  return DynamicTest.dynamicTest(
+                      action + " " + input,
+                      () -> {
+                        Object result =
+                            ArgoCdLua.run(
+                                ACTIONS.resolve(action).resolve("action.lua"),
+                                ArgoCdLua.yamlFile(ACTIONS.resolve(input)));
+                        assertThat(result)
+                            .isEqualTo(
+                                ArgoCdLua.yamlFile(
+                                    ACTIONS.resolve((String) t.get("expectedOutputPath"))));
+                      });
+                });
   }
 
   @Test
   void suspendSetsSpecSuspendAndKeepsEverythingElse() {
-    Map<String, Object> scheduled = ArgoCdLua.yamlFile(DELAYED_TASK.resolve("testdata/scheduled.yaml"));
+    Map<String, Object> scheduled =
+        ArgoCdLua.yamlFile(DELAYED_TASK.resolve("testdata/scheduled.yaml"));
     Map<String, Object> result = run("suspend", scheduled);
-    assertThat(spec(result)).containsEntry("suspend", true).containsEntry("runAt", spec(scheduled).get("runAt"));
+    assertThat(spec(result))
+        .containsEntry("suspend", true)
+        .containsEntry("runAt", spec(scheduled).get("runAt"));
     assertThat(result.get("status")).isEqualTo(scheduled.get("status"));
     assertThat(result.get("metadata")).isEqualTo(scheduled.get("metadata"));
   }
 
   @Test
   void resumeClearsSpecSuspend() {
-    Map<String, Object> suspended = ArgoCdLua.yamlFile(DELAYED_TASK.resolve("testdata/suspended.yaml"));
+    Map<String, Object> suspended =
+        ArgoCdLua.yamlFile(DELAYED_TASK.resolve("testdata/suspended.yaml"));
     assertThat(spec(suspended)).containsEntry("suspend", true);
     assertThat(spec(run("resume", suspended))).containsEntry("suspend", false);
   }
@@ -73,7 +99,8 @@ class ArgoCdActionsTest {
     Map<String, Object> task = ArgoCdLua.yamlFile(DELAYED_TASK.resolve("testdata/scheduled.yaml"));
     Map<String, Object> suspended = run("suspend", task);
     assertThat(disabled(suspended)).isEqualTo(Map.of("suspend", true, "resume", false));
-    assertThat(disabled(run("resume", suspended))).isEqualTo(Map.of("suspend", false, "resume", true));
+    assertThat(disabled(run("resume", suspended)))
+        .isEqualTo(Map.of("suspend", false, "resume", true));
   }
 
   @SuppressWarnings("unchecked")
@@ -83,9 +110,11 @@ class ArgoCdActionsTest {
 
   @SuppressWarnings("unchecked")
   private static Map<String, Object> disabled(Map<String, Object> task) {
-    Map<String, Object> actions = (Map<String, Object>) ArgoCdLua.run(ACTIONS.resolve("discovery.lua"), task);
+    Map<String, Object> actions =
+        (Map<String, Object>) ArgoCdLua.run(ACTIONS.resolve("discovery.lua"), task);
     Map<String, Object> out = new LinkedHashMap<>();
-    actions.forEach((name, action) -> out.put(name, ((Map<String, Object>) action).get("disabled")));
+    actions.forEach(
+        (name, action) -> out.put(name, ((Map<String, Object>) action).get("disabled")));
     return out;
   }
 

@@ -22,22 +22,23 @@ import org.luaj.vm2.lib.jse.JseBaseLib;
 
 /**
  * Runs an Argo CD resource customization script the way Argo CD's Lua VM does (util/lua in
- * argoproj/argo-cd): the resource as a global table {@code obj} (JSON numbers as Lua numbers),
- * only the base, package and table libraries (Argo CD adds a reduced os library, which these
- * scripts do not use; there is no string or io), and the table the script returns converted back
- * to JSON-like Java values.
+ * argoproj/argo-cd): the resource as a global table {@code obj} (JSON numbers as Lua numbers), only
+ * the base, package and table libraries (Argo CD adds a reduced os library, which these scripts do
+ * not use; there is no string or io), and the table the script returns converted back to JSON-like
+ * Java values.
  */
 final class ArgoCdLua {
 
   /** The folder Argo CD's layout names after the group and kind. */
-  static final Path DELAYED_TASK = Path.of("argocd", "resource_customizations", "delayedtask.io", "DelayedTask");
+  static final Path DELAYED_TASK =
+      Path.of("argocd", "resource_customizations", "delayedtask.io", "DelayedTask");
+
   static final Path DELAYED_TASK_QUEUE =
       Path.of("argocd", "resource_customizations", "delayedtask.io", "DelayedTaskQueue");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-  private ArgoCdLua() {
-  }
+  private ArgoCdLua() {}
 
   /** Runs {@code script} with {@code obj} set to the resource, returns what the script returns. */
   static Object run(Path script, Map<String, Object> obj) {
@@ -55,7 +56,8 @@ final class ArgoCdLua {
   static Map<String, Object> yamlFile(Path file) {
     try {
       @SuppressWarnings("unchecked")
-      Map<String, Object> map = (Map<String, Object>) normalize(YAML.readValue(file.toFile(), Map.class));
+      Map<String, Object> map =
+          (Map<String, Object>) normalize(YAML.readValue(file.toFile(), Map.class));
       return map;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -150,6 +152,7 @@ final class ArgoCdLua {
       }
       return map;
     }
-    throw new IllegalArgumentException("a script returned a Lua " + value.typename() + ", which Argo CD cannot read");
+    throw new IllegalArgumentException(
+        "a script returned a Lua " + value.typename() + ", which Argo CD cannot read");
   }
 }

@@ -11,7 +11,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The argocd-cm snippet docs/gitops.md tells users to apply carries exactly the scripts in argocd/. */
+/**
+ * The argocd-cm snippet docs/gitops.md tells users to apply carries exactly the scripts in argocd/.
+ */
 class ArgoCdReadmeTest {
 
   private static final Pattern YAML_BLOCK = Pattern.compile("(?s)```yaml\n(.*?)```");
@@ -26,13 +28,18 @@ class ArgoCdReadmeTest {
         .isEqualTo(ArgoCdLua.read(DELAYED_TASK_QUEUE.resolve("health.lua")));
 
     Map<String, Object> actions =
-        ArgoCdLua.yaml((String) data.get("resource.customizations.actions.delayedtask.io_DelayedTask"));
-    assertThat(actions.get("discovery.lua")).isEqualTo(ArgoCdLua.read(DELAYED_TASK.resolve("actions/discovery.lua")));
+        ArgoCdLua.yaml(
+            (String) data.get("resource.customizations.actions.delayedtask.io_DelayedTask"));
+    assertThat(actions.get("discovery.lua"))
+        .isEqualTo(ArgoCdLua.read(DELAYED_TASK.resolve("actions/discovery.lua")));
     List<Map<String, Object>> definitions = (List<Map<String, Object>>) actions.get("definitions");
     assertThat(definitions).extracting(d -> d.get("name")).containsExactly("suspend", "resume");
     for (Map<String, Object> definition : definitions) {
-      assertThat(definition.get("action.lua")).as((String) definition.get("name"))
-          .isEqualTo(ArgoCdLua.read(DELAYED_TASK.resolve("actions/" + definition.get("name") + "/action.lua")));
+      assertThat(definition.get("action.lua"))
+          .as((String) definition.get("name"))
+          .isEqualTo(
+              ArgoCdLua.read(
+                  DELAYED_TASK.resolve("actions/" + definition.get("name") + "/action.lua")));
     }
   }
 

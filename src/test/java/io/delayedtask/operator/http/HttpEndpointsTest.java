@@ -24,11 +24,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The probe and metrics server on loopback: idle and stalled connections never starve /healthz,
- * and a connection that sends nothing is closed after the read timeout.
+ * The probe and metrics server on loopback: idle and stalled connections never starve /healthz, and
+ * a connection that sends nothing is closed after the read timeout.
  */
 class HttpEndpointsTest {
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final AtomicReference<String> notReady = new AtomicReference<>();
   private final List<Socket> sockets = new ArrayList<>();
   private HttpEndpoints http;
@@ -49,16 +50,23 @@ class HttpEndpointsTest {
     for (int i = 0; i < 10; i++) {
       open(); // connected, nothing sent
       // A request begun and never finished: the JDK HttpServer gave each such connection a thread.
-      open().getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n".getBytes(StandardCharsets.US_ASCII));
+      open()
+          .getOutputStream()
+          .write(
+              "GET /healthz HTTP/1.1\r\nHost: localhost\r\n".getBytes(StandardCharsets.US_ASCII));
     }
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     for (int i = 0; i < 3; i++) {
       long start = System.nanoTime();
-      HttpResponse<String> healthz = client.send(HttpRequest.newBuilder(uri("/healthz"))
-          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> healthz =
+          client.send(
+              HttpRequest.newBuilder(uri("/healthz")).timeout(Duration.ofSeconds(2)).build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(healthz.statusCode()).isEqualTo(200);
       assertThat(healthz.body()).isEqualTo("ok\n");
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("promptly").isLessThan(Duration.ofSeconds(2));
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("promptly")
+          .isLessThan(Duration.ofSeconds(2));
     }
   }
 
@@ -82,7 +90,8 @@ class HttpEndpointsTest {
     HttpClient client = HttpClient.newHttpClient();
     HttpResponse<String> metrics = get(client, "/metrics", "GET");
     assertThat(metrics.statusCode()).isEqualTo(200);
-    assertThat(metrics.headers().firstValue("content-type")).contains("text/plain; version=0.0.4; charset=utf-8");
+    assertThat(metrics.headers().firstValue("content-type"))
+        .contains("text/plain; version=0.0.4; charset=utf-8");
     assertThat(metrics.body()).contains("delayedtask_test_total 1.0");
     assertThat(get(client, "/readyz", "GET").body()).isEqualTo("ready\n");
     notReady.set("not ready: Redis is unreachable");
@@ -96,8 +105,12 @@ class HttpEndpointsTest {
   }
 
   private HttpResponse<String> get(HttpClient client, String path, String method) throws Exception {
-    return client.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(5))
-        .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    return client.send(
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(5))
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private URI uri(String path) {

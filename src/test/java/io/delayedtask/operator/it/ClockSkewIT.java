@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * The operator's clock 3 s behind Redis's. Due-ness is Redis's call (the claim script compares
  * scores with its TIME), so Redis hands the task over when its clock reaches the due time, while
  * the operator's clock still says 3 s to go. Fired then, the task would be early by the operator's
- * clock and its status would say it fired before it was due. The reconcile hands it back until its own
- * clock agrees: the task fires when both clocks say it is due, late by the skew, never early.
+ * clock and its status would say it fired before it was due. The reconcile hands it back until its
+ * own clock agrees: the task fires when both clocks say it is due, late by the skew, never early.
  * Against a real API server, whose watch brings the task.
  */
 @RequiresRealKubernetes
@@ -38,24 +38,33 @@ class ClockSkewIT {
   void aTaskFiresOnlyWhenBothRedisAndTheOperatorClockSayItIsDue() {
     RealKubernetes kube = RealKubernetes.shared();
     Clock behind = Clock.offset(Clock.systemUTC(), SKEW.negated());
-    try (OnRealKubernetes world = OperatorFixture.startOnRealKubernetes(kube, "skew", Map.of(),
-        options -> options.withClock(behind))) {
+    try (OnRealKubernetes world =
+        OperatorFixture.startOnRealKubernetes(
+            kube, "skew", Map.of(), options -> options.withClock(behind))) {
       String ns = world.namespace();
       KubernetesClient client = kube.client();
       // Due far enough ahead that Redis hands it over before the operator's clock agrees, however
       // long the task takes to be scheduled on a loaded machine.
       Instant due = Instant.now().plusSeconds(10).truncatedTo(ChronoUnit.MILLIS);
       create(client, task(ns, "on-time", s -> s.setRunAt(due.toString())));
-      await().atMost(Duration.ofSeconds(60)).until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Fired);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> phase(client, ns, "on-time").orElse(null) == Phase.Fired);
 
       // firedTime is the operator's clock: had it fired when Redis said "due" (3 s early by that
       // clock), firedTime would be before dueTime. No wall-clock waiting, so no load can fake it.
       DelayedTaskStatus status = get(client, ns, "on-time").getStatus();
       Instant firedByOperatorClock = Instant.parse(status.getFiredTime());
-      assertThat(firedByOperatorClock).isAfterOrEqualTo(Instant.parse(status.getDueTime()))
-          .as("fired once the operator's clock said due, not much later").isBefore(due.plusSeconds(5));
+      assertThat(firedByOperatorClock)
+          .isAfterOrEqualTo(Instant.parse(status.getDueTime()))
+          .as("fired once the operator's clock said due, not much later")
+          .isBefore(due.plusSeconds(5));
       // And Redis did hand it over early, and the operator handed it back.
-      assertThat(OperatorHttp.metric(world.operator().httpPort(), "delayedtask_fire_skipped_total", "reason=\"clock_skew\""))
+      assertThat(
+              OperatorHttp.metric(
+                  world.operator().httpPort(),
+                  "delayedtask_fire_skipped_total",
+                  "reason=\"clock_skew\""))
           .isGreaterThanOrEqualTo(1.0);
     }
   }

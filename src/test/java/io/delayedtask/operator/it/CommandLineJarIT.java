@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  */
 @RequiresLoopbackOnlyNetwork
 class CommandLineJarIT {
-  private static final Path JAR = Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
+  private static final Path JAR =
+      Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
 
   record Run(int exitCode, String stdout, String stderr) {}
 
@@ -29,11 +30,13 @@ class CommandLineJarIT {
     Run help = run("--help");
 
     assertThat(help.exitCode()).as(help.stderr()).isZero();
-    assertThat(help.stdout()).contains("Usage: java -jar delayed-task-operator.jar",
-        "DELAYEDTASK_REDIS_URI  (default: redis://localhost:6379)",
-        "DELAYEDTASK_SINK_ALLOWED_URIS  (default: none)",
-        "DELAYEDTASK_LOG_LEVEL  (default: INFO)",
-        "DELAYEDTASK_ADMISSION_POLICY  (default: delayed-task-operator-author-rights,delayed-task-operator-status-writer)");
+    assertThat(help.stdout())
+        .contains(
+            "Usage: java -jar delayed-task-operator.jar",
+            "DELAYEDTASK_REDIS_URI  (default: redis://localhost:6379)",
+            "DELAYEDTASK_SINK_ALLOWED_URIS  (default: none)",
+            "DELAYEDTASK_LOG_LEVEL  (default: INFO)",
+            "DELAYEDTASK_ADMISSION_POLICY  (default: delayed-task-operator-author-rights,delayed-task-operator-status-writer)");
     assertThat(help.stdout().lines().filter(line -> line.startsWith("  DELAYEDTASK_"))).hasSize(26);
     assertThat(help.stdout()).as("no log line: nothing started").doesNotContain("Starting");
   }
@@ -44,7 +47,10 @@ class CommandLineJarIT {
 
     assertThat(version.exitCode()).as(version.stderr()).isZero();
     assertThat(version.stdout().strip())
-        .matches("delayed-task-operator " + Pattern.quote(pomVersion()) + " \\(commit [0-9a-f]{40}(-dirty)?\\)");
+        .matches(
+            "delayed-task-operator "
+                + Pattern.quote(pomVersion())
+                + " \\(commit [0-9a-f]{40}(-dirty)?\\)");
     String head = git("rev-parse", "HEAD");
     if (!head.isEmpty()) {
       assertThat(version.stdout()).contains("(commit " + head);
@@ -63,11 +69,18 @@ class CommandLineJarIT {
     assertThat(JAR).as("packaged by mvn package before the ITs").exists();
     Path stderr = Files.createTempFile("jar-", ".err");
     try {
-      ProcessBuilder builder = new ProcessBuilder(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(), argument)
-          .redirectError(stderr.toFile());
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-jar",
+                  JAR.toString(),
+                  argument)
+              .redirectError(stderr.toFile());
       // Nothing it could reach: --help and --version must not need a cluster.
-      builder.environment().keySet().removeIf(key -> key.startsWith("DELAYEDTASK_") || key.equals("KUBECONFIG"));
+      builder
+          .environment()
+          .keySet()
+          .removeIf(key -> key.startsWith("DELAYEDTASK_") || key.equals("KUBECONFIG"));
       Process process = builder.start();
       String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("exits by itself").isTrue();
@@ -78,8 +91,10 @@ class CommandLineJarIT {
   }
 
   private static String pomVersion() throws IOException {
-    Matcher version = Pattern.compile("<artifactId>delayed-task-operator</artifactId>\\s*<version>([^<]+)</version>")
-        .matcher(Files.readString(Path.of("pom.xml")));
+    Matcher version =
+        Pattern.compile(
+                "<artifactId>delayed-task-operator</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(Files.readString(Path.of("pom.xml")));
     assertThat(version.find()).as("the project's version in pom.xml").isTrue();
     return version.group(1);
   }
@@ -87,9 +102,12 @@ class CommandLineJarIT {
   /** git's answer, or "" where git or the checkout is missing. */
   private static String git(String... args) throws IOException, InterruptedException {
     try {
-      Process process = new ProcessBuilder(Stream.concat(Stream.of("git"), Stream.of(args)).toList())
-          .redirectErrorStream(true).start();
-      String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      Process process =
+          new ProcessBuilder(Stream.concat(Stream.of("git"), Stream.of(args)).toList())
+              .redirectErrorStream(true)
+              .start();
+      String out =
+          new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       return process.waitFor() == 0 ? out : "";
     } catch (IOException e) {
       return "";

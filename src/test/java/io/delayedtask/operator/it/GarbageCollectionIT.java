@@ -58,15 +58,23 @@ class GarbageCollectionIT {
 
   @Test
   void deletingARunningTaskByHandTakesItsJobWithIt() {
-    create(client, task(ns, "by-hand", s -> {
-      s.setDelay("500ms");
-      s.setJobTemplate(busyboxJob());
-    }));
+    create(
+        client,
+        task(
+            ns,
+            "by-hand",
+            s -> {
+              s.setDelay("500ms");
+              s.setJobTemplate(busyboxJob());
+            }));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "by-hand").orElse(null) == Phase.Running);
     String jobName = get(client, ns, "by-hand").getStatus().getJobName();
     assertThat(job(jobName)).isNotNull();
 
-    client.resources(io.delayedtask.operator.api.v1alpha1.DelayedTask.class).inNamespace(ns).withName("by-hand")
+    client
+        .resources(io.delayedtask.operator.api.v1alpha1.DelayedTask.class)
+        .inNamespace(ns)
+        .withName("by-hand")
         .delete();
 
     await("the task is gone").atMost(TIMEOUT).until(() -> get(client, ns, "by-hand") == null);
@@ -75,11 +83,16 @@ class GarbageCollectionIT {
 
   @Test
   void aTaskDeletedByItsTtlTakesItsJobWithIt() {
-    create(client, task(ns, "ttl", s -> {
-      s.setDelay("500ms");
-      s.setTtlSecondsAfterFinished(1L);
-      s.setJobTemplate(busyboxJob());
-    }));
+    create(
+        client,
+        task(
+            ns,
+            "ttl",
+            s -> {
+              s.setDelay("500ms");
+              s.setTtlSecondsAfterFinished(1L);
+              s.setJobTemplate(busyboxJob());
+            }));
     await().atMost(TIMEOUT).until(() -> phase(client, ns, "ttl").orElse(null) == Phase.Running);
     String jobName = get(client, ns, "ttl").getStatus().getJobName();
     JobOutcomes.complete(client, job(jobName));
@@ -92,23 +105,39 @@ class GarbageCollectionIT {
   @Test
   void aJobOfALiveTaskIsNotCollected() {
     for (String name : List.of("alive", "control")) {
-      create(client, task(ns, name, s -> {
-        s.setDelay("500ms");
-        s.setJobTemplate(busyboxJob());
-      }));
+      create(
+          client,
+          task(
+              ns,
+              name,
+              s -> {
+                s.setDelay("500ms");
+                s.setJobTemplate(busyboxJob());
+              }));
     }
-    await().atMost(TIMEOUT).until(() -> phase(client, ns, "alive").orElse(null) == Phase.Running
-        && phase(client, ns, "control").orElse(null) == Phase.Running);
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                phase(client, ns, "alive").orElse(null) == Phase.Running
+                    && phase(client, ns, "control").orElse(null) == Phase.Running);
     String jobName = get(client, ns, "alive").getStatus().getJobName();
     String controlJob = get(client, ns, "control").getStatus().getJobName();
 
     // The collector has seen both Jobs and works in this namespace: it takes the control task's Job
     // once that task is gone. By then it had its chance at the live task's Job, created first.
-    client.resources(io.delayedtask.operator.api.v1alpha1.DelayedTask.class).inNamespace(ns).withName("control")
+    client
+        .resources(io.delayedtask.operator.api.v1alpha1.DelayedTask.class)
+        .inNamespace(ns)
+        .withName("control")
         .delete();
-    await("the control task's Job is collected").atMost(TIMEOUT).until(() -> job(controlJob) == null);
+    await("the control task's Job is collected")
+        .atMost(TIMEOUT)
+        .until(() -> job(controlJob) == null);
 
-    await("the live task's Job stays").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(30))
+    await("the live task's Job stays")
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(30))
         .until(() -> job(jobName) != null);
     assertThat(JobFactory.isControlledBy(job(jobName), get(client, ns, "alive"))).isTrue();
   }

@@ -71,43 +71,70 @@ class JobControllerIT {
 
   @Test
   void aJobWhosePodSucceedsMakesTheTaskSucceeded() {
-    create(client, task(ns, "pod-succeeds", s -> {
-      s.setDelay("500ms");
-      s.setJobTemplate(jobTemplate(Map.of()));
-    }));
+    create(
+        client,
+        task(
+            ns,
+            "pod-succeeds",
+            s -> {
+              s.setDelay("500ms");
+              s.setJobTemplate(jobTemplate(Map.of()));
+            }));
 
-    await().atMost(TIMEOUT).until(() -> phase(client, ns, "pod-succeeds").orElse(null) == Phase.Succeeded);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> phase(client, ns, "pod-succeeds").orElse(null) == Phase.Succeeded);
 
     DelayedTask task = get(client, ns, "pod-succeeds");
     Job job = job(task.getStatus().getJobName());
     assertThat(JobOutcomes.trueConditions(job)).contains("SuccessCriteriaMet", "Complete");
     assertThat(job.getStatus().getSucceeded()).isEqualTo(1);
-    assertThat(podsOf(job)).singleElement().satisfies(pod -> {
-      assertThat(pod.getSpec().getNodeName()).as("scheduled onto kwok's Node").isEqualTo(KwokCluster.NODE);
-      assertThat(pod.getStatus().getPhase()).isEqualTo("Succeeded");
-    });
+    assertThat(podsOf(job))
+        .singleElement()
+        .satisfies(
+            pod -> {
+              assertThat(pod.getSpec().getNodeName())
+                  .as("scheduled onto kwok's Node")
+                  .isEqualTo(KwokCluster.NODE);
+              assertThat(pod.getStatus().getPhase()).isEqualTo("Succeeded");
+            });
     assertThat(task.getStatus().getMessage()).isNull();
   }
 
   @Test
   void aJobWhosePodFailsMakesTheTaskFailedWithTheJobsMessage() {
-    create(client, task(ns, "pod-fails", s -> {
-      s.setDelay("500ms");
-      s.setJobTemplate(jobTemplate(Map.of(KwokCluster.OUTCOME_LABEL, KwokCluster.FAIL)));
-    }));
+    create(
+        client,
+        task(
+            ns,
+            "pod-fails",
+            s -> {
+              s.setDelay("500ms");
+              s.setJobTemplate(jobTemplate(Map.of(KwokCluster.OUTCOME_LABEL, KwokCluster.FAIL)));
+            }));
 
-    await().atMost(TIMEOUT).until(() -> phase(client, ns, "pod-fails").orElse(null) == Phase.Failed);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> phase(client, ns, "pod-fails").orElse(null) == Phase.Failed);
 
     DelayedTask task = get(client, ns, "pod-fails");
     Job job = job(task.getStatus().getJobName());
-    JobCondition failed = job.getStatus().getConditions().stream()
-        .filter(c -> "Failed".equals(c.getType()) && "True".equals(c.getStatus())).findFirst().orElseThrow();
-    assertThat(failed.getReason()).as("backoffLimit 0: one failed pod is the end").isEqualTo("BackoffLimitExceeded");
+    JobCondition failed =
+        job.getStatus().getConditions().stream()
+            .filter(c -> "Failed".equals(c.getType()) && "True".equals(c.getStatus()))
+            .findFirst()
+            .orElseThrow();
+    assertThat(failed.getReason())
+        .as("backoffLimit 0: one failed pod is the end")
+        .isEqualTo("BackoffLimitExceeded");
     assertThat(job.getStatus().getFailed()).isEqualTo(1);
-    assertThat(podsOf(job)).singleElement().satisfies(pod -> {
-      assertThat(pod.getSpec().getNodeName()).isEqualTo(KwokCluster.NODE);
-      assertThat(pod.getStatus().getPhase()).isEqualTo("Failed");
-    });
+    assertThat(podsOf(job))
+        .singleElement()
+        .satisfies(
+            pod -> {
+              assertThat(pod.getSpec().getNodeName()).isEqualTo(KwokCluster.NODE);
+              assertThat(pod.getStatus().getPhase()).isEqualTo("Failed");
+            });
     assertThat(task.getStatus().getMessage())
         .isEqualTo("Job " + job.getMetadata().getName() + " failed: " + failed.getMessage());
   }
@@ -120,35 +147,57 @@ class JobControllerIT {
     List<String> names = new java.util.ArrayList<>();
     for (int i = 0; i < 20; i++) {
       String name = "ttl-zero-" + i;
-      create(client, task(ns, name, s -> {
-        s.setDelay("1s");
-        JobTemplateSpec template = jobTemplate(Map.of());
-        template.getSpec().setTtlSecondsAfterFinished(0);
-        s.setJobTemplate(template);
-      }));
+      create(
+          client,
+          task(
+              ns,
+              name,
+              s -> {
+                s.setDelay("1s");
+                JobTemplateSpec template = jobTemplate(Map.of());
+                template.getSpec().setTtlSecondsAfterFinished(0);
+                s.setJobTemplate(template);
+              }));
       names.add(name);
     }
 
-    await().atMost(TIMEOUT).until(() -> names.stream().map(n -> phase(client, ns, n).orElse(null))
-        .allMatch(p -> p == Phase.Succeeded || p == Phase.Failed));
-    assertThat(names).allSatisfy(n -> assertThat(get(client, ns, n).getStatus().getMessage()).as(n).isNull());
-    assertThat(names).allSatisfy(n -> assertThat(phase(client, ns, n)).as(n).contains(Phase.Succeeded));
-    await("the TTL controller deleted the Jobs").atMost(TIMEOUT).until(() ->
-        names.stream().allMatch(n -> job(get(client, ns, n).getStatus().getJobName()) == null));
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                names.stream()
+                    .map(n -> phase(client, ns, n).orElse(null))
+                    .allMatch(p -> p == Phase.Succeeded || p == Phase.Failed));
+    assertThat(names)
+        .allSatisfy(n -> assertThat(get(client, ns, n).getStatus().getMessage()).as(n).isNull());
+    assertThat(names)
+        .allSatisfy(n -> assertThat(phase(client, ns, n)).as(n).contains(Phase.Succeeded));
+    await("the TTL controller deleted the Jobs")
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                names.stream()
+                    .allMatch(n -> job(get(client, ns, n).getStatus().getJobName()) == null));
   }
 
   /** One container, backoffLimit 0; {@code podLabels} go on the pod (kwok's stages read them). */
   private static JobTemplateSpec jobTemplate(Map<String, String> podLabels) {
     return new JobTemplateSpecBuilder()
         .withNewSpec()
-          .withBackoffLimit(0)
-          .withNewTemplate()
-            .withNewMetadata().withLabels(podLabels).endMetadata()
-            .withNewSpec()
-              .addNewContainer().withName("main").withImage("busybox:1.36").withCommand("echo", "hi").endContainer()
-              .withRestartPolicy("Never")
-            .endSpec()
-          .endTemplate()
+        .withBackoffLimit(0)
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(podLabels)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox:1.36")
+        .withCommand("echo", "hi")
+        .endContainer()
+        .withRestartPolicy("Never")
+        .endSpec()
+        .endTemplate()
         .endSpec()
         .build();
   }
@@ -158,6 +207,11 @@ class JobControllerIT {
   }
 
   private static List<Pod> podsOf(Job job) {
-    return client.pods().inNamespace(ns).withLabel("job-name", job.getMetadata().getName()).list().getItems();
+    return client
+        .pods()
+        .inNamespace(ns)
+        .withLabel("job-name", job.getMetadata().getName())
+        .list()
+        .getItems();
   }
 }

@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What Flux sees: tasks in every phase, read back from a real API server with kubectl, judged by
- * the real kstatus library (the Go program tools/kstatus, sigs.k8s.io/cli-utils), against docs/reference.md's
- * table. No Job controller runs on the shared server, so a Job stays running until the test writes
- * its outcome (JobOutcomes).
+ * the real kstatus library (the Go program tools/kstatus, sigs.k8s.io/cli-utils), against
+ * docs/reference.md's table. No Job controller runs on the shared server, so a Job stays running
+ * until the test writes its outcome (JobOutcomes).
  */
 @RequiresRealKubernetes
 class KstatusIT {
@@ -69,41 +69,87 @@ class KstatusIT {
   @Test
   void everyPhaseReadsToKstatusAsTheContractSays() throws Exception {
     create(client, task(NS, "scheduled", s -> s.setRunAt("2099-01-01T00:00:00Z")));
-    create(client, task(NS, "suspended", s -> {
-      s.setDelay("1s");
-      s.setSuspend(true);
-    }));
-    create(client, task(NS, "running", s -> {
-      s.setDelay("0s");
-      s.setJobTemplate(busyboxJob());
-    }));
+    create(
+        client,
+        task(
+            NS,
+            "suspended",
+            s -> {
+              s.setDelay("1s");
+              s.setSuspend(true);
+            }));
+    create(
+        client,
+        task(
+            NS,
+            "running",
+            s -> {
+              s.setDelay("0s");
+              s.setJobTemplate(busyboxJob());
+            }));
     create(client, task(NS, "fired", s -> s.setDelay("0s")));
-    create(client, task(NS, "succeeded", s -> {
-      s.setDelay("0s");
-      s.setJobTemplate(busyboxJob());
-    }));
-    create(client, task(NS, "failed", s -> {
-      s.setDelay("0s");
-      s.setJobTemplate(busyboxJob());
-    }));
-    create(client, task(NS, "missed", s -> {
-      s.setRunAt(Instant.now().minusSeconds(120).toString());
-      s.setStartingDeadlineSeconds(30L);
-    }));
+    create(
+        client,
+        task(
+            NS,
+            "succeeded",
+            s -> {
+              s.setDelay("0s");
+              s.setJobTemplate(busyboxJob());
+            }));
+    create(
+        client,
+        task(
+            NS,
+            "failed",
+            s -> {
+              s.setDelay("0s");
+              s.setJobTemplate(busyboxJob());
+            }));
+    create(
+        client,
+        task(
+            NS,
+            "missed",
+            s -> {
+              s.setRunAt(Instant.now().minusSeconds(120).toString());
+              s.setStartingDeadlineSeconds(30L);
+            }));
     // The API server's CEL refuses malformed times; a jobTemplate naming another namespace is
     // what reaches the operator and makes it Invalid.
-    create(client, task(NS, "invalid", s -> {
-      s.setDelay("0s");
-      s.setJobTemplate(busyboxJob());
-      s.getJobTemplate().getMetadata().setNamespace("kube-system");
-    }));
+    create(
+        client,
+        task(
+            NS,
+            "invalid",
+            s -> {
+              s.setDelay("0s");
+              s.setJobTemplate(busyboxJob());
+              s.getJobTemplate().getMetadata().setNamespace("kube-system");
+            }));
 
     awaitPhase("running", Phase.Running);
     JobOutcomes.complete(client, job(awaitPhase("succeeded", Phase.Running)));
-    JobOutcomes.fail(client, job(awaitPhase("failed", Phase.Running)), "Job has reached the specified backoff limit");
-    Map<String, Phase> phases = Map.of("scheduled", Phase.Scheduled, "suspended", Phase.Suspended,
-        "fired", Phase.Fired, "succeeded", Phase.Succeeded, "failed", Phase.Failed, "missed", Phase.Missed,
-        "invalid", Phase.Invalid);
+    JobOutcomes.fail(
+        client,
+        job(awaitPhase("failed", Phase.Running)),
+        "Job has reached the specified backoff limit");
+    Map<String, Phase> phases =
+        Map.of(
+            "scheduled",
+            Phase.Scheduled,
+            "suspended",
+            Phase.Suspended,
+            "fired",
+            Phase.Fired,
+            "succeeded",
+            Phase.Succeeded,
+            "failed",
+            Phase.Failed,
+            "missed",
+            Phase.Missed,
+            "invalid",
+            Phase.Invalid);
     phases.forEach(KstatusIT::awaitPhase);
 
     // Exactly what `kubectl get dt -o json` gives a user.
@@ -132,18 +178,27 @@ class KstatusIT {
     expected.put("missed", "Failed");
     expected.put("invalid", "Failed");
     expected.put("edited", "InProgress");
-    Map<String, String> actual = verdicts.entrySet().stream().collect(Collectors.toMap(
-        e -> e.getKey().substring(e.getKey().indexOf('/') + 1), e -> e.getValue().status(), (a, b) -> a,
-        LinkedHashMap::new));
-    assertThat(actual).as("kstatus of each task: %s", verdicts).containsExactlyInAnyOrderEntriesOf(expected);
+    Map<String, String> actual =
+        verdicts.entrySet().stream()
+            .collect(
+                Collectors.toMap(
+                    e -> e.getKey().substring(e.getKey().indexOf('/') + 1),
+                    e -> e.getValue().status(),
+                    (a, b) -> a,
+                    LinkedHashMap::new));
+    assertThat(actual)
+        .as("kstatus of each task: %s", verdicts)
+        .containsExactlyInAnyOrderEntriesOf(expected);
 
     // kstatus passes the operator's reason on: a failed task says why, where Flux shows it.
-    assertThat(verdicts.get(NS + "/invalid").message()).contains("spec.jobTemplate.metadata.namespace");
+    assertThat(verdicts.get(NS + "/invalid").message())
+        .contains("spec.jobTemplate.metadata.namespace");
     assertThat(verdicts.get(NS + "/failed").message()).contains("backoff limit");
     assertThat(verdicts.get(NS + "/edited").message()).contains("generation");
   }
 
-  private static io.delayedtask.operator.api.v1alpha1.DelayedTask awaitPhase(String name, Phase phase) {
+  private static io.delayedtask.operator.api.v1alpha1.DelayedTask awaitPhase(
+      String name, Phase phase) {
     await().atMost(TIMEOUT).until(() -> phase(client, NS, name).orElse(null) == phase);
     return get(client, NS, name);
   }

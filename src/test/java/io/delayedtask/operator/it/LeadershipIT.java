@@ -91,12 +91,16 @@ class LeadershipIT {
   @Test
   void eachTaskFiresExactlyOnceAndTheStandbyTakesOver() {
     await().atMost(TIMEOUT).until(() -> first.isFiring() || second.isFiring());
-    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+    await()
+        .during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(5))
         .until(() -> first.isFiring() ^ second.isFiring());
     DelayedTaskOperator leader = first.isFiring() ? first : second;
     DelayedTaskOperator standby = leader == first ? second : first;
     String standbyIdentity = leader == first ? "replica-b" : "replica-a";
-    assertThat(leaseHolder()).as("the real Lease names the leader").isEqualTo(leader == first ? "replica-a" : "replica-b");
+    assertThat(leaseHolder())
+        .as("the real Lease names the leader")
+        .isEqualTo(leader == first ? "replica-a" : "replica-b");
 
     List<String> names = new ArrayList<>();
     Instant base = Instant.now().plusSeconds(1);
@@ -104,14 +108,23 @@ class LeadershipIT {
       int n = i;
       String name = "task-" + i;
       names.add(name);
-      create(client, task(ns, name, s -> {
-        s.setRunAt(base.plusMillis(100L * n).toString());
-        if (n % 2 == 0) {
-          s.setJobTemplate(busyboxJob());
-        }
-      }));
+      create(
+          client,
+          task(
+              ns,
+              name,
+              s -> {
+                s.setRunAt(base.plusMillis(100L * n).toString());
+                if (n % 2 == 0) {
+                  s.setJobTemplate(busyboxJob());
+                }
+              }));
     }
-    names.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).map(FIRED::contains).orElse(false)));
+    names.forEach(
+        name ->
+            await(name)
+                .atMost(TIMEOUT)
+                .until(() -> phase(client, ns, name).map(FIRED::contains).orElse(false)));
 
     // Scheduled by the leader, due well after it stops: the standby must fire these.
     List<String> handedOver = new ArrayList<>();
@@ -120,19 +133,36 @@ class LeadershipIT {
       handedOver.add(name);
       create(client, task(ns, name, s -> s.setDelay("8s")));
     }
-    handedOver.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Scheduled));
+    handedOver.forEach(
+        name ->
+            await(name)
+                .atMost(TIMEOUT)
+                .until(() -> phase(client, ns, name).orElse(null) == Phase.Scheduled));
     leader.close();
     Instant leaderStopped = Instant.now();
     await("standby takes over").atMost(TIMEOUT).until(standby::isFiring);
     assertThat(leaseHolder()).as("the Lease after the hand-over").isEqualTo(standbyIdentity);
 
-    handedOver.forEach(name -> await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Fired));
+    handedOver.forEach(
+        name ->
+            await(name)
+                .atMost(TIMEOUT)
+                .until(() -> phase(client, ns, name).orElse(null) == Phase.Fired));
     // Fired after the old leader had stopped: by the standby, the only one left.
-    assertThat(handedOver).allSatisfy(name -> assertThat(
-        Instant.parse(io.delayedtask.operator.testing.Tasks.get(client, ns, name).getStatus().getFiredTime()))
-        .as("firedTime of %s; the old leader stopped at %s", name, leaderStopped).isAfter(leaderStopped));
+    assertThat(handedOver)
+        .allSatisfy(
+            name ->
+                assertThat(
+                        Instant.parse(
+                            io.delayedtask.operator.testing.Tasks.get(client, ns, name)
+                                .getStatus()
+                                .getFiredTime()))
+                    .as("firedTime of %s; the old leader stopped at %s", name, leaderStopped)
+                    .isAfter(leaderStopped));
     create(client, task(ns, "after-failover", s -> s.setDelay("500ms")));
-    await().atMost(TIMEOUT).until(() -> phase(client, ns, "after-failover").orElse(null) == Phase.Fired);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> phase(client, ns, "after-failover").orElse(null) == Phase.Fired);
 
     // Exactly once, by the task's Events (their counts summed): one firing each.
     List<String> all = new ArrayList<>(names);
@@ -140,14 +170,17 @@ class LeadershipIT {
     all.add("after-failover");
     for (String name : all) {
       DelayedTask task = io.delayedtask.operator.testing.Tasks.get(client, ns, name);
-      int firings = Events.count(client, ns, name, "Fired") + Events.count(client, ns, name, "JobCreated");
+      int firings =
+          Events.count(client, ns, name, "Fired") + Events.count(client, ns, name, "JobCreated");
       assertThat(firings).as("firings of %s", name).isEqualTo(1);
       assertThat(task.getStatus().getPhase())
           .isEqualTo(task.getSpec().getJobTemplate() != null ? Phase.Running : Phase.Fired);
     }
-    assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems()).extracting(Job::getMetadata)
+    assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems())
+        .extracting(Job::getMetadata)
         .hasSize(10);
-    assertThat(client.v1().events().inNamespace(ns).list().getItems()).extracting(Event::getReason)
+    assertThat(client.v1().events().inNamespace(ns).list().getItems())
+        .extracting(Event::getReason)
         .doesNotContain("Failed", "Missed");
     // And as the test's own watches saw it: one firedTime per task, one Job per template (created
     // once), none early.

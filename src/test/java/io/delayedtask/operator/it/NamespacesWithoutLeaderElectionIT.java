@@ -35,21 +35,37 @@ class NamespacesWithoutLeaderElectionIT {
     String teamC = kube.createNamespace("team-c");
     // The fixture's namespace is team A's, where a Lease would be, were there one; it returns once
     // the operator fires, here without a Lease.
-    try (OnRealKubernetes world = OperatorFixture.startOnRealKubernetes(kube, "team-a", teamA -> Map.of(
-        OperatorConfig.LEADER_ELECTION, "false", OperatorConfig.NAMESPACES, teamA + "," + teamB),
-        UnaryOperator.identity())) {
+    try (OnRealKubernetes world =
+        OperatorFixture.startOnRealKubernetes(
+            kube,
+            "team-a",
+            teamA ->
+                Map.of(
+                    OperatorConfig.LEADER_ELECTION,
+                    "false",
+                    OperatorConfig.NAMESPACES,
+                    teamA + "," + teamB),
+            UnaryOperator.identity())) {
       String teamA = world.namespace();
       KubernetesClient client = kube.client();
       create(client, task(teamA, "watched", s -> s.setDelay("500ms")));
       create(client, task(teamB, "also-watched", s -> s.setDelay("500ms")));
       create(client, task(teamC, "ignored", s -> s.setDelay("500ms")));
 
-      await().atMost(TIMEOUT).until(() -> phase(client, teamA, "watched").orElse(null) == Phase.Fired);
-      await().atMost(TIMEOUT).until(() -> phase(client, teamB, "also-watched").orElse(null) == Phase.Fired);
-      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+      await()
+          .atMost(TIMEOUT)
+          .until(() -> phase(client, teamA, "watched").orElse(null) == Phase.Fired);
+      await()
+          .atMost(TIMEOUT)
+          .until(() -> phase(client, teamB, "also-watched").orElse(null) == Phase.Fired);
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(5))
           .until(() -> get(client, teamC, "ignored").getStatus() == null);
       for (String ns : List.of(teamA, teamB, teamC, "default")) {
-        assertThat(client.leases().inNamespace(ns).list().getItems()).as("Leases in %s", ns).isEmpty();
+        assertThat(client.leases().inNamespace(ns).list().getItems())
+            .as("Leases in %s", ns)
+            .isEmpty();
       }
     }
   }

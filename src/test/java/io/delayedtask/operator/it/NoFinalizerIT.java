@@ -38,8 +38,8 @@ class NoFinalizerIT {
     String kept = kube.createNamespace("no-finalizer");
     String doomed = kube.createNamespace("no-finalizer-gone");
     try (RedisProcess redis = RedisProcess.start();
-         RedisClient redisClient = RedisClient.create(redis.uri());
-         StatefulRedisConnection<String, String> redisConnection = redisClient.connect()) {
+        RedisClient redisClient = RedisClient.create(redis.uri());
+        StatefulRedisConnection<String, String> redisConnection = redisClient.connect()) {
       Map<String, String> env = new HashMap<>(OperatorFixture.env(redis, "nofin", "op-nofin"));
       env.put(OperatorConfig.NAMESPACES, kept + "," + doomed);
       env.put(OperatorConfig.LEASE_NAMESPACE, kept);
@@ -49,34 +49,52 @@ class NoFinalizerIT {
         await().atMost(TIMEOUT).until(first::isFiring);
         create(kube.client(), Tasks.withJob(kept, "deleted-while-stopped", due));
         create(kube.client(), Tasks.withJob(doomed, "in-deleted-namespace", due));
-        await().atMost(TIMEOUT).until(() -> phase(kube.client(), kept, "deleted-while-stopped").orElse(null) == Phase.Scheduled
-            && phase(kube.client(), doomed, "in-deleted-namespace").orElse(null) == Phase.Scheduled);
-        assertThat(get(kube.client(), kept, "deleted-while-stopped").getMetadata().getFinalizers()).isEmpty();
+        await()
+            .atMost(TIMEOUT)
+            .until(
+                () ->
+                    phase(kube.client(), kept, "deleted-while-stopped").orElse(null)
+                            == Phase.Scheduled
+                        && phase(kube.client(), doomed, "in-deleted-namespace").orElse(null)
+                            == Phase.Scheduled);
+        assertThat(get(kube.client(), kept, "deleted-while-stopped").getMetadata().getFinalizers())
+            .isEmpty();
       } finally {
         first.close();
       }
       String dueKey = "nofin:{0}:due";
-      assertThat(redisConnection.sync().zcard(dueKey)).as("both entries wait in Redis").isEqualTo(2);
+      assertThat(redisConnection.sync().zcard(dueKey))
+          .as("both entries wait in Redis")
+          .isEqualTo(2);
 
       long started = System.nanoTime();
-      RealKubernetes.Kubectl.Result deleted = kube.kubectl("delete", "dt", "deleted-while-stopped", "-n", kept,
-          "--timeout=20s");
+      RealKubernetes.Kubectl.Result deleted =
+          kube.kubectl("delete", "dt", "deleted-while-stopped", "-n", kept, "--timeout=20s");
       assertThat(deleted.ok()).as(deleted.output()).isTrue();
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the delete waits for no operator")
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .as("the delete waits for no operator")
           .isLessThan(Duration.ofSeconds(15));
-      RealKubernetes.Kubectl.Result namespaceDeleted = kube.kubectl("delete", "namespace", doomed, "--timeout=60s");
+      RealKubernetes.Kubectl.Result namespaceDeleted =
+          kube.kubectl("delete", "namespace", doomed, "--timeout=60s");
       assertThat(namespaceDeleted.ok()).as(namespaceDeleted.output()).isTrue();
-      assertThat(kube.client().namespaces().withName(doomed).get()).as("the namespace is gone").isNull();
+      assertThat(kube.client().namespaces().withName(doomed).get())
+          .as("the namespace is gone")
+          .isNull();
 
       // Both entries fall due while no operator runs; the next one drops them and fires nothing.
       await().atMost(TIMEOUT).until(() -> Instant.now().isAfter(due.plusSeconds(1)));
       DelayedTaskOperator second = OperatorFixture.start(env, kube.newClient());
       try {
         await().atMost(TIMEOUT).until(second::isFiring);
-        await("the orphan entries are dropped").atMost(TIMEOUT).until(() ->
-            redisConnection.sync().zcard(dueKey) == 0 && redisConnection.sync().zcard("nofin:{0}:inflight") == 0);
+        await("the orphan entries are dropped")
+            .atMost(TIMEOUT)
+            .until(
+                () ->
+                    redisConnection.sync().zcard(dueKey) == 0
+                        && redisConnection.sync().zcard("nofin:{0}:inflight") == 0);
         assertThat(kube.client().batch().v1().jobs().inNamespace(kept).list().getItems())
-            .as("nothing fired for a deleted task").isEmpty();
+            .as("nothing fired for a deleted task")
+            .isEmpty();
       } finally {
         second.close();
       }

@@ -34,10 +34,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @RequiresLoopbackOnlyNetwork
 class OperatorJarIT {
-  private static final Path JAR = Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
+  private static final Path JAR =
+      Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aBadValueExitsWithStatusTwoAndOneLineNamingTheVariable() throws Exception {
@@ -50,27 +50,36 @@ class OperatorJarIT {
 
   @ParameterizedTest
   @CsvSource({"DELAYEDTASK_LOG_FORMAT, yaml", "DELAYEDTASK_LOG_LEVEL, LOUD"})
-  void aBadLogSettingExitsWithStatusTwoAndOneLineNamingTheVariable(String variable, String value) throws Exception {
+  void aBadLogSettingExitsWithStatusTwoAndOneLineNamingTheVariable(String variable, String value)
+      throws Exception {
     Path log = dir.resolve("bad-log.log");
     Process process = start(Map.of(variable, value), log);
     try {
-      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits; log: %s", Files.readString(log)).isTrue();
+      assertThat(process.waitFor(60, TimeUnit.SECONDS))
+          .as("exits; log: %s", Files.readString(log))
+          .isTrue();
     } finally {
       process.destroyForcibly();
     }
     assertThat(process.exitValue()).as(Files.readString(log)).isEqualTo(2);
-    assertThat(Files.readAllLines(log)).singleElement().asString().startsWith(variable + "='" + value + "'");
+    assertThat(Files.readAllLines(log))
+        .singleElement()
+        .asString()
+        .startsWith(variable + "='" + value + "'");
   }
 
   @Test
   void jsonLogsAreOneJsonObjectPerLine() throws Exception {
     try (RedisProcess redis = RedisProcess.start()) {
       Path log = dir.resolve("json.log");
-      Process process = start(Map.of(
-          "KUBECONFIG", unreachableApiServer().toString(),
-          "DELAYEDTASK_REDIS_URI", redis.uri(),
-          "DELAYEDTASK_HTTP_PORT", Integer.toString(Ports.freePort()),
-          "DELAYEDTASK_LOG_FORMAT", "json"), log);
+      Process process =
+          start(
+              Map.of(
+                  "KUBECONFIG", unreachableApiServer().toString(),
+                  "DELAYEDTASK_REDIS_URI", redis.uri(),
+                  "DELAYEDTASK_HTTP_PORT", Integer.toString(Ports.freePort()),
+                  "DELAYEDTASK_LOG_FORMAT", "json"),
+              log);
       try {
         // Start-up and a failing API server give INFO and WARN lines, some with exceptions.
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(log).size() >= 3);
@@ -80,7 +89,8 @@ class OperatorJarIT {
       }
       List<String> lines = Files.readAllLines(log);
       ObjectMapper json = new ObjectMapper();
-      assertThat(lines).allSatisfy(line -> assertThat(json.readTree(line).isObject()).as(line).isTrue());
+      assertThat(lines)
+          .allSatisfy(line -> assertThat(json.readTree(line).isObject()).as(line).isTrue());
     }
   }
 
@@ -90,26 +100,42 @@ class OperatorJarIT {
       int port = Ports.freePort();
       Path log = dir.resolve("unreachable.log");
       Path kubeconfig = unreachableApiServer();
-      String server = Files.readAllLines(kubeconfig).stream().filter(l -> l.contains("server:")).findFirst()
-          .orElseThrow().replaceFirst(".*server: *", "");
-      Process process = start(Map.of(
-          "KUBECONFIG", kubeconfig.toString(),
-          "DELAYEDTASK_REDIS_URI", redis.uri(),
-          "DELAYEDTASK_HTTP_PORT", Integer.toString(port)), log);
+      String server =
+          Files.readAllLines(kubeconfig).stream()
+              .filter(l -> l.contains("server:"))
+              .findFirst()
+              .orElseThrow()
+              .replaceFirst(".*server: *", "");
+      Process process =
+          start(
+              Map.of(
+                  "KUBECONFIG", kubeconfig.toString(),
+                  "DELAYEDTASK_REDIS_URI", redis.uri(),
+                  "DELAYEDTASK_HTTP_PORT", Integer.toString(port)),
+              log);
       try {
-        await("/readyz answers").atMost(Duration.ofSeconds(60)).ignoreExceptions()
+        await("/readyz answers")
+            .atMost(Duration.ofSeconds(60))
+            .ignoreExceptions()
             .until(() -> OperatorHttp.get(port, "/readyz").statusCode() == 503);
-        // For the next 15 s (several retries with backoff): up, not ready, and the cause logged once.
-        await().during(Duration.ofSeconds(15)).atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-          assertThat(process.isAlive()).isTrue();
-          assertThat(OperatorHttp.get(port, "/readyz").statusCode()).isEqualTo(503);
-        });
+        // For the next 15 s (several retries with backoff): up, not ready, and the cause logged
+        // once.
+        await()
+            .during(Duration.ofSeconds(15))
+            .atMost(Duration.ofSeconds(20))
+            .untilAsserted(
+                () -> {
+                  assertThat(process.isAlive()).isTrue();
+                  assertThat(OperatorHttp.get(port, "/readyz").statusCode()).isEqualTo(503);
+                });
         String text = Files.readString(log);
         assertThat(causeLines(text, server)).as(text).hasSize(1);
         // An operator that never started never led: SIGTERM stops it at once, with no attempt to
         // release a Lease through the client's retries (which held it ~20 s).
         process.destroy();
-        assertThat(process.waitFor(10, TimeUnit.SECONDS)).as("stopped within 10 s of SIGTERM").isTrue();
+        assertThat(process.waitFor(10, TimeUnit.SECONDS))
+            .as("stopped within 10 s of SIGTERM")
+            .isTrue();
       } finally {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
@@ -120,14 +146,21 @@ class OperatorJarIT {
   /** Lines (not stack-trace lines) of the log that name the API server's address. */
   private static List<String> causeLines(String log, String server) {
     String address = server.replaceFirst("^https?://", "");
-    return log.lines().filter(line -> line.contains(address)).filter(line -> !line.startsWith("\t"))
-        .filter(line -> !line.startsWith("Caused by")).toList();
+    return log.lines()
+        .filter(line -> line.contains(address))
+        .filter(line -> !line.startsWith("\t"))
+        .filter(line -> !line.startsWith("Caused by"))
+        .toList();
   }
 
-  /** A kubeconfig naming a loopback port nothing listens on: every connection is refused at once. */
+  /**
+   * A kubeconfig naming a loopback port nothing listens on: every connection is refused at once.
+   */
   private Path unreachableApiServer() {
-    return Kubeconfig.write(dir.resolve("unreachable-kubeconfig.yaml"),
-        "https://127.0.0.1:" + Ports.freePort(), "default");
+    return Kubeconfig.write(
+        dir.resolve("unreachable-kubeconfig.yaml"),
+        "https://127.0.0.1:" + Ports.freePort(),
+        "default");
   }
 
   /** The jar with nothing but a kubeconfig file, against a real kube-apiserver. */
@@ -141,20 +174,39 @@ class OperatorJarIT {
       try (RedisProcess redis = RedisProcess.start()) {
         int port = Ports.freePort();
         Path log = Path.of("target", "operator-jar-it.log"); // kept for reading after a failure
-        Process process = start(Map.of(
-            "KUBECONFIG", kube.kubeconfig().toString(),
-            "DELAYEDTASK_REDIS_URI", redis.uri(),
-            "DELAYEDTASK_NAMESPACES", ns,
-            "DELAYEDTASK_LEASE_NAMESPACE", ns,
-            "DELAYEDTASK_HTTP_PORT", Integer.toString(port),
-            "DELAYEDTASK_IDENTITY", "jar"), log);
+        Process process =
+            start(
+                Map.of(
+                    "KUBECONFIG",
+                    kube.kubeconfig().toString(),
+                    "DELAYEDTASK_REDIS_URI",
+                    redis.uri(),
+                    "DELAYEDTASK_NAMESPACES",
+                    ns,
+                    "DELAYEDTASK_LEASE_NAMESPACE",
+                    ns,
+                    "DELAYEDTASK_HTTP_PORT",
+                    Integer.toString(port),
+                    "DELAYEDTASK_IDENTITY",
+                    "jar"),
+                log);
         try {
-          await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(log).contains("Starting to fire due tasks"));
+          await()
+              .atMost(Duration.ofSeconds(90))
+              .until(() -> Files.readString(log).contains("Starting to fire due tasks"));
           create(kube.client(), task(ns, "from-the-jar", s -> s.setDelay("1s")));
-          await().atMost(Duration.ofSeconds(30))
+          await()
+              .atMost(Duration.ofSeconds(30))
               .until(() -> phase(kube.client(), ns, "from-the-jar").orElse(null) == Phase.Fired);
-          assertThat(kube.client().leases().inNamespace(ns).withName("delayed-task-operator").get()
-              .getSpec().getHolderIdentity()).isEqualTo("jar");
+          assertThat(
+                  kube.client()
+                      .leases()
+                      .inNamespace(ns)
+                      .withName("delayed-task-operator")
+                      .get()
+                      .getSpec()
+                      .getHolderIdentity())
+              .isEqualTo("jar");
 
           process.destroy(); // SIGTERM
           assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exits after SIGTERM").isTrue();
@@ -168,11 +220,17 @@ class OperatorJarIT {
 
   private static Process start(Map<String, String> env, Path log) throws IOException {
     assertThat(JAR).as("packaged by mvn package before the ITs").exists();
-    ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-jar", JAR.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile());
-    builder.environment().keySet().removeIf(key -> key.startsWith("DELAYEDTASK_") || key.equals("KUBECONFIG"));
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                JAR.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder
+        .environment()
+        .keySet()
+        .removeIf(key -> key.startsWith("DELAYEDTASK_") || key.equals("KUBECONFIG"));
     builder.environment().putAll(env);
     return builder.start();
   }

@@ -29,10 +29,16 @@ class RedisLogsIT {
 
   @Test
   void theCauseIsLoggedOncePerChangeOfStateAndThePasswordNever() {
-    try (LogCapture captured = LogCapture.start(); MockApiServer api = MockApiServer.start();
+    try (LogCapture captured = LogCapture.start();
+        MockApiServer api = MockApiServer.start();
         RedisProcess redis = RedisProcess.start("--requirepass", PASSWORD)) {
-      try (DelayedTaskOperator operator = OperatorFixture.startLeading(api.newClient(), redis, "logs", "logs",
-          Map.of(OperatorConfig.REDIS_PASSWORD, PASSWORD))) {
+      try (DelayedTaskOperator operator =
+          OperatorFixture.startLeading(
+              api.newClient(),
+              redis,
+              "logs",
+              "logs",
+              Map.of(OperatorConfig.REDIS_PASSWORD, PASSWORD))) {
         await("ready").atMost(TIMEOUT).until(() -> readyz(operator) == 200);
 
         for (int outage = 1; outage <= 2; outage++) {
@@ -40,12 +46,18 @@ class RedisLogsIT {
           await("not ready").atMost(TIMEOUT).until(() -> readyz(operator) == 503);
           int down = outage;
           // Probed every 250 ms: many failed probes, one line.
-          await("probes go on failing").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+          await("probes go on failing")
+              .during(Duration.ofSeconds(2))
+              .atMost(Duration.ofSeconds(10))
               .until(() -> readyz(operator) == 503);
-          assertThat(captured.count(UNREACHABLE)).as("outage %d: unreachable lines", down).isEqualTo(down);
+          assertThat(captured.count(UNREACHABLE))
+              .as("outage %d: unreachable lines", down)
+              .isEqualTo(down);
           redis.restart();
           await("ready again").atMost(TIMEOUT).until(() -> readyz(operator) == 200);
-          await("reachable logged").atMost(TIMEOUT).until(() -> captured.count(REACHABLE) == down + 1);
+          await("reachable logged")
+              .atMost(TIMEOUT)
+              .until(() -> captured.count(REACHABLE) == down + 1);
         }
         assertThat(captured.count(UNREACHABLE)).isEqualTo(2);
       }
@@ -57,12 +69,15 @@ class RedisLogsIT {
       wrong.put(OperatorConfig.NAMESPACES, "logs-wrong");
       wrong.put(OperatorConfig.LEASE_NAMESPACE, "logs-wrong");
       try (DelayedTaskOperator refused = OperatorFixture.start(wrong, api.newClient())) {
-        // untilAsserted: a failure says how many lines there were (once seen 60 s without the third).
-        await("the refusal is logged").atMost(TIMEOUT)
+        // untilAsserted: a failure says how many lines there were (once seen 60 s without the
+        // third).
+        await("the refusal is logged")
+            .atMost(TIMEOUT)
             .untilAsserted(() -> assertThat(captured.count(UNREACHABLE)).isEqualTo(3));
       }
       assertThat(captured.lines()).as("lines captured").hasSizeGreaterThan(10);
-      assertThat(captured.lines()).as("every line, with its stack trace")
+      assertThat(captured.lines())
+          .as("every line, with its stack trace")
           .noneMatch(line -> line.contains(PASSWORD) || line.contains(WRONG_PASSWORD));
     }
   }

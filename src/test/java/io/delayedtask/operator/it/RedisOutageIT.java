@@ -46,13 +46,20 @@ class RedisOutageIT {
       DelayedTaskOperator operator = world.operator();
       KubernetesClient client = kube.client();
       // Due after the outage on an unloaded machine, during it on a slow one: either way only the
-      // rebuilt schedule can fire them, since nothing fires while Redis is down. "doomed" is due with
-      // "survivor", so an entry of it written back would be claimed and fired before the checks below.
+      // rebuilt schedule can fire them, since nothing fires while Redis is down. "doomed" is due
+      // with
+      // "survivor", so an entry of it written back would be claimed and fired before the checks
+      // below.
       Instant bothDue = Instant.now().plusSeconds(15);
-      String doomedId = ScheduleIds.idOf(create(client, task(ns, "doomed", s -> s.setRunAt(bothDue.toString()))));
+      String doomedId =
+          ScheduleIds.idOf(create(client, task(ns, "doomed", s -> s.setRunAt(bothDue.toString()))));
       create(client, task(ns, "survivor", s -> s.setRunAt(bothDue.toString())));
-      await().atMost(TIMEOUT).until(() -> phase(client, ns, "doomed").orElse(null) == Phase.Scheduled
-          && phase(client, ns, "survivor").orElse(null) == Phase.Scheduled);
+      await()
+          .atMost(TIMEOUT)
+          .until(
+              () ->
+                  phase(client, ns, "doomed").orElse(null) == Phase.Scheduled
+                      && phase(client, ns, "survivor").orElse(null) == Phase.Scheduled);
       await().atMost(TIMEOUT).until(() -> readyz(operator) == 200);
 
       redis.kill();
@@ -62,26 +69,37 @@ class RedisOutageIT {
       // A task created during the outage is accepted and reported Scheduled from its spec.
       Instant due = Instant.now().plusSeconds(3);
       create(client, task(ns, "patient", s -> s.setRunAt(due.toString())));
-      await().atMost(TIMEOUT).until(() -> phase(client, ns, "patient").orElse(null) == Phase.Scheduled);
+      await()
+          .atMost(TIMEOUT)
+          .until(() -> phase(client, ns, "patient").orElse(null) == Phase.Scheduled);
 
       Instant restarted = Instant.now();
       redis.restart();
       await().atMost(TIMEOUT).until(() -> readyz(operator) == 200);
       for (String name : new String[] {"patient", "survivor"}) {
-        await(name).atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Fired);
+        await(name)
+            .atMost(TIMEOUT)
+            .until(() -> phase(client, ns, name).orElse(null) == Phase.Fired);
         DelayedTask fired = get(client, ns, name);
-        assertThat(Instant.parse(fired.getStatus().getFiredTime())).as("%s fired", name)
+        assertThat(Instant.parse(fired.getStatus().getFiredTime()))
+            .as("%s fired", name)
             .isAfterOrEqualTo(Instant.parse(fired.getStatus().getDueTime()))
             .isAfter(restarted);
       }
       await().atMost(TIMEOUT).until(() -> get(client, ns, "doomed") == null);
       assertThat(client.v1().events().inNamespace(ns).list().getItems())
-          .noneMatch(e -> "doomed".equals(e.getInvolvedObject().getName()) && "Fired".equals(e.getReason()));
+          .noneMatch(
+              e ->
+                  "doomed".equals(e.getInvolvedObject().getName())
+                      && "Fired".equals(e.getReason()));
       RedisClient lettuce = RedisClient.create(redis.uri());
       try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
-        assertThat(connection.sync().zscore("outage:{0}:due", doomedId)).as("no entry rebuilt for the deleted task")
+        assertThat(connection.sync().zscore("outage:{0}:due", doomedId))
+            .as("no entry rebuilt for the deleted task")
             .isNull();
-        assertThat(connection.sync().zscore("outage:{0}:inflight", doomedId)).as("nor a claim of it").isNull();
+        assertThat(connection.sync().zscore("outage:{0}:inflight", doomedId))
+            .as("nor a claim of it")
+            .isNull();
       } finally {
         lettuce.shutdown();
       }

@@ -36,16 +36,29 @@ class ScheduleResyncIT {
     RealKubernetes kube = RealKubernetes.shared();
     String ns = kube.createNamespace("resync");
     try (RedisProcess redis = RedisProcess.start();
-        RedisSchedule schedule = RedisSchedule.open(OperatorConfig.fromEnv(
-            Map.of(OperatorConfig.REDIS_URI, redis.uri(), OperatorConfig.KEY_PREFIX, "resync")))) {
+        RedisSchedule schedule =
+            RedisSchedule.open(
+                OperatorConfig.fromEnv(
+                    Map.of(
+                        OperatorConfig.REDIS_URI,
+                        redis.uri(),
+                        OperatorConfig.KEY_PREFIX,
+                        "resync")))) {
       KubernetesClient client = kube.client();
       DelayedTask missing = create(client, task(ns, "missing", s -> s.setRunAt(LATER.toString())));
       DelayedTask early = create(client, task(ns, "early", s -> s.setRunAt(LATER.toString())));
-      DelayedTask suspended = create(client, task(ns, "suspended", s -> {
-        s.setRunAt(LATER.toString());
-        s.setSuspend(true);
-      }));
-      DelayedTask fired = create(client, task(ns, "fired", s -> s.setRunAt("2026-01-01T00:00:00Z")));
+      DelayedTask suspended =
+          create(
+              client,
+              task(
+                  ns,
+                  "suspended",
+                  s -> {
+                    s.setRunAt(LATER.toString());
+                    s.setSuspend(true);
+                  }));
+      DelayedTask fired =
+          create(client, task(ns, "fired", s -> s.setRunAt("2026-01-01T00:00:00Z")));
       DelayedTaskStatus firedStatus = new DelayedTaskStatus();
       firedStatus.setPhase(Phase.Fired);
       firedStatus.setDueTime("2026-01-01T00:00:00.000Z");
@@ -58,32 +71,49 @@ class ScheduleResyncIT {
       schedule.schedule(ns + "/deleted-long-ago/uid-0", LATER);
 
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(SinkSpecRules.defaults()),
-          registry);
+      ScheduleResync resync =
+          new ScheduleResync(
+              informerCopy(client, ns),
+              client,
+              schedule,
+              new SpecValidator(SinkSpecRules.defaults()),
+              registry);
       ScheduleResync.Repairs repairs = resync.run();
 
       assertThat(repairs).isEqualTo(new ScheduleResync.Repairs(1, 3, 1));
-      assertThat(schedule.waitingEntries()).containsOnly(
-          Map.entry(ScheduleIds.idOf(missing), LATER),
-          Map.entry(ScheduleIds.idOf(early), LATER));
-      assertThat(registry.get(ScheduleResync.REPAIRS).tag("kind", "removed").counter().count()).isEqualTo(3.0);
+      assertThat(schedule.waitingEntries())
+          .containsOnly(
+              Map.entry(ScheduleIds.idOf(missing), LATER),
+              Map.entry(ScheduleIds.idOf(early), LATER));
+      assertThat(registry.get(ScheduleResync.REPAIRS).tag("kind", "removed").counter().count())
+          .isEqualTo(3.0);
 
       // Nothing left to repair.
       assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(0, 0, 0));
     }
   }
 
-  /** Only entries of tasks the reconciler had handled count as drift (delayedtask_resync_drift_repairs_total). */
+  /**
+   * Only entries of tasks the reconciler had handled count as drift
+   * (delayedtask_resync_drift_repairs_total).
+   */
   @Test
   void repairsOfAlreadyReconciledTasksAreCountedApart() {
     RealKubernetes kube = RealKubernetes.shared();
     String ns = kube.createNamespace("drift");
     try (RedisProcess redis = RedisProcess.start();
-        RedisSchedule schedule = RedisSchedule.open(OperatorConfig.fromEnv(
-            Map.of(OperatorConfig.REDIS_URI, redis.uri(), OperatorConfig.KEY_PREFIX, "drift")))) {
+        RedisSchedule schedule =
+            RedisSchedule.open(
+                OperatorConfig.fromEnv(
+                    Map.of(
+                        OperatorConfig.REDIS_URI,
+                        redis.uri(),
+                        OperatorConfig.KEY_PREFIX,
+                        "drift")))) {
       KubernetesClient client = kube.client();
       create(client, task(ns, "just-created", s -> s.setRunAt(LATER.toString())));
-      DelayedTask reconciled = create(client, task(ns, "reconciled", s -> s.setRunAt(LATER.toString())));
+      DelayedTask reconciled =
+          create(client, task(ns, "reconciled", s -> s.setRunAt(LATER.toString())));
       DelayedTaskStatus status = new DelayedTaskStatus();
       status.setPhase(Phase.Scheduled);
       status.setDueTime("2099-01-01T00:00:00.000Z");
@@ -91,15 +121,27 @@ class ScheduleResyncIT {
       reconciled.setStatus(status);
       client.resource(reconciled).updateStatus();
 
-      ScheduleResync resync = new ScheduleResync(informerCopy(client, ns), client, schedule, new SpecValidator(SinkSpecRules.defaults()),
-          new SimpleMeterRegistry());
+      ScheduleResync resync =
+          new ScheduleResync(
+              informerCopy(client, ns),
+              client,
+              schedule,
+              new SpecValidator(SinkSpecRules.defaults()),
+              new SimpleMeterRegistry());
       assertThat(resync.run()).isEqualTo(new ScheduleResync.Repairs(2, 0, 0, 1));
     }
   }
 
-  /** What an informer on the namespace holds once synced: the tasks as the API server lists them. */
+  /**
+   * What an informer on the namespace holds once synced: the tasks as the API server lists them.
+   */
   private static FixedTaskCache informerCopy(KubernetesClient client, String ns) {
-    return FixedTaskCache.of(client.resources(DelayedTask.class).inNamespace(ns).list().getItems()
-        .toArray(DelayedTask[]::new));
+    return FixedTaskCache.of(
+        client
+            .resources(DelayedTask.class)
+            .inNamespace(ns)
+            .list()
+            .getItems()
+            .toArray(DelayedTask[]::new));
   }
 }

@@ -64,19 +64,27 @@ class DueClaimsIT {
     redis.close();
   }
 
-  /** The reconciler as the claims see it: told of each claim of a task, on the thread that hands it over. */
+  /**
+   * The reconciler as the claims see it: told of each claim of a task, on the thread that hands it
+   * over.
+   */
   private void reconcileWith(Consumer<ClaimedEntry> reconcile) {
-    claims.setEventHandler(new EventHandler() {
-      @Override
-      public void handleEvent(Event event) {
-        ResourceID id = event.getRelatedCustomResourceID();
-        cache.get(id.getNamespace().orElseThrow(), id.getName())
-            .flatMap(task -> claims.getSecondaryResources(task).stream().findFirst())
-            .ifPresent(claim -> CompletableFuture.runAsync(() -> reconcile.accept(claim)));
-      }
-    });
-    poller = new SchedulePoller(schedule, claims, SchedulePoller.Settings.defaults()
-        .withMaxIdleSleep(Duration.ofMillis(200)));
+    claims.setEventHandler(
+        new EventHandler() {
+          @Override
+          public void handleEvent(Event event) {
+            ResourceID id = event.getRelatedCustomResourceID();
+            cache
+                .get(id.getNamespace().orElseThrow(), id.getName())
+                .flatMap(task -> claims.getSecondaryResources(task).stream().findFirst())
+                .ifPresent(claim -> CompletableFuture.runAsync(() -> reconcile.accept(claim)));
+          }
+        });
+    poller =
+        new SchedulePoller(
+            schedule,
+            claims,
+            SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMillis(200)));
     poller.start();
   }
 
@@ -84,27 +92,33 @@ class DueClaimsIT {
   void aFailingClaimWaitsItsBackoffByRedisClockWhateverThisHostsClockSays() {
     DelayedTask task = task("ns", "failing");
     List<Instant> claimedAt = new CopyOnWriteArrayList<>();
-    reconcileWith(claim -> {
-      claimedAt.add(claim.claimedAt());
-      claims.retryLater(claim, "creating the Job failed: 503");
-    });
+    reconcileWith(
+        claim -> {
+          claimedAt.add(claim.claimedAt());
+          claims.retryLater(claim, "creating the Job failed: 503");
+        });
 
     schedule.schedule(ScheduleIds.idOf(task), ScheduleProbe.serverTime(schedule).minusSeconds(1));
 
     await().atMost(Duration.ofSeconds(10)).until(() -> claimedAt.size() >= 3);
     // 0.5 s, then 1 s after each claim, by the claims' own (Redis) times: no hot loop.
-    assertThat(Duration.between(claimedAt.get(0), claimedAt.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(500));
-    assertThat(Duration.between(claimedAt.get(1), claimedAt.get(2))).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    assertThat(Duration.between(claimedAt.get(0), claimedAt.get(1)))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(500));
+    assertThat(Duration.between(claimedAt.get(1), claimedAt.get(2)))
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
   void slowLookupsOfStaleEntriesDoNotDelayAClaimOfAKnownTask() {
-    api.inject(ApiFault.of("GET", ".*/namespaces/ns/delayedtasks/stale-.*", 404, 1000).delayed(Duration.ofMillis(1500)));
+    api.inject(
+        ApiFault.of("GET", ".*/namespaces/ns/delayedtasks/stale-.*", 404, 1000)
+            .delayed(Duration.ofMillis(1500)));
     List<String> reconciled = new CopyOnWriteArrayList<>();
-    reconcileWith(claim -> {
-      reconciled.add(claim.id());
-      claims.settle(claim, Disposition.acknowledge());
-    });
+    reconcileWith(
+        claim -> {
+          reconciled.add(claim.id());
+          claims.settle(claim, Disposition.acknowledge());
+        });
     Instant past = ScheduleProbe.serverTime(schedule).minusSeconds(60);
     for (int i = 0; i < 20; i++) {
       schedule.schedule("ns/stale-" + i + "/uid-" + i, past);
@@ -117,15 +131,24 @@ class DueClaimsIT {
     // 20 lookups of 1.5 s each are still going on: the known task is handed over meanwhile, well
     // before 20 lookups one after the other would end (30 s; the bound leaves a machine ten times
     // slower than an idle one room, and the lookups take as long on any machine).
-    await().atMost(Duration.ofSeconds(15)).until(() -> reconciled.contains(ScheduleIds.idOf(onTime)));
-    assertThat(poller.stats().acknowledged()).as("stale entries still being looked up").isLessThan(20);
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> reconciled.contains(ScheduleIds.idOf(onTime)));
+    assertThat(poller.stats().acknowledged())
+        .as("stale entries still being looked up")
+        .isLessThan(20);
   }
 
   @Test
   void anEntryOfATaskInANamespaceTheOperatorMayNotReadIsDroppedOnce() {
     api.inject(ApiFault.of("GET", ".*/namespaces/elsewhere/delayedtasks/.*", 403, 1000));
-    ScheduleResync resync = new ScheduleResync(cache, api.client(), schedule, new SpecValidator(SinkSpecRules.defaults()),
-        new SimpleMeterRegistry());
+    ScheduleResync resync =
+        new ScheduleResync(
+            cache,
+            api.client(),
+            schedule,
+            new SpecValidator(SinkSpecRules.defaults()),
+            new SimpleMeterRegistry());
     Instant later = ScheduleProbe.serverTime(schedule).plusSeconds(3600);
     schedule.schedule("elsewhere/waiting/uid-1", later);
 

@@ -32,12 +32,13 @@ class DueClaimsTest {
   private final List<Event> events = new CopyOnWriteArrayList<>();
 
   DueClaimsTest() {
-    claims.setEventHandler(new EventHandler() {
-      @Override
-      public void handleEvent(Event event) {
-        events.add(event);
-      }
-    });
+    claims.setEventHandler(
+        new EventHandler() {
+          @Override
+          public void handleEvent(Event event) {
+            events.add(event);
+          }
+        });
   }
 
   @Test
@@ -46,7 +47,9 @@ class DueClaimsTest {
 
     CompletableFuture<Disposition> settled = claims.handle(claim).toCompletableFuture();
 
-    assertThat(events).extracting(Event::getRelatedCustomResourceID).containsExactly(new ResourceID("t", "ns"));
+    assertThat(events)
+        .extracting(Event::getRelatedCustomResourceID)
+        .containsExactly(new ResourceID("t", "ns"));
     assertThat(claims.getSecondaryResources(task)).containsExactly(claim);
     assertThat(settled).isNotDone();
 
@@ -72,7 +75,8 @@ class DueClaimsTest {
   void anEntryThatIsNoTaskIdIsDropped() {
     ClaimedEntry junk = new ClaimedEntry("not-a-task", NOW, NOW, "op:0:1", System.nanoTime());
 
-    assertThat(claims.handle(junk).toCompletableFuture()).isCompletedWithValue(Disposition.acknowledge());
+    assertThat(claims.handle(junk).toCompletableFuture())
+        .isCompletedWithValue(Disposition.acknowledge());
     assertThat(events).isEmpty();
   }
 
@@ -98,7 +102,8 @@ class DueClaimsTest {
   @Test
   void aNewerClaimOfTheSameTaskReplacesTheOlderOne() {
     ClaimedEntry older = claim(task);
-    ClaimedEntry newer = new ClaimedEntry(older.id(), older.due(), NOW.plusSeconds(60), "op:0:2", System.nanoTime());
+    ClaimedEntry newer =
+        new ClaimedEntry(older.id(), older.due(), NOW.plusSeconds(60), "op:0:2", System.nanoTime());
     CompletableFuture<Disposition> first = claims.handle(older).toCompletableFuture();
 
     CompletableFuture<Disposition> second = claims.handle(newer).toCompletableFuture();
@@ -125,6 +130,7 @@ class DueClaimsTest {
   }
 
   private static ClaimedEntry claim(DelayedTask task) {
-    return new ClaimedEntry(ScheduleIds.idOf(task), NOW, NOW.plusMillis(2), "op:0:1", System.nanoTime());
+    return new ClaimedEntry(
+        ScheduleIds.idOf(task), NOW, NOW.plusMillis(2), "op:0:1", System.nanoTime());
   }
 }

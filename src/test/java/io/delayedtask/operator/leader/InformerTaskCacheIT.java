@@ -25,7 +25,10 @@ import org.junit.jupiter.api.Test;
  */
 class InformerTaskCacheIT {
 
-  /** Only there to make JOSDK list and watch the tasks, and to hand over its cache as the operator's reconciler does. */
+  /**
+   * Only there to make JOSDK list and watch the tasks, and to hand over its cache as the operator's
+   * reconciler does.
+   */
   static final class Attaching implements Reconciler<DelayedTask> {
     private final InformerTaskCache cache;
 
@@ -48,14 +51,20 @@ class InformerTaskCacheIT {
 
   @Test
   void notSyncedWhileTheInformersListFailsEvenThoughJosdkHasStarted() {
-    try (MockApiServer api = MockApiServer.start(); KubernetesClient client = api.newClient()) {
-      Tasks.create(api.client(), Tasks.statusOnly("ns", "waiting", Instant.now().plusSeconds(3600)));
-      ApiFault listFails = api.inject(ApiFault.of("GET", ".*/namespaces/ns/delayedtasks(\\?.*)?", 500, 1_000_000));
+    try (MockApiServer api = MockApiServer.start();
+        KubernetesClient client = api.newClient()) {
+      Tasks.create(
+          api.client(), Tasks.statusOnly("ns", "waiting", Instant.now().plusSeconds(3600)));
+      ApiFault listFails =
+          api.inject(ApiFault.of("GET", ".*/namespaces/ns/delayedtasks(\\?.*)?", 500, 1_000_000));
       InformerTaskCache cache = new InformerTaskCache();
-      Operator operator = new Operator(o -> o.withKubernetesClient(client)
-          .withStopOnInformerErrorDuringStartup(false)
-          .withCacheSyncTimeout(Duration.ofSeconds(2))
-          .withCloseClientOnStop(false));
+      Operator operator =
+          new Operator(
+              o ->
+                  o.withKubernetesClient(client)
+                      .withStopOnInformerErrorDuringStartup(false)
+                      .withCacheSyncTimeout(Duration.ofSeconds(2))
+                      .withCloseClientOnStop(false));
       operator.register(new Attaching(cache), c -> c.settingNamespaces("ns"));
       try {
         operator.start();

@@ -85,7 +85,8 @@ class ScheduleKeeperMetricsTest {
 
   @Test
   void leaderIsOneOnlyWhileThisInstanceFires() {
-    Leadership firing = new Leadership(keeper, new DueClaims(FixedTaskCache.of(), null), () -> () -> { });
+    Leadership firing =
+        new Leadership(keeper, new DueClaims(FixedTaskCache.of(), null), () -> () -> {});
     firing.bindTo(registry);
     assertThat(gauge("delayedtask.leader")).isZero();
     firing.start();
@@ -102,12 +103,19 @@ class ScheduleKeeperMetricsTest {
     return registry.get("delayedtask.resync.drift.repairs").counter().count();
   }
 
-  /** Each run adds two entries and moves one; of these, three belong to already reconciled tasks. */
+  /**
+   * Each run adds two entries and moves one; of these, three belong to already reconciled tasks.
+   */
   private static final class CountingResync extends ScheduleResync {
     final AtomicInteger runs = new AtomicInteger();
 
     CountingResync(TaskSchedule schedule) {
-      super(FixedTaskCache.of(), null, schedule, new SpecValidator(SinkSpecRules.defaults()), new SimpleMeterRegistry());
+      super(
+          FixedTaskCache.of(),
+          null,
+          schedule,
+          new SpecValidator(SinkSpecRules.defaults()),
+          new SimpleMeterRegistry());
     }
 
     @Override
@@ -129,9 +137,20 @@ class ScheduleKeeperMetricsTest {
       now = now.plus(by);
     }
 
-    @Override public ZoneOffset getZone() { return ZoneOffset.UTC; }
-    @Override public Clock withZone(java.time.ZoneId zone) { throw new UnsupportedOperationException(); }
-    @Override public Instant instant() { return now; }
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
   }
 
   /** Answers the keeper's probe (identity and counts) and fails it while {@code down}. */
@@ -139,12 +158,17 @@ class ScheduleKeeperMetricsTest {
     volatile boolean down;
     volatile String identity = "first";
 
-    @Override public String serverIdentity() {
+    @Override
+    public String serverIdentity() {
       if (down) {
         throw new IllegalStateException("Redis is down");
       }
       return identity;
     }
-    @Override public ScheduleCounts counts() { return new ScheduleCounts(0, 0, Duration.ZERO); }
+
+    @Override
+    public ScheduleCounts counts() {
+      return new ScheduleCounts(0, 0, Duration.ZERO);
+    }
   }
 }

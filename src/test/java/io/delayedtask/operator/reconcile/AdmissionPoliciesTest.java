@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * When the admission policy counts as in force (every binding named, denying, binding a policy that
- * fails closed with the rules the operator ships, compared by content), and whether a task's current
- * spec went through it.
+ * fails closed with the rules the operator ships, compared by content), and whether a task's
+ * current spec went through it.
  */
 class AdmissionPoliciesTest {
   static final Path PLAIN = Path.of("k8s/15-admission-policy.yaml");
@@ -51,8 +51,14 @@ class AdmissionPoliciesTest {
     shipped = new ShippedPolicies(file, "delayedtask-sender", "delayedtask-signing");
     for (ValidatingAdmissionPolicy policy : file) {
       String name = policy.getMetadata().getName();
-      policies.put(name, new ValidatingAdmissionPolicyBuilder(asStored(policy)).editMetadata()
-          .withUid("policy-" + name).withCreationTimestamp(INSTALLED.toString()).endMetadata().build());
+      policies.put(
+          name,
+          new ValidatingAdmissionPolicyBuilder(asStored(policy))
+              .editMetadata()
+              .withUid("policy-" + name)
+              .withCreationTimestamp(INSTALLED.toString())
+              .endMetadata()
+              .build());
       bindings.put(name, binding(name, "Deny"));
     }
   }
@@ -60,7 +66,9 @@ class AdmissionPoliciesTest {
   @Test
   void theOperatorsCopyIsThePlainManifestsFileByteForByte() throws IOException {
     try (InputStream inJar = ShippedPolicies.class.getResourceAsStream(ShippedPolicies.RESOURCE)) {
-      assertThat(inJar).as("the build copies k8s/15-admission-policy.yaml into the jar").isNotNull();
+      assertThat(inJar)
+          .as("the build copies k8s/15-admission-policy.yaml into the jar")
+          .isNotNull();
       assertThat(inJar.readAllBytes()).isEqualTo(Files.readAllBytes(PLAIN));
     }
   }
@@ -70,110 +78,265 @@ class AdmissionPoliciesTest {
     AdmissionPolicies.Either state = state();
     assertThat(state.left()).isEmpty();
     assertThat(state.right().since()).isEqualTo(INSTALLED);
-    bindings.put(AUTHOR, new ValidatingAdmissionPolicyBindingBuilder(bindings.get(AUTHOR)).editMetadata()
-        .withManagedFields(new ManagedFieldsEntryBuilder().withManager("kubectl").withOperation("Update")
-            .withTime("2026-12-02T08:00:00Z").build()).endMetadata().build());
-    assertThat(state().right().since()).as("an edit of a binding moves it").isEqualTo(Instant.parse("2026-12-02T08:00:00Z"));
+    bindings.put(
+        AUTHOR,
+        new ValidatingAdmissionPolicyBindingBuilder(bindings.get(AUTHOR))
+            .editMetadata()
+            .withManagedFields(
+                new ManagedFieldsEntryBuilder()
+                    .withManager("kubectl")
+                    .withOperation("Update")
+                    .withTime("2026-12-02T08:00:00Z")
+                    .build())
+            .endMetadata()
+            .build());
+    assertThat(state().right().since())
+        .as("an edit of a binding moves it")
+        .isEqualTo(Instant.parse("2026-12-02T08:00:00Z"));
   }
 
   @Test
   void aMissingBindingIsNamedWithHowToRestoreIt() {
     bindings.remove(STATUS);
-    assertThat(state().left()).hasValueSatisfying(why -> assertThat(why)
-        .startsWith("the ValidatingAdmissionPolicyBinding " + STATUS + " is missing")
-        .contains("no Job is created, no token sent and nothing signed", "helm upgrade", "kubectl apply -f k8s/15-admission-policy.yaml",
-            "DELAYEDTASK_ADMISSION_POLICY"));
+    assertThat(state().left())
+        .hasValueSatisfying(
+            why ->
+                assertThat(why)
+                    .startsWith("the ValidatingAdmissionPolicyBinding " + STATUS + " is missing")
+                    .contains(
+                        "no Job is created, no token sent and nothing signed",
+                        "helm upgrade",
+                        "kubectl apply -f k8s/15-admission-policy.yaml",
+                        "DELAYEDTASK_ADMISSION_POLICY"));
   }
 
   @Test
   void aBindingWhosePolicyIsMissingCountsAsMissing() {
     policies.remove(AUTHOR);
-    assertThat(state().left()).hasValueSatisfying(why -> assertThat(why)
-        .startsWith("the ValidatingAdmissionPolicy " + AUTHOR + " that binding " + AUTHOR + " binds is missing"));
+    assertThat(state().left())
+        .hasValueSatisfying(
+            why ->
+                assertThat(why)
+                    .startsWith(
+                        "the ValidatingAdmissionPolicy "
+                            + AUTHOR
+                            + " that binding "
+                            + AUTHOR
+                            + " binds is missing"));
   }
 
   @Test
   void aBindingThatOnlyWarnsOrAuditsCountsAsMissing() {
     bindings.put(AUTHOR, binding(AUTHOR, "Warn", "Audit"));
-    assertThat(state().left()).hasValueSatisfying(why -> assertThat(why)
-        .startsWith("the ValidatingAdmissionPolicyBinding " + AUTHOR + " does not deny (validationActions [Warn, Audit])"));
+    assertThat(state().left())
+        .hasValueSatisfying(
+            why ->
+                assertThat(why)
+                    .startsWith(
+                        "the ValidatingAdmissionPolicyBinding "
+                            + AUTHOR
+                            + " does not deny (validationActions [Warn, Audit])"));
   }
 
   @Test
   void aPolicyThatFailsOpenCountsAsMissing() {
-    edit(AUTHOR, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().withFailurePolicy("Ignore").endSpec().build());
-    assertThat(state().left()).hasValueSatisfying(why -> assertThat(why)
-        .startsWith("the ValidatingAdmissionPolicy " + AUTHOR + " has failurePolicy Ignore, not Fail"));
+    edit(
+        AUTHOR,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .withFailurePolicy("Ignore")
+                .endSpec()
+                .build());
+    assertThat(state().left())
+        .hasValueSatisfying(
+            why ->
+                assertThat(why)
+                    .startsWith(
+                        "the ValidatingAdmissionPolicy "
+                            + AUTHOR
+                            + " has failurePolicy Ignore, not Fail"));
   }
 
   @Test
   void aPolicyWhoseRulesDifferFromTheShippedOnesCountsAsMissingWhateverItsName() {
-    String because = "the ValidatingAdmissionPolicy " + AUTHOR + " that binding " + AUTHOR + " binds is not one this "
-        + "operator ships";
-    edit(AUTHOR, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().editFirstValidation().withExpression("true")
-        .endValidation().endSpec().build());
-    assertThat(state().left()).as("a validation that admits everything").hasValueSatisfying(
-        why -> assertThat(why).startsWith(because));
+    String because =
+        "the ValidatingAdmissionPolicy "
+            + AUTHOR
+            + " that binding "
+            + AUTHOR
+            + " binds is not one this "
+            + "operator ships";
+    edit(
+        AUTHOR,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .editFirstValidation()
+                .withExpression("true")
+                .endValidation()
+                .endSpec()
+                .build());
+    assertThat(state().left())
+        .as("a validation that admits everything")
+        .hasValueSatisfying(why -> assertThat(why).startsWith(because));
 
     installAsShippedAgain();
-    edit(AUTHOR, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().editFirstMatchCondition()
-        .withExpression("false").endMatchCondition().endSpec().build());
-    assertThat(state().left()).as("a match condition that matches nothing").hasValueSatisfying(
-        why -> assertThat(why).startsWith(because));
+    edit(
+        AUTHOR,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .editFirstMatchCondition()
+                .withExpression("false")
+                .endMatchCondition()
+                .endSpec()
+                .build());
+    assertThat(state().left())
+        .as("a match condition that matches nothing")
+        .hasValueSatisfying(why -> assertThat(why).startsWith(because));
 
     installAsShippedAgain();
-    edit(AUTHOR, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().editMatchConstraints().editFirstResourceRule()
-        .withOperations("CREATE").endResourceRule().endMatchConstraints().endSpec().build());
-    assertThat(state().left()).as("UPDATE no longer checked").hasValueSatisfying(
-        why -> assertThat(why).startsWith(because));
+    edit(
+        AUTHOR,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .editMatchConstraints()
+                .editFirstResourceRule()
+                .withOperations("CREATE")
+                .endResourceRule()
+                .endMatchConstraints()
+                .endSpec()
+                .build());
+    assertThat(state().left())
+        .as("UPDATE no longer checked")
+        .hasValueSatisfying(why -> assertThat(why).startsWith(because));
 
     installAsShippedAgain();
-    edit(AUTHOR, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().editFirstVariable()
-        .withExpression("'default'").endVariable().endSpec().build());
-    assertThat(state().left()).as("another ServiceAccount's token rights checked").hasValueSatisfying(
-        why -> assertThat(why).startsWith(because));
+    edit(
+        AUTHOR,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .editFirstVariable()
+                .withExpression("'default'")
+                .endVariable()
+                .endSpec()
+                .build());
+    assertThat(state().left())
+        .as("another ServiceAccount's token rights checked")
+        .hasValueSatisfying(why -> assertThat(why).startsWith(because));
 
     installAsShippedAgain();
-    edit(STATUS, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().editFirstVariable()
-        .withExpression("request.userInfo.username").endVariable().endSpec().build());
-    assertThat(state().left()).as("the operator's name replaced by whoever asks").hasValueSatisfying(
-        why -> assertThat(why).contains(STATUS + " binds is not one this operator ships"));
+    edit(
+        STATUS,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .editFirstVariable()
+                .withExpression("request.userInfo.username")
+                .endVariable()
+                .endSpec()
+                .build());
+    assertThat(state().left())
+        .as("the operator's name replaced by whoever asks")
+        .hasValueSatisfying(
+            why -> assertThat(why).contains(STATUS + " binds is not one this operator ships"));
   }
 
   @Test
   void theInstallationsChoicesAreComparedByFormOnly() {
-    edit(STATUS, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().editMatchingVariable(v -> "operator".equals(
-        v.getName())).withExpression("'system:serviceaccount:ops:dto'").endVariable().editMatchingVariable(
-        v -> "statusWriters".equals(v.getName())).withExpression("['alice', 'bob']").endVariable().endSpec().build());
+    edit(
+        STATUS,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .editMatchingVariable(v -> "operator".equals(v.getName()))
+                .withExpression("'system:serviceaccount:ops:dto'")
+                .endVariable()
+                .editMatchingVariable(v -> "statusWriters".equals(v.getName()))
+                .withExpression("['alice', 'bob']")
+                .endVariable()
+                .endSpec()
+                .build());
     assertThat(state().left()).isEmpty();
-    edit(AUTHOR, p -> new ValidatingAdmissionPolicyBuilder(p).editSpec().editMatchingValidation(v -> true)
-        .withMessage("another message").endValidation().endSpec().build());
+    edit(
+        AUTHOR,
+        p ->
+            new ValidatingAdmissionPolicyBuilder(p)
+                .editSpec()
+                .editMatchingValidation(v -> true)
+                .withMessage("another message")
+                .endValidation()
+                .endSpec()
+                .build());
     assertThat(state().left()).as("messages decide nothing").isEmpty();
   }
 
   @Test
   void aBindingThatTakesAParameterOrLeavesOutAWatchedNamespaceCountsAsMissing() {
-    bindings.put(AUTHOR, new ValidatingAdmissionPolicyBindingBuilder(bindings.get(AUTHOR)).editSpec()
-        .withParamRef(new ParamRefBuilder().withName("x").build()).endSpec().build());
-    assertThat(state().left()).hasValueSatisfying(why -> assertThat(why).contains("takes a paramRef"));
+    bindings.put(
+        AUTHOR,
+        new ValidatingAdmissionPolicyBindingBuilder(bindings.get(AUTHOR))
+            .editSpec()
+            .withParamRef(new ParamRefBuilder().withName("x").build())
+            .endSpec()
+            .build());
+    assertThat(state().left())
+        .hasValueSatisfying(why -> assertThat(why).contains("takes a paramRef"));
 
-    bindings.put(AUTHOR, new ValidatingAdmissionPolicyBindingBuilder(bindings.get(AUTHOR)).editSpec().withParamRef(null)
-        .withMatchResources(new MatchResourcesBuilder().withNewNamespaceSelector().withMatchExpressions(
-            new LabelSelectorRequirementBuilder().withKey("kubernetes.io/metadata.name").withOperator("In")
-                .withValues("team-a").build()).endNamespaceSelector().build()).endSpec().build());
-    assertThat(state().left()).as("the operator watches every namespace").hasValueSatisfying(
-        why -> assertThat(why).contains("does not apply to every namespace the operator watches (all)"));
-    assertThat(AdmissionPolicies.state(REQUIRED, bindings::get, policies::get, shipped, Set.of("team-a")).left())
-        .as("the chart's binding for watchNamespaces").isEmpty();
-    assertThat(AdmissionPolicies.state(REQUIRED, bindings::get, policies::get, shipped, Set.of("team-a", "team-b"))
-        .left()).hasValueSatisfying(why -> assertThat(why).contains("(team-a, team-b)"));
+    bindings.put(
+        AUTHOR,
+        new ValidatingAdmissionPolicyBindingBuilder(bindings.get(AUTHOR))
+            .editSpec()
+            .withParamRef(null)
+            .withMatchResources(
+                new MatchResourcesBuilder()
+                    .withNewNamespaceSelector()
+                    .withMatchExpressions(
+                        new LabelSelectorRequirementBuilder()
+                            .withKey("kubernetes.io/metadata.name")
+                            .withOperator("In")
+                            .withValues("team-a")
+                            .build())
+                    .endNamespaceSelector()
+                    .build())
+            .endSpec()
+            .build());
+    assertThat(state().left())
+        .as("the operator watches every namespace")
+        .hasValueSatisfying(
+            why ->
+                assertThat(why)
+                    .contains("does not apply to every namespace the operator watches (all)"));
+    assertThat(
+            AdmissionPolicies.state(
+                    REQUIRED, bindings::get, policies::get, shipped, Set.of("team-a"))
+                .left())
+        .as("the chart's binding for watchNamespaces")
+        .isEmpty();
+    assertThat(
+            AdmissionPolicies.state(
+                    REQUIRED, bindings::get, policies::get, shipped, Set.of("team-a", "team-b"))
+                .left())
+        .hasValueSatisfying(why -> assertThat(why).contains("(team-a, team-b)"));
   }
 
   @Test
   void everyShippedPolicyMustBeBound() {
-    assertThat(AdmissionPolicies.state(List.of(AUTHOR), bindings::get, policies::get, shipped, Set.of()).left())
-        .hasValueSatisfying(why -> assertThat(why).startsWith("no binding of DELAYEDTASK_ADMISSION_POLICY ("
-            + AUTHOR + ") binds the policy this operator ships as " + STATUS));
+    assertThat(
+            AdmissionPolicies.state(
+                    List.of(AUTHOR), bindings::get, policies::get, shipped, Set.of())
+                .left())
+        .hasValueSatisfying(
+            why ->
+                assertThat(why)
+                    .startsWith(
+                        "no binding of DELAYEDTASK_ADMISSION_POLICY ("
+                            + AUTHOR
+                            + ") binds the policy this operator ships as "
+                            + STATUS));
   }
 
   @Test
@@ -190,8 +353,10 @@ class AdmissionPoliciesTest {
     DelayedTask task = jobTask("u1", 4L, INSTALLED.plus(AdmissionPolicies.GRACE), null);
     assertThat(AdmissionPolicies.judge(task, present, Optional.of(KEY), Optional.empty()))
         .isEqualTo(new Verdict.Admitted(Optional.of(AdmissionPolicies.record(KEY, "u1", 4L))));
-    assertThat(AdmissionPolicies.record(KEY, "u1", 4L)).startsWith("4.").isNotEqualTo(
-        AdmissionPolicies.record(KEY, "u1", 5L)).isNotEqualTo(AdmissionPolicies.record(KEY, "u2", 4L))
+    assertThat(AdmissionPolicies.record(KEY, "u1", 4L))
+        .startsWith("4.")
+        .isNotEqualTo(AdmissionPolicies.record(KEY, "u1", 5L))
+        .isNotEqualTo(AdmissionPolicies.record(KEY, "u2", 4L))
         .isNotEqualTo(AdmissionPolicies.record(AdmissionPolicies.key("crd-uid-2"), "u1", 4L));
   }
 
@@ -200,18 +365,52 @@ class AdmissionPoliciesTest {
     AdmissionPolicies.Present present = state().right();
     Instant before = INSTALLED.minusSeconds(3600);
     String record = AdmissionPolicies.record(KEY, "u1", 2L);
-    assertThat(AdmissionPolicies.judge(jobTask("u1", 2L, before, record), present, Optional.of(KEY), Optional.of(Map.of())))
+    assertThat(
+            AdmissionPolicies.judge(
+                jobTask("u1", 2L, before, record),
+                present,
+                Optional.of(KEY),
+                Optional.of(Map.of())))
         .isEqualTo(new Verdict.Admitted(Optional.of(record)));
-    Verdict changedSince = AdmissionPolicies.judge(jobTask("u1", 3L, before, record), present, Optional.of(KEY),
-        Optional.of(Map.of("u1", 3L)));
-    assertThat(changedSince).isInstanceOfSatisfying(Verdict.NotAdmitted.class, n -> assertThat(n.why())
-        .contains("generation 3", "was written while the admission policy was missing", "Write the task again"));
-    assertThat(AdmissionPolicies.judge(jobTask("u2", 2L, before, record), present, Optional.of(KEY),
-        Optional.of(Map.of("u2", 2L)))).as("another task's record").isInstanceOf(Verdict.NotAdmitted.class);
-    assertThat(AdmissionPolicies.judge(jobTask("u1", 2L, before, "2.forged"), present, Optional.of(KEY),
-        Optional.of(Map.of("u1", 2L)))).as("a forged record").isInstanceOf(Verdict.NotAdmitted.class);
-    assertThat(AdmissionPolicies.judge(jobTask("u1", 2L, before, record), present, Optional.empty(),
-        Optional.of(Map.of("u1", 2L)))).as("no key: no record believed").isInstanceOf(Verdict.NotAdmitted.class);
+    Verdict changedSince =
+        AdmissionPolicies.judge(
+            jobTask("u1", 3L, before, record),
+            present,
+            Optional.of(KEY),
+            Optional.of(Map.of("u1", 3L)));
+    assertThat(changedSince)
+        .isInstanceOfSatisfying(
+            Verdict.NotAdmitted.class,
+            n ->
+                assertThat(n.why())
+                    .contains(
+                        "generation 3",
+                        "was written while the admission policy was missing",
+                        "Write the task again"));
+    assertThat(
+            AdmissionPolicies.judge(
+                jobTask("u2", 2L, before, record),
+                present,
+                Optional.of(KEY),
+                Optional.of(Map.of("u2", 2L))))
+        .as("another task's record")
+        .isInstanceOf(Verdict.NotAdmitted.class);
+    assertThat(
+            AdmissionPolicies.judge(
+                jobTask("u1", 2L, before, "2.forged"),
+                present,
+                Optional.of(KEY),
+                Optional.of(Map.of("u1", 2L))))
+        .as("a forged record")
+        .isInstanceOf(Verdict.NotAdmitted.class);
+    assertThat(
+            AdmissionPolicies.judge(
+                jobTask("u1", 2L, before, record),
+                present,
+                Optional.empty(),
+                Optional.of(Map.of("u1", 2L))))
+        .as("no key: no record believed")
+        .isInstanceOf(Verdict.NotAdmitted.class);
   }
 
   @Test
@@ -219,10 +418,15 @@ class AdmissionPoliciesTest {
     AdmissionPolicies.Present present = state().right();
     DelayedTask rewritten = jobTask("u1", 5L, INSTALLED.minusSeconds(3600), null);
     assertThat(AdmissionPolicies.judge(rewritten, present, Optional.of(KEY), Optional.empty()))
-        .isInstanceOfSatisfying(Verdict.Missing.class, m -> assertThat(m.why()).contains("checking which tasks"));
-    assertThat(AdmissionPolicies.judge(rewritten, present, Optional.of(KEY), Optional.of(Map.of("u1", 4L))))
+        .isInstanceOfSatisfying(
+            Verdict.Missing.class, m -> assertThat(m.why()).contains("checking which tasks"));
+    assertThat(
+            AdmissionPolicies.judge(
+                rewritten, present, Optional.of(KEY), Optional.of(Map.of("u1", 4L))))
         .isEqualTo(new Verdict.Admitted(Optional.of(AdmissionPolicies.record(KEY, "u1", 5L))));
-    assertThat(AdmissionPolicies.judge(rewritten, present, Optional.of(KEY), Optional.of(Map.of("u1", 5L))))
+    assertThat(
+            AdmissionPolicies.judge(
+                rewritten, present, Optional.of(KEY), Optional.of(Map.of("u1", 5L))))
         .isInstanceOf(Verdict.NotAdmitted.class);
   }
 
@@ -240,9 +444,20 @@ class AdmissionPoliciesTest {
 
   /** As the API server stores it: with its defaults filled in. */
   private static ValidatingAdmissionPolicy asStored(ValidatingAdmissionPolicy policy) {
-    return new ValidatingAdmissionPolicyBuilder(policy).editSpec().editMatchConstraints().withMatchPolicy("Equivalent")
-        .withNewNamespaceSelector().endNamespaceSelector().withNewObjectSelector().endObjectSelector()
-        .editFirstResourceRule().withScope("*").endResourceRule().endMatchConstraints().endSpec().build();
+    return new ValidatingAdmissionPolicyBuilder(policy)
+        .editSpec()
+        .editMatchConstraints()
+        .withMatchPolicy("Equivalent")
+        .withNewNamespaceSelector()
+        .endNamespaceSelector()
+        .withNewObjectSelector()
+        .endObjectSelector()
+        .editFirstResourceRule()
+        .withScope("*")
+        .endResourceRule()
+        .endMatchConstraints()
+        .endSpec()
+        .build();
   }
 
   private void installAsShippedAgain() {
@@ -264,12 +479,21 @@ class AdmissionPoliciesTest {
   }
 
   private static ValidatingAdmissionPolicyBinding binding(String name, String... actions) {
-    return new ValidatingAdmissionPolicyBindingBuilder().withNewMetadata().withName(name).withUid("binding-" + name)
-        .withCreationTimestamp(INSTALLED.toString()).endMetadata()
-        .withNewSpec().withPolicyName(name).withValidationActions(actions).endSpec().build();
+    return new ValidatingAdmissionPolicyBindingBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withUid("binding-" + name)
+        .withCreationTimestamp(INSTALLED.toString())
+        .endMetadata()
+        .withNewSpec()
+        .withPolicyName(name)
+        .withValidationActions(actions)
+        .endSpec()
+        .build();
   }
 
-  private static DelayedTask jobTask(String uid, Long generation, Instant created, String admission) {
+  private static DelayedTask jobTask(
+      String uid, Long generation, Instant created, String admission) {
     DelayedTask task = new DelayedTask();
     task.getMetadata().setName("t-" + uid);
     task.getMetadata().setNamespace("team-a");

@@ -37,7 +37,10 @@ class FireNowDecisionsTest {
   private static final String FIRE_AT = "2026-12-03T06:59:59.5Z";
   private static final Instant FIRE_DUE = Instant.parse(FIRE_AT);
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.empty()));
+  private final TaskDecider decider =
+      new TaskDecider(
+          new SpecValidator(SinkSpecRules.defaults()),
+          SecondsSetting.finishedTtl(Optional.empty()));
   private final SpecValidator validator = new SpecValidator(SinkSpecRules.defaults());
   private final Map<String, Job> jobs = new HashMap<>();
 
@@ -47,7 +50,8 @@ class FireNowDecisionsTest {
     annotate(task, FIRE_AT);
 
     Plan noticed = decide(task, Optional.empty());
-    assertThat(noticed.schedule()).as("the entry due now, so the leader claims it at once")
+    assertThat(noticed.schedule())
+        .as("the entry due now, so the leader claims it at once")
         .isEqualTo(new ScheduleChange.Write(FIRE_DUE));
     assertThat(noticed.status().getDueTime()).isEqualTo("2026-12-03T06:59:59.500Z");
     assertThat(noticed.status().getFireNowHandled()).as("not yet fired").isNull();
@@ -56,14 +60,18 @@ class FireNowDecisionsTest {
     Plan fired = decide(task, Optional.of(claim(task, NOW)));
     assertThat(fired.status().getPhase()).isEqualTo(Phase.Fired);
     assertThat(fired.status().getFireNowHandled()).isEqualTo(FIRE_AT);
-    assertThat(fired.events()).extracting(TaskEvent::reason).contains(TaskEvents.FIRE_NOW, TaskEvents.FIRED);
+    assertThat(fired.events())
+        .extracting(TaskEvent::reason)
+        .contains(TaskEvents.FIRE_NOW, TaskEvents.FIRED);
     task.setStatus(fired.status());
 
     Plan again = decide(task, Optional.empty());
     assertThat(again.status()).as("once per value: nothing changes").isEqualTo(task.getStatus());
     assertThat(again.events()).isEmpty();
 
-    task.getMetadata().getAnnotations().remove(FireNow.ANNOTATION); // a re-apply without the annotation
+    task.getMetadata()
+        .getAnnotations()
+        .remove(FireNow.ANNOTATION); // a re-apply without the annotation
     Plan reapplied = decide(task, Optional.empty());
     assertThat(reapplied.status()).isEqualTo(task.getStatus());
     assertThat(reapplied.schedule()).isEqualTo(ScheduleChange.KEEP);
@@ -72,14 +80,18 @@ class FireNowDecisionsTest {
 
   @Test
   void aSuspendedJobTaskFiresItsJobNamedAfterTheAnnotationsTime() {
-    DelayedTask task = scheduled(task(s -> {
-      s.setRunAt(TOMORROW.toString());
-      s.setSuspend(true);
-      s.setJobTemplate(Tasks.jobTemplate());
-    }));
+    DelayedTask task =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(TOMORROW.toString());
+                  s.setSuspend(true);
+                  s.setJobTemplate(Tasks.jobTemplate());
+                }));
     assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Suspended);
     annotate(task, FIRE_AT);
-    assertThat(TaskState.waitingDue(task, validator)).as("the resync keeps its entry, suspended or not")
+    assertThat(TaskState.waitingDue(task, validator))
+        .as("the resync keeps its entry, suspended or not")
         .contains(FIRE_DUE);
 
     Plan noticed = decide(task, Optional.empty());
@@ -89,24 +101,31 @@ class FireNowDecisionsTest {
 
     TaskFacts facts = new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW);
     Plan create = decider.decide(facts);
-    assertThat(create.jobToCreate()).get().extracting(j -> j.getMetadata().getName())
+    assertThat(create.jobToCreate())
+        .get()
+        .extracting(j -> j.getMetadata().getName())
         .isEqualTo(JobNames.jobName("t", "uid-1", FIRE_DUE));
-    Plan running = decider.decide(facts.withJobCreation(new JobCreation.Created(create.jobToCreate().get())));
+    Plan running =
+        decider.decide(facts.withJobCreation(new JobCreation.Created(create.jobToCreate().get())));
     assertThat(running.status().getPhase()).isEqualTo(Phase.Running);
     assertThat(running.status().getFireNowHandled()).isEqualTo(FIRE_AT);
     task.setStatus(running.status());
 
-    assertThat(decide(task, Optional.empty()).schedule()).as("suspended still, fired: nothing more")
+    assertThat(decide(task, Optional.empty()).schedule())
+        .as("suspended still, fired: nothing more")
         .isEqualTo(ScheduleChange.KEEP);
     assertThat(TaskState.waitingDue(task, validator)).isEmpty();
   }
 
   @Test
   void aTransientJobFailureLeavesTheValueUnhandledSoTheRetryFires() {
-    DelayedTask task = scheduled(task(s -> {
-      s.setRunAt(TOMORROW.toString());
-      s.setJobTemplate(Tasks.jobTemplate());
-    }));
+    DelayedTask task =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(TOMORROW.toString());
+                  s.setJobTemplate(Tasks.jobTemplate());
+                }));
     annotate(task, FIRE_AT);
     task.setStatus(decide(task, Optional.empty()).status());
     TaskFacts facts = new TaskFacts(task, jobs, Optional.of(claim(task, NOW)), NOW);
@@ -130,11 +149,14 @@ class FireNowDecisionsTest {
     assertThat(plan.status().getFiredTime()).isEqualTo(task.getStatus().getFiredTime());
     assertThat(plan.schedule()).isEqualTo(ScheduleChange.KEEP);
     assertThat(plan.jobToCreate()).isEmpty();
-    assertThat(plan.events()).singleElement().satisfies(e -> {
-      assertThat(e.warning()).isTrue();
-      assertThat(e.reason()).isEqualTo(TaskEvents.FIRE_NOW_IGNORED);
-      assertThat(e.message()).contains(FireNow.ANNOTATION, "fired already");
-    });
+    assertThat(plan.events())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.warning()).isTrue();
+              assertThat(e.reason()).isEqualTo(TaskEvents.FIRE_NOW_IGNORED);
+              assertThat(e.message()).contains(FireNow.ANNOTATION, "fired already");
+            });
     assertThat(plan.status().getFireNowHandled()).isEqualTo(FIRE_AT);
     task.setStatus(plan.status());
     assertThat(decide(task, Optional.empty()).events()).as("said once").isEmpty();
@@ -142,7 +164,10 @@ class FireNowDecisionsTest {
 
   @Test
   void aValueThatIsNoTimeIsAWarningNamingTheAnnotationAndNothingFires() {
-    for (String bad : new String[] {"now", "2026-12-03 07:00:00", "2026-12-03T07:00:00", "2026-02-30T07:00:00Z", ""}) {
+    for (String bad :
+        new String[] {
+          "now", "2026-12-03 07:00:00", "2026-12-03T07:00:00", "2026-02-30T07:00:00Z", ""
+        }) {
       DelayedTask task = scheduled(task(s -> s.setRunAt(TOMORROW.toString())));
       annotate(task, bad);
 
@@ -151,11 +176,15 @@ class FireNowDecisionsTest {
       assertThat(plan.status().getPhase()).as(bad).isEqualTo(Phase.Scheduled);
       assertThat(plan.status().getDueTime()).as(bad).isEqualTo(task.getStatus().getDueTime());
       assertThat(plan.schedule()).as(bad).isEqualTo(ScheduleChange.KEEP);
-      assertThat(plan.events()).as(bad).singleElement().satisfies(e -> {
-        assertThat(e.warning()).isTrue();
-        assertThat(e.reason()).isEqualTo(TaskEvents.FIRE_NOW_INVALID);
-        assertThat(e.message()).contains(FireNow.ANNOTATION, "RFC 3339");
-      });
+      assertThat(plan.events())
+          .as(bad)
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.warning()).isTrue();
+                assertThat(e.reason()).isEqualTo(TaskEvents.FIRE_NOW_INVALID);
+                assertThat(e.message()).contains(FireNow.ANNOTATION, "RFC 3339");
+              });
       assertThat(TaskState.waitingDue(task, validator)).as(bad).contains(TOMORROW);
     }
   }
@@ -170,7 +199,9 @@ class FireNowDecisionsTest {
 
     Plan plan = decide(task, Optional.empty());
 
-    assertThat(plan.events()).extracting(TaskEvent::reason).containsExactly(TaskEvents.FIRE_NOW_IGNORED);
+    assertThat(plan.events())
+        .extracting(TaskEvent::reason)
+        .containsExactly(TaskEvents.FIRE_NOW_IGNORED);
     assertThat(plan.status().getDueTime()).isEqualTo("2026-12-03T06:59:59.500Z");
   }
 
@@ -203,16 +234,22 @@ class FireNowDecisionsTest {
   }
 
   private static void annotate(DelayedTask task, String value) {
-    Map<String, String> annotations = task.getMetadata().getAnnotations() == null ? new HashMap<>()
-        : new HashMap<>(task.getMetadata().getAnnotations());
+    Map<String, String> annotations =
+        task.getMetadata().getAnnotations() == null
+            ? new HashMap<>()
+            : new HashMap<>(task.getMetadata().getAnnotations());
     annotations.put(FireNow.ANNOTATION, value);
     task.getMetadata().setAnnotations(annotations);
   }
 
   private static DelayedTask task(Consumer<DelayedTaskSpec> spec) {
     DelayedTask task = Tasks.task("ns", "t", spec);
-    task.setMetadata(new ObjectMetaBuilder(task.getMetadata()).withUid("uid-1").withGeneration(3L)
-        .withCreationTimestamp("2026-12-03T06:00:00Z").build());
+    task.setMetadata(
+        new ObjectMetaBuilder(task.getMetadata())
+            .withUid("uid-1")
+            .withGeneration(3L)
+            .withCreationTimestamp("2026-12-03T06:00:00Z")
+            .build());
     return task;
   }
 

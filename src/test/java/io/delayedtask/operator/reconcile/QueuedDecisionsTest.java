@@ -32,25 +32,35 @@ class QueuedDecisionsTest {
   private static final Instant NOW = Instant.parse("2026-12-03T07:00:00Z");
   private static final QueueRef EMAILS = new QueueRef("ns", "emails");
 
-  private final TaskDecider decider = new TaskDecider(new SpecValidator(SinkSpecRules.defaults()), SecondsSetting.finishedTtl(Optional.empty()));
+  private final TaskDecider decider =
+      new TaskDecider(
+          new SpecValidator(SinkSpecRules.defaults()),
+          SecondsSetting.finishedTtl(Optional.empty()));
 
   @Test
   void aHeldTaskIsScheduledReadyAndQueuedWithItsReasonUntilItsClaimFiresIt() {
-    DelayedTask task = scheduled(task(s -> {
-      s.setRunAt(NOW.minusSeconds(1).toString());
-      s.setQueue("emails");
-    }));
+    DelayedTask task =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(NOW.minusSeconds(1).toString());
+                  s.setQueue("emails");
+                }));
 
     Plan held = decide(task, Optional.empty(), hold(task, QueueHold.QUEUE_PAUSED));
     assertThat(held.status().getPhase()).isEqualTo(Phase.Scheduled);
     assertThat(held.schedule()).isEqualTo(ScheduleChange.KEEP);
-    assertThat(Conditions.find(held.status(), Condition.QUEUED)).get()
-        .satisfies(queued -> {
-          assertThat(queued.getStatus()).isEqualTo("True");
-          assertThat(queued.getReason()).isEqualTo("QueuePaused");
-          assertThat(queued.getMessage()).contains("DelayedTaskQueue emails is paused");
-        });
-    assertThat(Conditions.find(held.status(), Condition.READY)).get().extracting(Condition::getStatus)
+    assertThat(Conditions.find(held.status(), Condition.QUEUED))
+        .get()
+        .satisfies(
+            queued -> {
+              assertThat(queued.getStatus()).isEqualTo("True");
+              assertThat(queued.getReason()).isEqualTo("QueuePaused");
+              assertThat(queued.getMessage()).contains("DelayedTaskQueue emails is paused");
+            });
+    assertThat(Conditions.find(held.status(), Condition.READY))
+        .get()
+        .extracting(Condition::getStatus)
         .isEqualTo("True");
     task.setStatus(held.status());
 
@@ -59,30 +69,47 @@ class QueuedDecisionsTest {
     assertThat(again.events()).isEmpty();
 
     Plan limited = decide(task, Optional.empty(), hold(task, QueueHold.RATE_LIMITED));
-    assertThat(Conditions.find(limited.status(), Condition.QUEUED)).get().extracting(Condition::getReason)
+    assertThat(Conditions.find(limited.status(), Condition.QUEUED))
+        .get()
+        .extracting(Condition::getReason)
         .isEqualTo("RateLimited");
     task.setStatus(limited.status());
 
-    ClaimedEntry claim = new ClaimedEntry(ScheduleIds.idOf(task), NOW.minusSeconds(1), NOW, "op:q:ns/emails:1",
-        System.nanoTime(), Optional.of(EMAILS));
+    ClaimedEntry claim =
+        new ClaimedEntry(
+            ScheduleIds.idOf(task),
+            NOW.minusSeconds(1),
+            NOW,
+            "op:q:ns/emails:1",
+            System.nanoTime(),
+            Optional.of(EMAILS));
     Plan fired = decide(task, Optional.of(claim), Optional.empty());
     assertThat(fired.status().getPhase()).isEqualTo(Phase.Fired);
-    assertThat(Conditions.find(fired.status(), Condition.QUEUED)).as("its queue let it go").isEmpty();
+    assertThat(Conditions.find(fired.status(), Condition.QUEUED))
+        .as("its queue let it go")
+        .isEmpty();
   }
 
   @Test
   void aHoldOfAnotherQueueOrOfNoneIsNotShown() {
     DelayedTask unqueued = scheduled(task(s -> s.setRunAt(NOW.minusSeconds(1).toString())));
-    Plan plan = decide(unqueued, Optional.empty(), Optional.of(new QueueHold(ScheduleIds.idOf(unqueued), EMAILS,
-        QueueHold.QUEUE_PAUSED)));
+    Plan plan =
+        decide(
+            unqueued,
+            Optional.empty(),
+            Optional.of(new QueueHold(ScheduleIds.idOf(unqueued), EMAILS, QueueHold.QUEUE_PAUSED)));
     assertThat(Conditions.find(plan.status(), Condition.QUEUED)).isEmpty();
 
-    DelayedTask moved = scheduled(task(s -> {
-      s.setRunAt(NOW.minusSeconds(1).toString());
-      s.setQueue("invoices");
-    }));
+    DelayedTask moved =
+        scheduled(
+            task(
+                s -> {
+                  s.setRunAt(NOW.minusSeconds(1).toString());
+                  s.setQueue("invoices");
+                }));
     Plan other = decide(moved, Optional.empty(), hold(moved, QueueHold.QUEUE_MISSING));
-    assertThat(Conditions.find(other.status(), Condition.QUEUED)).as("the hold names emails, the task invoices")
+    assertThat(Conditions.find(other.status(), Condition.QUEUED))
+        .as("the hold names emails, the task invoices")
         .isEmpty();
   }
 
@@ -103,8 +130,12 @@ class QueuedDecisionsTest {
 
   private static DelayedTask task(Consumer<DelayedTaskSpec> spec) {
     DelayedTask task = Tasks.task("ns", "t", spec);
-    task.setMetadata(new ObjectMetaBuilder(task.getMetadata()).withUid("uid-1").withGeneration(3L)
-        .withCreationTimestamp("2026-12-03T06:00:00Z").build());
+    task.setMetadata(
+        new ObjectMetaBuilder(task.getMetadata())
+            .withUid("uid-1")
+            .withGeneration(3L)
+            .withCreationTimestamp("2026-12-03T06:00:00Z")
+            .build());
     return task;
   }
 }

@@ -34,20 +34,31 @@ class ReconcileExecutorIT {
   @Test
   void josdkNamesTheTaskOfEachReconcileItSubmits() {
     Set<ResourceID> asked = ConcurrentHashMap.newKeySet();
-    ReconcileExecutor executor = new ReconcileExecutor(2, task -> {
-      asked.add(task);
-      return false;
-    }, task -> false);
-    try (MockApiServer api = MockApiServer.start(); KubernetesClient client = api.newClient()) {
-      Operator operator = new Operator(o -> o.withKubernetesClient(client)
-          .withExecutorService(executor)
-          .withCloseClientOnStop(false));
+    ReconcileExecutor executor =
+        new ReconcileExecutor(
+            2,
+            task -> {
+              asked.add(task);
+              return false;
+            },
+            task -> false);
+    try (MockApiServer api = MockApiServer.start();
+        KubernetesClient client = api.newClient()) {
+      Operator operator =
+          new Operator(
+              o ->
+                  o.withKubernetesClient(client)
+                      .withExecutorService(executor)
+                      .withCloseClientOnStop(false));
       operator.register(new NoOp(), c -> c.settingNamespaces("ns"));
       try {
         operator.start();
-        Tasks.create(api.client(), Tasks.statusOnly("ns", "probe", Instant.now().plusSeconds(3600)));
+        Tasks.create(
+            api.client(), Tasks.statusOnly("ns", "probe", Instant.now().plusSeconds(3600)));
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> asked.contains(new ResourceID("probe", "ns")));
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> asked.contains(new ResourceID("probe", "ns")));
       } finally {
         operator.stop();
       }

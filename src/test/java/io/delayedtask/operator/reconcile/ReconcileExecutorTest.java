@@ -22,15 +22,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The order in which waiting reconciles get a thread: claimed tasks first, then delivery outcomes
- * (a few at once) and the rest in arrival order by turns, and never more than a few claimed ones
- * in a row while others wait. Reconciles are
- * submitted the way JOSDK does: with the task in the MDC, put there by JOSDK's own MDCUtils.
+ * (a few at once) and the rest in arrival order by turns, and never more than a few claimed ones in
+ * a row while others wait. Reconciles are submitted the way JOSDK does: with the task in the MDC,
+ * put there by JOSDK's own MDCUtils.
  */
 class ReconcileExecutorTest {
   private final Set<ResourceID> claimed = ConcurrentHashMap.newKeySet();
   private final Set<ResourceID> outcomes = ConcurrentHashMap.newKeySet();
   private final List<String> ran = new CopyOnWriteArrayList<>();
-  private final ReconcileExecutor executor = new ReconcileExecutor(1, claimed::contains, outcomes::contains);
+  private final ReconcileExecutor executor =
+      new ReconcileExecutor(1, claimed::contains, outcomes::contains);
 
   @AfterEach
   void stop() throws InterruptedException {
@@ -84,7 +85,8 @@ class ReconcileExecutorTest {
   }
 
   @Test
-  void claimedTasksTakeTurnsByNamespaceSoManyDueInOneDoNotHoldAnotherBack() throws InterruptedException {
+  void claimedTasksTakeTurnsByNamespaceSoManyDueInOneDoNotHoldAnotherBack()
+      throws InterruptedException {
     CountDownLatch busy = blockTheOnlyThread();
     for (int i = 1; i <= 3; i++) {
       claim("retry-" + i, "tenant-a");
@@ -100,12 +102,20 @@ class ReconcileExecutorTest {
     busy.countDown();
 
     await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 7);
-    assertThat(ran).containsExactly("tenant-a/retry-1", "tenant-b/retry-1", "ninth/due", "tenant-a/retry-2",
-        "tenant-b/retry-2", "tenant-a/retry-3", "tenant-b/retry-3");
+    assertThat(ran)
+        .containsExactly(
+            "tenant-a/retry-1",
+            "tenant-b/retry-1",
+            "ninth/due",
+            "tenant-a/retry-2",
+            "tenant-b/retry-2",
+            "tenant-a/retry-3",
+            "tenant-b/retry-3");
   }
 
   @Test
-  void outcomesAndOtherReconcilesTakeTurnsAndOutcomesTakeNamespacesInTurn() throws InterruptedException {
+  void outcomesAndOtherReconcilesTakeTurnsAndOutcomesTakeNamespacesInTurn()
+      throws InterruptedException {
     CountDownLatch busy = blockTheOnlyThread();
     submit("created-1");
     submit("created-2");
@@ -119,8 +129,13 @@ class ReconcileExecutorTest {
     busy.countDown();
 
     await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 5);
-    assertThat(ran).containsExactly("tenant-a/timed-out-1", "created-1", "ninth/delivered", "created-2",
-        "tenant-a/timed-out-2");
+    assertThat(ran)
+        .containsExactly(
+            "tenant-a/timed-out-1",
+            "created-1",
+            "ninth/delivered",
+            "created-2",
+            "tenant-a/timed-out-2");
   }
 
   /**
@@ -136,23 +151,31 @@ class ReconcileExecutorTest {
     try {
       for (int i = 0; i < 20; i++) {
         outcome("timed-out-" + i, "tenant-a");
-        submitTo(wide, "timed-out-" + i, "tenant-a", () -> {
-          mostOutcomesAtOnce.accumulateAndGet(outcomesRunning.incrementAndGet(), Math::max);
-          awaitQuietly(release);
-          outcomesRunning.decrementAndGet();
-          ran.add("outcome");
-        });
+        submitTo(
+            wide,
+            "timed-out-" + i,
+            "tenant-a",
+            () -> {
+              mostOutcomesAtOnce.accumulateAndGet(outcomesRunning.incrementAndGet(), Math::max);
+              awaitQuietly(release);
+              outcomesRunning.decrementAndGet();
+              ran.add("outcome");
+            });
       }
       claim("due", "ninth");
       submitTo(wide, "due", "ninth", () -> ran.add("ninth/due"));
       submitTo(wide, "created", "ns", () -> ran.add("ns/created"));
 
-      await().atMost(Duration.ofSeconds(5)).until(() -> ran.containsAll(List.of("ninth/due", "ns/created")));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> ran.containsAll(List.of("ninth/due", "ns/created")));
       assertThat(outcomesRunning.get()).isEqualTo(ReconcileLanes.OUTCOMES_AT_ONCE);
 
       release.countDown();
 
-      await().atMost(Duration.ofSeconds(5)).until(() -> ran.stream().filter("outcome"::equals).count() == 20);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> ran.stream().filter("outcome"::equals).count() == 20);
       assertThat(mostOutcomesAtOnce.get()).isEqualTo(ReconcileLanes.OUTCOMES_AT_ONCE);
     } finally {
       release.countDown();
@@ -198,7 +221,10 @@ class ReconcileExecutorTest {
     submit("due");
 
     await().atMost(Duration.ofSeconds(5)).until(() -> ran.contains("due"));
-    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> !ran.contains("created"));
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !ran.contains("created"));
 
     scheduleReady.complete(null);
 
@@ -213,7 +239,8 @@ class ReconcileExecutorTest {
     submit("created");
 
     await().atMost(Duration.ofSeconds(5)).until(() -> ran.contains("created"));
-    assertThat(Duration.between(submitted, Instant.now())).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+    assertThat(Duration.between(submitted, Instant.now()))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(250));
   }
 
   private void claim(String name) {
@@ -228,7 +255,8 @@ class ReconcileExecutorTest {
     outcomes.add(new ResourceID(name, namespace));
   }
 
-  private static void submitTo(ReconcileExecutor target, String name, String namespace, Runnable reconcile) {
+  private static void submitTo(
+      ReconcileExecutor target, String name, String namespace, Runnable reconcile) {
     DelayedTask task = Tasks.statusOnly(namespace, name, Instant.parse("2026-12-03T07:00:00Z"));
     MDCUtils.addResourceInfo(task);
     try {
@@ -263,14 +291,15 @@ class ReconcileExecutorTest {
   private CountDownLatch blockTheOnlyThread() throws InterruptedException {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    executor.execute(() -> {
-      started.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    executor.execute(
+        () -> {
+          started.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
     assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
     return release;
   }

@@ -51,16 +51,23 @@ class TaskEventsIT {
     new TaskEvents(client, Clock.fixed(Instant.parse("2026-12-02T10:00:05Z"), ZoneOffset.UTC))
         .normal(task, TaskEvents.SCHEDULED, "Scheduled to fire at 2026-12-02T10:02:00.000Z");
 
-    assertThat(eventsOf(task)).singleElement().satisfies(event -> {
-      assertThat(event.getMetadata().getName()).isEqualTo(TaskEvents.eventName(task, TaskEvents.SCHEDULED))
-          .startsWith("repeated.");
-      assertThat(event.getReason()).isEqualTo("Scheduled");
-      assertThat(event.getCount()).isEqualTo(2);
-      // The API server keeps Event times to the second (metav1.Time), whatever precision was sent.
-      assertThat(Instant.parse(event.getFirstTimestamp())).isEqualTo("2026-12-02T10:00:00Z");
-      assertThat(Instant.parse(event.getLastTimestamp())).isEqualTo("2026-12-02T10:00:05Z");
-      assertThat(event.getMessage()).isEqualTo("Scheduled to fire at 2026-12-02T10:02:00.000Z");
-    });
+    assertThat(eventsOf(task))
+        .singleElement()
+        .satisfies(
+            event -> {
+              assertThat(event.getMetadata().getName())
+                  .isEqualTo(TaskEvents.eventName(task, TaskEvents.SCHEDULED))
+                  .startsWith("repeated.");
+              assertThat(event.getReason()).isEqualTo("Scheduled");
+              assertThat(event.getCount()).isEqualTo(2);
+              // The API server keeps Event times to the second (metav1.Time), whatever precision
+              // was sent.
+              assertThat(Instant.parse(event.getFirstTimestamp()))
+                  .isEqualTo("2026-12-02T10:00:00Z");
+              assertThat(Instant.parse(event.getLastTimestamp())).isEqualTo("2026-12-02T10:00:05Z");
+              assertThat(event.getMessage())
+                  .isEqualTo("Scheduled to fire at 2026-12-02T10:02:00.000Z");
+            });
   }
 
   @Test
@@ -71,7 +78,8 @@ class TaskEventsIT {
     events.normal(task, TaskEvents.FIRED, "Fired at 2026-12-02T10:01:00.003Z");
     events.normal(task, TaskEvents.FIRED, "Fired at 2026-12-02T10:01:00.003Z");
 
-    assertThat(eventsOf(task)).extracting(e -> e.getReason() + "x" + e.getCount())
+    assertThat(eventsOf(task))
+        .extracting(e -> e.getReason() + "x" + e.getCount())
         .containsExactlyInAnyOrder("Scheduledx1", "Firedx2");
   }
 
@@ -84,16 +92,21 @@ class TaskEventsIT {
     DelayedTask second = taskNamed("recreated");
     events.normal(second, TaskEvents.FIRED, "Fired");
 
-    assertThat(TaskEvents.eventName(second, TaskEvents.FIRED)).isNotEqualTo(TaskEvents.eventName(first, TaskEvents.FIRED));
-    assertThat(eventsOf(second)).singleElement().satisfies(e -> assertThat(e.getCount()).isEqualTo(1));
+    assertThat(TaskEvents.eventName(second, TaskEvents.FIRED))
+        .isNotEqualTo(TaskEvents.eventName(first, TaskEvents.FIRED));
+    assertThat(eventsOf(second))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getCount()).isEqualTo(1));
   }
 
   @Test
   void aLongTaskNameIsShortenedToAValidEventName() {
-    DelayedTask task = Tasks.task(NS, "a".repeat(235) + "-" + "b".repeat(17), s -> s.setDelay("1m"));
+    DelayedTask task =
+        Tasks.task(NS, "a".repeat(235) + "-" + "b".repeat(17), s -> s.setDelay("1m"));
     task.getMetadata().setUid("uid-1");
     String name = TaskEvents.eventName(task, TaskEvents.FIRED);
-    assertThat(name).hasSizeLessThanOrEqualTo(253)
+    assertThat(name)
+        .hasSizeLessThanOrEqualTo(253)
         .matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   }
 
@@ -101,32 +114,45 @@ class TaskEventsIT {
   void aRepeatThisProcessWroteIsOnePatchAndOneFromAnotherWriterLosesNoCount() {
     DelayedTask task = taskNamed("retried");
     List<String> requests = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-    Interceptor counting = new Interceptor() {
-      @Override
-      public void before(BasicBuilder builder, HttpRequest request, Interceptor.RequestTags tags) {
-        requests.add(request.method());
-      }
-    };
-    try (KubernetesClient countedClient = new KubernetesClientBuilder().withConfig(client.getConfiguration())
-        .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", counting)).build()) {
+    Interceptor counting =
+        new Interceptor() {
+          @Override
+          public void before(
+              BasicBuilder builder, HttpRequest request, Interceptor.RequestTags tags) {
+            requests.add(request.method());
+          }
+        };
+    try (KubernetesClient countedClient =
+        new KubernetesClientBuilder()
+            .withConfig(client.getConfiguration())
+            .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", counting))
+            .build()) {
       TaskEvents events = new TaskEvents(countedClient, Clock.systemUTC());
       events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 1");
       events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 2");
       events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 3");
 
-      assertThat(requests).as("create, then one patch a repeat").containsExactly("POST", "PATCH", "PATCH");
+      assertThat(requests)
+          .as("create, then one patch a repeat")
+          .containsExactly("POST", "PATCH", "PATCH");
 
-      // Another replica (a TaskEvents of its own) repeats it: this one's remembered version is stale.
-      new TaskEvents(client, Clock.systemUTC()).warning(task, TaskEvents.DELIVERY_FAILED, "attempt 4");
+      // Another replica (a TaskEvents of its own) repeats it: this one's remembered version is
+      // stale.
+      new TaskEvents(client, Clock.systemUTC())
+          .warning(task, TaskEvents.DELIVERY_FAILED, "attempt 4");
       requests.clear();
       events.warning(task, TaskEvents.DELIVERY_FAILED, "attempt 5");
-      assertThat(requests).as("the stale patch refused, then create, read and patch")
+      assertThat(requests)
+          .as("the stale patch refused, then create, read and patch")
           .containsExactly("PATCH", "POST", "GET", "PATCH");
     }
-    assertThat(eventsOf(task)).singleElement().satisfies(event -> {
-      assertThat(event.getCount()).isEqualTo(5);
-      assertThat(event.getMessage()).isEqualTo("attempt 5");
-      assertThat(event.getType()).isEqualTo("Warning");
-    });
+    assertThat(eventsOf(task))
+        .singleElement()
+        .satisfies(
+            event -> {
+              assertThat(event.getCount()).isEqualTo(5);
+              assertThat(event.getMessage()).isEqualTo("attempt 5");
+              assertThat(event.getType()).isEqualTo("Warning");
+            });
   }
 }

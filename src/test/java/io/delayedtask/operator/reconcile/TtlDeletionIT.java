@@ -14,7 +14,10 @@ import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** An old TTL decision deletes neither a task re-created under its name nor one changed since (issue 16, item 8). */
+/**
+ * An old TTL decision deletes neither a task re-created under its name nor one changed since (issue
+ * 16, item 8).
+ */
 @RequiresRealKubernetes
 class TtlDeletionIT {
   private final RealKubernetes kube = RealKubernetes.shared();
@@ -23,11 +26,20 @@ class TtlDeletionIT {
 
   @Test
   void aTaskReCreatedUnderTheSameNameIsNotDeletedByTheOldDecision() {
-    DelayedTask decidedOn = create(client, Tasks.statusOnly(namespace, "recreated", Instant.now().plusSeconds(3600)));
+    DelayedTask decidedOn =
+        create(client, Tasks.statusOnly(namespace, "recreated", Instant.now().plusSeconds(3600)));
     client.resource(decidedOn).delete();
-    await().until(() -> client.resources(DelayedTask.class).inNamespace(namespace)
-        .withName("recreated").get() == null);
-    DelayedTask recreated = create(client, Tasks.statusOnly(namespace, "recreated", Instant.now().plusSeconds(3600)));
+    await()
+        .until(
+            () ->
+                client
+                        .resources(DelayedTask.class)
+                        .inNamespace(namespace)
+                        .withName("recreated")
+                        .get()
+                    == null);
+    DelayedTask recreated =
+        create(client, Tasks.statusOnly(namespace, "recreated", Instant.now().plusSeconds(3600)));
 
     assertThat(TtlDeletion.delete(client, decidedOn)).isEqualTo(TtlDeletion.Result.CHANGED);
 
@@ -37,17 +49,24 @@ class TtlDeletionIT {
 
   @Test
   void aTaskChangedSinceTheDecisionIsNotDeletedAndTheUnchangedOneIs() {
-    DelayedTask decidedOn = create(client, Tasks.statusOnly(namespace, "changed", Instant.now().plusSeconds(3600)));
-    client.resources(DelayedTask.class).inNamespace(namespace).withName("changed")
-        .edit(task -> {
-          task.getMetadata().setLabels(Map.of("edited", "yes"));
-          return task;
-        });
+    DelayedTask decidedOn =
+        create(client, Tasks.statusOnly(namespace, "changed", Instant.now().plusSeconds(3600)));
+    client
+        .resources(DelayedTask.class)
+        .inNamespace(namespace)
+        .withName("changed")
+        .edit(
+            task -> {
+              task.getMetadata().setLabels(Map.of("edited", "yes"));
+              return task;
+            });
 
     assertThat(TtlDeletion.delete(client, decidedOn)).isEqualTo(TtlDeletion.Result.CHANGED);
     assertThat(get(client, namespace, "changed")).isNotNull();
 
-    assertThat(TtlDeletion.delete(client, get(client, namespace, "changed"))).isEqualTo(TtlDeletion.Result.DELETED);
-    assertThat(client.resources(DelayedTask.class).inNamespace(namespace).withName("changed").get()).isNull();
+    assertThat(TtlDeletion.delete(client, get(client, namespace, "changed")))
+        .isEqualTo(TtlDeletion.Result.DELETED);
+    assertThat(client.resources(DelayedTask.class).inNamespace(namespace).withName("changed").get())
+        .isNull();
   }
 }

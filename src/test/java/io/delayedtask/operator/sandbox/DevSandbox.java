@@ -33,12 +33,13 @@ import java.util.stream.Stream;
 
 /**
  * The dev sandbox: the real operator, unchanged, against a Kubernetes API and an embedded Redis, on
- * a laptop with JDK 17 and Maven. The Kubernetes API is the real control plane when its binaries are
- * there (kube-apiserver + etcd, kube-controller-manager, and with kube-scheduler + kwok Jobs that
- * really run on a fake Node); otherwise the fabric8 mock API server, and the first lines say which.
+ * a laptop with JDK 17 and Maven. The Kubernetes API is the real control plane when its binaries
+ * are there (kube-apiserver + etcd, kube-controller-manager, and with kube-scheduler + kwok Jobs
+ * that really run on a fake Node); otherwise the fabric8 mock API server, and the first lines say
+ * which.
  *
- * <p>Run with {@code mvn -B -q -Psandbox test-compile exec:java} (see the README);
- * {@code -Dsandbox.controlPlane=mock} forces the mock. It writes {@code target/sandbox/kubeconfig},
+ * <p>Run with {@code mvn -B -q -Psandbox test-compile exec:java} (see the README); {@code
+ * -Dsandbox.controlPlane=mock} forces the mock. It writes {@code target/sandbox/kubeconfig},
  * applies the examples of {@code k8s/examples/}, prints every task's phase changes with the fire
  * lag, and stops everything cleanly on Ctrl-C.
  */
@@ -57,7 +58,8 @@ public final class DevSandbox {
       try {
         return valueOf(value.trim().toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("sandbox.controlPlane '" + value + "': use auto, real or mock");
+        throw new IllegalArgumentException(
+            "sandbox.controlPlane '" + value + "': use auto, real or mock");
       }
     }
   }
@@ -74,9 +76,11 @@ public final class DevSandbox {
   }
 
   public static void main(String[] args) throws Exception {
-    // The mock API server logs every request through java.util.logging; the sandbox has its own output.
+    // The mock API server logs every request through java.util.logging; the sandbox has its own
+    // output.
     java.util.logging.LogManager.getLogManager().reset();
-    DevSandbox sandbox = new DevSandbox(ControlPlane.parse(System.getProperty("sandbox.controlPlane", "auto")));
+    DevSandbox sandbox =
+        new DevSandbox(ControlPlane.parse(System.getProperty("sandbox.controlPlane", "auto")));
     Runtime.getRuntime().addShutdownHook(new Thread(sandbox::stop, "sandbox-stop"));
     sandbox.start(Path.of("").toAbsolutePath());
     new CountDownLatch(1).await();
@@ -86,14 +90,17 @@ public final class DevSandbox {
     Path work = Files.createDirectories(project.resolve("target/sandbox"));
 
     // 1. The Kubernetes API, and a kubeconfig for kubectl: the real control plane when it is built.
-    Optional<ControlPlaneBinaries> binaries = requested == ControlPlane.MOCK ? Optional.empty()
-        : ControlPlaneBinaries.find();
+    Optional<ControlPlaneBinaries> binaries =
+        requested == ControlPlane.MOCK ? Optional.empty() : ControlPlaneBinaries.find();
     if (requested == ControlPlane.REAL && binaries.isEmpty()) {
-      throw new IllegalStateException("sandbox.controlPlane=real, but there are no kube-apiserver/etcd/kubectl under "
-          + "${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/: run tools/build-control-plane.sh");
+      throw new IllegalStateException(
+          "sandbox.controlPlane=real, but there are no kube-apiserver/etcd/kubectl under "
+              + "${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/: run tools/build-control-plane.sh");
     }
-    String apiUrl = binaries.isPresent() ? startRealControlPlane(binaries.get(), project, work)
-        : startMock(project, work);
+    String apiUrl =
+        binaries.isPresent()
+            ? startRealControlPlane(binaries.get(), project, work)
+            : startMock(project, work);
 
     // 2. An embedded Redis: the binary embedded-redis ships, on a free port, no persistence.
     RedisProcess redis = RedisProcess.start();
@@ -101,31 +108,68 @@ public final class DevSandbox {
 
     // 3. A small HTTP receiver on loopback for the sink examples, behind a Service "orders" that
     //    names it (ExternalName localhost, its port): the path /orders/remind answers 503 once.
-    Receiver receiver = Receiver.start()
-        .answer("/orders/remind", Receiver.Answer.status(503), Receiver.Answer.status(200))
-        .onRequest((request, answer) -> OUT.printf("%s  receiver: %s %s  ce-id %s  attempt %s  body %s  -> %d%n",
-            PhaseReporter.CLOCK.format(request.at()), request.method(), request.path(), request.header("ce-id"),
-            request.header("ce-delayedtaskattempt"), request.body(), answer.status()));
+    Receiver receiver =
+        Receiver.start()
+            .answer("/orders/remind", Receiver.Answer.status(503), Receiver.Answer.status(200))
+            .onRequest(
+                (request, answer) ->
+                    OUT.printf(
+                        "%s  receiver: %s %s  ce-id %s  attempt %s  body %s  -> %d%n",
+                        PhaseReporter.CLOCK.format(request.at()),
+                        request.method(),
+                        request.path(),
+                        request.header("ce-id"),
+                        request.header("ce-delayedtaskattempt"),
+                        request.body(),
+                        answer.status()));
     running.push(receiver);
-    client.services().inNamespace("default").resource(new ServiceBuilder().withNewMetadata().withName("orders")
-        .endMetadata().withNewSpec().withType("ExternalName").withExternalName("localhost")
-        .addNewPort().withName("http").withPort(receiver.port()).endPort().endSpec().build()).createOr(s -> s.update());
+    client
+        .services()
+        .inNamespace("default")
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName("orders")
+                .endMetadata()
+                .withNewSpec()
+                .withType("ExternalName")
+                .withExternalName("localhost")
+                .addNewPort()
+                .withName("http")
+                .withPort(receiver.port())
+                .endPort()
+                .endSpec()
+                .build())
+        .createOr(s -> s.update());
 
-    // 4. The operator, configured the way the process reads its environment; allowed: the receiver's
+    // 4. The operator, configured the way the process reads its environment; allowed: the
+    // receiver's
     //    origin, and the URL the ExternalName "orders" yields (localhost, the receiver's port): a
     //    sink.ref reaches loopback only through an entry naming that loopback host.
     int httpPort = freePortPreferring(Integer.getInteger("sandbox.httpPort", 8080));
-    //    On the real API server the shipped admission policy is installed (step 1), and the operator
-    //    requires it as in production; the mock has no ValidatingAdmissionPolicy, so there the check is off.
-    OperatorConfig config = OperatorConfig.fromEnv(Map.of(
-        OperatorConfig.REDIS_URI, redis.uri(),
-        OperatorConfig.HTTP_PORT, Integer.toString(httpPort),
-        OperatorConfig.LEASE_NAMESPACE, "default",
-        OperatorConfig.IDENTITY, "sandbox",
-        OperatorConfig.RESYNC_SECONDS, "60",
-        SinkConfig.ALLOWED_URIS, receiver.base() + ",http://localhost:" + receiver.port(),
-        OperatorConfig.ADMISSION_POLICY, kube != null ? String.join(",", OperatorConfig.DEFAULT_ADMISSION_POLICY_BINDINGS)
-            : OperatorConfig.NO_ADMISSION_POLICY));
+    //    On the real API server the shipped admission policy is installed (step 1), and the
+    // operator
+    //    requires it as in production; the mock has no ValidatingAdmissionPolicy, so there the
+    // check is off.
+    OperatorConfig config =
+        OperatorConfig.fromEnv(
+            Map.of(
+                OperatorConfig.REDIS_URI,
+                redis.uri(),
+                OperatorConfig.HTTP_PORT,
+                Integer.toString(httpPort),
+                OperatorConfig.LEASE_NAMESPACE,
+                "default",
+                OperatorConfig.IDENTITY,
+                "sandbox",
+                OperatorConfig.RESYNC_SECONDS,
+                "60",
+                SinkConfig.ALLOWED_URIS,
+                receiver.base() + ",http://localhost:" + receiver.port(),
+                OperatorConfig.ADMISSION_POLICY,
+                kube != null
+                    ? String.join(",", OperatorConfig.DEFAULT_ADMISSION_POLICY_BINDINGS)
+                    : OperatorConfig.NO_ADMISSION_POLICY));
     running.push(DelayedTaskOperator.start(config, client));
 
     // 5. Watch every task and say what happens to it.
@@ -138,18 +182,27 @@ public final class DevSandbox {
   }
 
   /**
-   * kube-apiserver + etcd of its own, kube-controller-manager, and when they are built kube-scheduler
-   * and kwok, so Jobs run on a fake Node and the real Job controller finishes them.
+   * kube-apiserver + etcd of its own, kube-controller-manager, and when they are built
+   * kube-scheduler and kwok, so Jobs run on a fake Node and the real Job controller finishes them.
    */
-  private String startRealControlPlane(ControlPlaneBinaries binaries, Path project, Path work) throws IOException {
+  private String startRealControlPlane(ControlPlaneBinaries binaries, Path project, Path work)
+      throws IOException {
     Optional<String> noKwok = KwokCluster.missing(binaries);
     jobsRunOnKwok = noKwok.isEmpty();
-    OUT.println("delayed-task-operator sandbox on the REAL Kubernetes control plane " + binaries.version()
-        + " (" + binaries.dir() + "):");
-    OUT.println(jobsRunOnKwok
-        ? "  kube-apiserver + etcd + kube-controller-manager + kube-scheduler + kwok: Jobs run on a fake Node"
-        : "  kube-apiserver + etcd" + (binaries.has("kube-controller-manager") ? " + kube-controller-manager" : "")
-            + "; Jobs cannot run (" + noKwok.get() + "), so the sandbox marks them Complete itself");
+    OUT.println(
+        "delayed-task-operator sandbox on the REAL Kubernetes control plane "
+            + binaries.version()
+            + " ("
+            + binaries.dir()
+            + "):");
+    OUT.println(
+        jobsRunOnKwok
+            ? "  kube-apiserver + etcd + kube-controller-manager + kube-scheduler + kwok: Jobs run on a fake Node"
+            : "  kube-apiserver + etcd"
+                + (binaries.has("kube-controller-manager") ? " + kube-controller-manager" : "")
+                + "; Jobs cannot run ("
+                + noKwok.get()
+                + "), so the sandbox marks them Complete itself");
     OUT.println("  starting it takes a few seconds...");
     kube = RealKubernetes.startDedicated();
     running.push(kube);
@@ -164,23 +217,29 @@ public final class DevSandbox {
     }
     kubeconfig = work.resolve("kubeconfig");
     Files.writeString(kubeconfig, kube.kubeconfigYaml());
-    // The admission policy the plain manifests ship: without it the operator creates no Job (fail closed).
-    RealKubernetes.Kubectl.Result policy = kube.kubectl("apply", "-f",
-        project.resolve("k8s/15-admission-policy.yaml").toString());
+    // The admission policy the plain manifests ship: without it the operator creates no Job (fail
+    // closed).
+    RealKubernetes.Kubectl.Result policy =
+        kube.kubectl("apply", "-f", project.resolve("k8s/15-admission-policy.yaml").toString());
     if (!policy.ok()) {
-      throw new IllegalStateException("the sandbox could not install k8s/15-admission-policy.yaml: " + policy.output());
+      throw new IllegalStateException(
+          "the sandbox could not install k8s/15-admission-policy.yaml: " + policy.output());
     }
     return client.getMasterUrl().toString().replaceAll("/$", "");
   }
 
   /** The fabric8 mock API server (CRUD mode) and a stand-in for the Job controller. */
   private String startMock(Path project, Path work) {
-    OUT.println("delayed-task-operator sandbox on the fabric8 MOCK API server, not Kubernetes: " + (requested == ControlPlane.MOCK
-        ? "-Dsandbox.controlPlane=mock asked for it."
-        : "no kube-apiserver/etcd/kubectl\n  under ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/ (tools/build-control-plane.sh builds them)."));
-    OUT.println("  With the mock, kubectl apply needs --validate=false, and get -w, wait, describe's Events and");
+    OUT.println(
+        "delayed-task-operator sandbox on the fabric8 MOCK API server, not Kubernetes: "
+            + (requested == ControlPlane.MOCK
+                ? "-Dsandbox.controlPlane=mock asked for it."
+                : "no kube-apiserver/etcd/kubectl\n  under ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/ (tools/build-control-plane.sh builds them)."));
+    OUT.println(
+        "  With the mock, kubectl apply needs --validate=false, and get -w, wait, describe's Events and");
     OUT.println("  create namespace do not work.");
-    SandboxApiServer api = new SandboxApiServer(project.resolve("crds/delayedtasks.delayedtask.io-v1.yml"), 0);
+    SandboxApiServer api =
+        new SandboxApiServer(project.resolve("crds/delayedtasks.delayedtask.io-v1.yml"), 0);
     running.push(api);
     kubeconfig = Kubeconfig.write(work.resolve("kubeconfig"), api.url(), "default");
     client = api.client();
@@ -193,7 +252,8 @@ public final class DevSandbox {
     String kubeconfigPath = project.relativize(kubeconfig).toString();
     if (kube == null) {
       String k = "kubectl --kubeconfig " + kubeconfigPath;
-      OUT.println("""
+      OUT.println(
+          """
 
           delayed-task-operator sandbox is running
             Kubernetes API (mock, CRUD) : %s
@@ -208,10 +268,12 @@ public final class DevSandbox {
           (the mock API server does not do watch (-w), wait, or server-side apply)
 
           Phase changes are printed below as they happen. Ctrl-C stops everything.
-          """.formatted(apiUrl, redis.uri(), httpPort, k, k, k, k));
+          """
+              .formatted(apiUrl, redis.uri(), httpPort, k, k, k, k));
       return;
     }
-    OUT.println("""
+    OUT.println(
+        """
 
         delayed-task-operator sandbox is running
           Kubernetes API (kube-apiserver %s) : %s
@@ -232,14 +294,30 @@ public final class DevSandbox {
           kubectl delete dt hello-in-30s
 
         Phase changes are printed below as they happen. Ctrl-C stops everything.
-        """.formatted(kube.binaries().version(), apiUrl,
-        jobsRunOnKwok ? "run by the Job controller on kwok's fake Node " + KwokCluster.NODE
-            + " (a pod labelled " + KwokCluster.OUTCOME_LABEL + "=" + KwokCluster.FAIL + " fails)"
-            : "marked Complete by the sandbox " + MOCK_JOB_RUNTIME.toSeconds() + " s after they appear",
-        redis.uri(), httpPort, kubeconfigPath, kube.binaries().binary("kubectl")));
+        """
+            .formatted(
+                kube.binaries().version(),
+                apiUrl,
+                jobsRunOnKwok
+                    ? "run by the Job controller on kwok's fake Node "
+                        + KwokCluster.NODE
+                        + " (a pod labelled "
+                        + KwokCluster.OUTCOME_LABEL
+                        + "="
+                        + KwokCluster.FAIL
+                        + " fails)"
+                    : "marked Complete by the sandbox "
+                        + MOCK_JOB_RUNTIME.toSeconds()
+                        + " s after they appear",
+                redis.uri(),
+                httpPort,
+                kubeconfigPath,
+                kube.binaries().binary("kubectl")));
   }
 
-  /** The examples, applied the way a user would: with kubectl on the real server (validation on). */
+  /**
+   * The examples, applied the way a user would: with kubectl on the real server (validation on).
+   */
   private void applyExamples(Path examples) throws IOException {
     if (!Files.isDirectory(examples)) {
       OUT.println("(no " + examples + " to apply)");
@@ -247,12 +325,19 @@ public final class DevSandbox {
     }
     if (kube != null) {
       RealKubernetes.Kubectl.Result applied = kube.kubectl("apply", "-f", examples.toString());
-      OUT.print(applied.ok() ? applied.stdout() : "could not apply " + examples + ": " + applied.output());
+      OUT.print(
+          applied.ok()
+              ? applied.stdout()
+              : "could not apply " + examples + ": " + applied.output());
       return;
     }
     List<Path> files;
     try (Stream<Path> listing = Files.list(examples)) {
-      files = listing.filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml")).sorted().toList();
+      files =
+          listing
+              .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
+              .sorted()
+              .toList();
     }
     for (Path file : files) {
       try (InputStream in = Files.newInputStream(file)) {

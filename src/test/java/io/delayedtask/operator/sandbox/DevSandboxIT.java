@@ -40,7 +40,10 @@ class DevSandboxIT {
   static void start() throws Exception {
     System.setProperty("sandbox.httpPort", "0");
     sandbox.start(Path.of("").toAbsolutePath());
-    kubectl = new Kubectl(sandbox.realKubernetes().orElseThrow().binaries().binary("kubectl"), sandbox.kubeconfig());
+    kubectl =
+        new Kubectl(
+            sandbox.realKubernetes().orElseThrow().binaries().binary("kubectl"),
+            sandbox.kubeconfig());
   }
 
   @AfterAll
@@ -53,16 +56,26 @@ class DevSandboxIT {
     Kubectl.Result apply = kubectl.run("apply", "-f", "k8s/examples/");
 
     assertThat(apply.ok()).as(apply.output()).isTrue();
-    assertThat(apply.stdout()).contains("delayedtask.delayedtask.io/hello-in-30s", "delayedtask.delayedtask.io/paused-cleanup");
-    // Validation is on: the API server's OpenAPI knows the CRD's schema, so a misspelt field is refused.
-    Kubectl.Result misspelt = kubectl.run(Duration.ofSeconds(60), """
+    assertThat(apply.stdout())
+        .contains(
+            "delayedtask.delayedtask.io/hello-in-30s", "delayedtask.delayedtask.io/paused-cleanup");
+    // Validation is on: the API server's OpenAPI knows the CRD's schema, so a misspelt field is
+    // refused.
+    Kubectl.Result misspelt =
+        kubectl.run(
+            Duration.ofSeconds(60),
+            """
         apiVersion: delayedtask.io/v1alpha1
         kind: DelayedTask
         metadata:
           name: misspelt
         spec:
           dealy: 30s
-        """, "apply", "--validate=strict", "-f", "-");
+        """,
+            "apply",
+            "--validate=strict",
+            "-f",
+            "-");
     assertThat(misspelt.ok()).isFalse();
     assertThat(misspelt.stderr()).contains("unknown field \"spec.dealy\"");
   }
@@ -73,13 +86,15 @@ class DevSandboxIT {
 
     String header = kubectl.run("get", "dt").stdout().lines().findFirst().orElse("");
 
-    // The order is the CRD's (NAME PHASE DUE JOB AGE once the generator keeps it); all five are there.
+    // The order is the CRD's (NAME PHASE DUE JOB AGE once the generator keeps it); all five are
+    // there.
     assertThat(List.of(header.trim().split("\\s+"))).contains("NAME", "PHASE", "DUE", "JOB", "AGE");
   }
 
   @Test
   void kubectlGetWatchStreamsAPhaseChange() throws Exception {
-    apply("""
+    apply(
+        """
         apiVersion: delayedtask.io/v1alpha1
         kind: DelayedTask
         metadata:
@@ -107,8 +122,14 @@ class DevSandboxIT {
   void kubectlWaitSeesATaskWithAJobSucceed() {
     apply(jobTask("waited", "1s"));
 
-    Kubectl.Result wait = kubectl.run(TIMEOUT.plusSeconds(10), null,
-        "wait", "--for=jsonpath={.status.phase}=Succeeded", "dt/waited", "--timeout=" + TIMEOUT.toSeconds() + "s");
+    Kubectl.Result wait =
+        kubectl.run(
+            TIMEOUT.plusSeconds(10),
+            null,
+            "wait",
+            "--for=jsonpath={.status.phase}=Succeeded",
+            "dt/waited",
+            "--timeout=" + TIMEOUT.toSeconds() + "s");
 
     assertThat(wait.ok()).as(wait.output()).isTrue();
     assertThat(wait.stdout()).contains("delayedtask.delayedtask.io/waited condition met");
@@ -118,11 +139,15 @@ class DevSandboxIT {
   void kubectlDescribeShowsTheEvents() {
     apply(jobTask("described", "1s"));
 
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      String describe = kubectl.run("describe", "dt", "described").stdout();
-      assertThat(describe).contains("Events:");
-      assertThat(describe.substring(describe.indexOf("Events:"))).contains("Scheduled", "JobCreated", "Succeeded");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              String describe = kubectl.run("describe", "dt", "described").stdout();
+              assertThat(describe).contains("Events:");
+              assertThat(describe.substring(describe.indexOf("Events:")))
+                  .contains("Scheduled", "JobCreated", "Succeeded");
+            });
   }
 
   @Test
@@ -142,15 +167,32 @@ class DevSandboxIT {
 
     await().atMost(TIMEOUT).until(() -> phaseOf("runs-for-real") == Phase.Succeeded);
 
-    String jobName = sandbox.client().resources(DelayedTask.class).inNamespace("default").withName("runs-for-real")
-        .get().getStatus().getJobName();
+    String jobName =
+        sandbox
+            .client()
+            .resources(DelayedTask.class)
+            .inNamespace("default")
+            .withName("runs-for-real")
+            .get()
+            .getStatus()
+            .getJobName();
     Job job = sandbox.client().batch().v1().jobs().inNamespace("default").withName(jobName).get();
     assertThat(job.getStatus().getSucceeded()).as("counted by the Job controller").isEqualTo(1);
-    List<Pod> pods = sandbox.client().pods().inNamespace("default").withLabel("job-name", jobName).list().getItems();
-    assertThat(pods).singleElement().satisfies(pod -> {
-      assertThat(pod.getSpec().getNodeName()).isEqualTo(KwokCluster.NODE);
-      assertThat(pod.getStatus().getPhase()).isEqualTo("Succeeded");
-    });
+    List<Pod> pods =
+        sandbox
+            .client()
+            .pods()
+            .inNamespace("default")
+            .withLabel("job-name", jobName)
+            .list()
+            .getItems();
+    assertThat(pods)
+        .singleElement()
+        .satisfies(
+            pod -> {
+              assertThat(pod.getSpec().getNodeName()).isEqualTo(KwokCluster.NODE);
+              assertThat(pod.getStatus().getPhase()).isEqualTo("Succeeded");
+            });
   }
 
   private static void apply(String manifest) {
@@ -176,7 +218,8 @@ class DevSandboxIT {
                     - name: hello
                       image: busybox:1.36
                       command: ["echo", "hi"]
-        """.formatted(name, delay);
+        """
+        .formatted(name, delay);
   }
 
   private static Phase phaseOf(String name) {
@@ -186,16 +229,20 @@ class DevSandboxIT {
   /** Collects a process's output as it comes, for a test that waits for a line. */
   private static StringBuffer readInBackground(Process process) {
     StringBuffer seen = new StringBuffer();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader lines = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-          seen.append(line).append('\n');
-        }
-      } catch (IOException stopped) {
-        // the test destroyed the process: nothing more to read
-      }
-    }, "kubectl-watch-reader");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                  seen.append(line).append('\n');
+                }
+              } catch (IOException stopped) {
+                // the test destroyed the process: nothing more to read
+              }
+            },
+            "kubectl-watch-reader");
     reader.setDaemon(true);
     reader.start();
     return seen;

@@ -38,44 +38,74 @@ class DevSandboxOnMockIT {
 
   @Test
   void appliesTheExamples() {
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(sandbox.client().resources(DelayedTask.class).inNamespace("default").list().getItems())
-            .extracting(task -> task.getMetadata().getName())
-            .contains("hello-in-30s", "paused-cleanup", "new-year-greeting"));
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(phaseOf("paused-cleanup")).isEqualTo(Phase.Suspended));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        sandbox
+                            .client()
+                            .resources(DelayedTask.class)
+                            .inNamespace("default")
+                            .list()
+                            .getItems())
+                    .extracting(task -> task.getMetadata().getName())
+                    .contains("hello-in-30s", "paused-cleanup", "new-year-greeting"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(phaseOf("paused-cleanup")).isEqualTo(Phase.Suspended));
   }
 
   @Test
   void aTaskAppliedByHandFiresAndItsJobCompletes() {
     sandbox.client().resource(task("readme-tour", "1s")).inNamespace("default").create();
 
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(phaseOf("readme-tour")).isEqualTo(Phase.Succeeded));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(phaseOf("readme-tour")).isEqualTo(Phase.Succeeded));
   }
 
   @Test
   void aJobWhosePodTemplateAsksToFailFailsTheTask() {
     DelayedTask task = task("fails-on-purpose", "1s");
-    task.getSpec().getJobTemplate().getSpec().getTemplate()
-        .setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-            .addToLabels(io.delayedtask.operator.testing.KwokCluster.OUTCOME_LABEL, "fail").build());
+    task.getSpec()
+        .getJobTemplate()
+        .getSpec()
+        .getTemplate()
+        .setMetadata(
+            new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                .addToLabels(io.delayedtask.operator.testing.KwokCluster.OUTCOME_LABEL, "fail")
+                .build());
     sandbox.client().resource(task).inNamespace("default").create();
 
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(phaseOf("fails-on-purpose")).isEqualTo(Phase.Failed));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(phaseOf("fails-on-purpose")).isEqualTo(Phase.Failed));
   }
 
   @Test
   void kubectlWorksWithTheWrittenKubeconfig() throws Exception {
     // The kubectl tools/build-control-plane.sh builds, so CI needs nothing installed for it.
-    Path kubectl = ControlPlaneBinaries.find().map(binaries -> binaries.binary("kubectl"))
-        .orElseGet(() -> RequiredTool.find("kubectl", "DELAYEDTASK_TEST_KUBECTL", "tools/build-control-plane.sh"));
+    Path kubectl =
+        ControlPlaneBinaries.find()
+            .map(binaries -> binaries.binary("kubectl"))
+            .orElseGet(
+                () ->
+                    RequiredTool.find(
+                        "kubectl", "DELAYEDTASK_TEST_KUBECTL", "tools/build-control-plane.sh"));
     sandbox.client().resource(task("kubectl-visible", "1h")).inNamespace("default").create();
 
-    Process get = new ProcessBuilder(kubectl.toString(), "--kubeconfig", sandbox.kubeconfig().toString(),
-        "get", "dt", "-o", "custom-columns=NAME:.metadata.name,PHASE:.status.phase")
-        .redirectErrorStream(true).start();
+    Process get =
+        new ProcessBuilder(
+                kubectl.toString(),
+                "--kubeconfig",
+                sandbox.kubeconfig().toString(),
+                "get",
+                "dt",
+                "-o",
+                "custom-columns=NAME:.metadata.name,PHASE:.status.phase")
+            .redirectErrorStream(true)
+            .start();
     String output = new String(get.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 
     assertThat(get.waitFor()).as(output).isZero();
@@ -89,13 +119,26 @@ class DevSandboxOnMockIT {
 
   private static DelayedTask task(String name, String delay) {
     DelayedTask task = new DelayedTask();
-    task.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+    task.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
     task.setSpec(new io.delayedtask.operator.api.v1alpha1.DelayedTaskSpec());
     task.getSpec().setDelay(delay);
-    task.getSpec().setJobTemplate(new io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpecBuilder()
-        .withNewSpec().withNewTemplate().withNewSpec().withRestartPolicy("Never")
-        .addNewContainer().withName("hello").withImage("busybox:1.36").withCommand("echo", "hi").endContainer()
-        .endSpec().endTemplate().endSpec().build());
+    task.getSpec()
+        .setJobTemplate(
+            new io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpecBuilder()
+                .withNewSpec()
+                .withNewTemplate()
+                .withNewSpec()
+                .withRestartPolicy("Never")
+                .addNewContainer()
+                .withName("hello")
+                .withImage("busybox:1.36")
+                .withCommand("echo", "hi")
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build());
     return task;
   }
 }

@@ -22,33 +22,45 @@ import java.util.concurrent.TimeUnit;
  */
 final class JobCompleter implements AutoCloseable {
   private final KubernetesClient client;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread thread = new Thread(r, "sandbox-job-completer");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread thread = new Thread(r, "sandbox-job-completer");
+            thread.setDaemon(true);
+            return thread;
+          });
   private final SharedIndexInformer<Job> informer;
 
   JobCompleter(KubernetesClient client, Duration runFor) {
     this.client = client;
-    this.informer = client.batch().v1().jobs().inAnyNamespace().inform(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Job job) {
-        timer.schedule(() -> finish(job), runFor.toMillis(), TimeUnit.MILLISECONDS);
-      }
+    this.informer =
+        client
+            .batch()
+            .v1()
+            .jobs()
+            .inAnyNamespace()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Job job) {
+                    timer.schedule(() -> finish(job), runFor.toMillis(), TimeUnit.MILLISECONDS);
+                  }
 
-      @Override
-      public void onUpdate(Job oldJob, Job newJob) {}
+                  @Override
+                  public void onUpdate(Job oldJob, Job newJob) {}
 
-      @Override
-      public void onDelete(Job job, boolean deletedFinalStateUnknown) {}
-    });
+                  @Override
+                  public void onDelete(Job job, boolean deletedFinalStateUnknown) {}
+                });
   }
 
   private void finish(Job job) {
     try {
       if (asksToFail(job)) {
-        JobOutcomes.fail(client, job, "the sandbox failed this Job as its label " + KwokCluster.OUTCOME_LABEL + " asked");
+        JobOutcomes.fail(
+            client,
+            job,
+            "the sandbox failed this Job as its label " + KwokCluster.OUTCOME_LABEL + " asked");
       } else {
         JobOutcomes.complete(client, job);
       }
@@ -59,12 +71,14 @@ final class JobCompleter implements AutoCloseable {
 
   static boolean asksToFail(Job job) {
     Map<String, String> jobLabels = job.getMetadata().getLabels();
-    Map<String, String> podLabels = Optional.ofNullable(job.getSpec())
-        .map(spec -> spec.getTemplate())
-        .map(template -> template.getMetadata())
-        .map(meta -> meta.getLabels())
-        .orElse(Map.of());
-    return KwokCluster.FAIL.equals(jobLabels == null ? null : jobLabels.get(KwokCluster.OUTCOME_LABEL))
+    Map<String, String> podLabels =
+        Optional.ofNullable(job.getSpec())
+            .map(spec -> spec.getTemplate())
+            .map(template -> template.getMetadata())
+            .map(meta -> meta.getLabels())
+            .orElse(Map.of());
+    return KwokCluster.FAIL.equals(
+            jobLabels == null ? null : jobLabels.get(KwokCluster.OUTCOME_LABEL))
         || KwokCluster.FAIL.equals(podLabels.get(KwokCluster.OUTCOME_LABEL));
   }
 

@@ -18,8 +18,11 @@ class JobCompleterTest {
     assertThat(JobCompleter.asksToFail(job(Map.of(), fail))).isTrue();
     assertThat(JobCompleter.asksToFail(job(fail, Map.of()))).isTrue();
     assertThat(JobCompleter.asksToFail(job(Map.of(), Map.of()))).isFalse();
-    assertThat(JobCompleter.asksToFail(job(Map.of(), Map.of(KwokCluster.OUTCOME_LABEL, "succeed")))).isFalse();
-    assertThat(JobCompleter.asksToFail(new JobBuilder().withNewMetadata().withName("bare").endMetadata().build()))
+    assertThat(JobCompleter.asksToFail(job(Map.of(), Map.of(KwokCluster.OUTCOME_LABEL, "succeed"))))
+        .isFalse();
+    assertThat(
+            JobCompleter.asksToFail(
+                new JobBuilder().withNewMetadata().withName("bare").endMetadata().build()))
         .isFalse();
   }
 
@@ -33,8 +36,17 @@ class JobCompleterTest {
 
   private static Job job(Map<String, String> jobLabels, Map<String, String> podLabels) {
     return new JobBuilder()
-        .withNewMetadata().withName("j").withLabels(jobLabels).endMetadata()
-        .withNewSpec().withNewTemplate().withNewMetadata().withLabels(podLabels).endMetadata().endTemplate().endSpec()
+        .withNewMetadata()
+        .withName("j")
+        .withLabels(jobLabels)
+        .endMetadata()
+        .withNewSpec()
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(podLabels)
+        .endMetadata()
+        .endTemplate()
+        .endSpec()
         .build();
   }
 }

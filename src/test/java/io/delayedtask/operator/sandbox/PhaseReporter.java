@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class PhaseReporter implements ResourceEventHandler<DelayedTask> {
   /** The time of day, UTC, to the millisecond: every line the sandbox prints starts with it. */
-  static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+  static final DateTimeFormatter CLOCK =
+      DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private final PrintStream out;
   private final Map<String, String> lastPhase = new ConcurrentHashMap<>();
@@ -66,7 +67,9 @@ final class PhaseReporter implements ResourceEventHandler<DelayedTask> {
       line.append("  job ").append(status.getJobName());
     }
     if (status.getFiredTime() != null && status.getDueTime() != null) {
-      Duration lag = Duration.between(Instant.parse(status.getDueTime()), Instant.parse(status.getFiredTime()));
+      Duration lag =
+          Duration.between(
+              Instant.parse(status.getDueTime()), Instant.parse(status.getFiredTime()));
       line.append("  fire lag ").append(lag.toMillis()).append(" ms");
     }
     if (status.getMessage() != null) {

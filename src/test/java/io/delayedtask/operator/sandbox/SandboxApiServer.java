@@ -23,9 +23,9 @@ import java.util.Map;
 import java.util.Queue;
 
 /**
- * An embedded Kubernetes API for the sandbox: the fabric8 mock server in CRUD mode on loopback, with
- * the DelayedTask CRD registered, discovery served for kubectl, and the permission check of JOSDK's
- * leader election answered.
+ * An embedded Kubernetes API for the sandbox: the fabric8 mock server in CRUD mode on loopback,
+ * with the DelayedTask CRD registered, discovery served for kubectl, and the permission check of
+ * JOSDK's leader election answered.
  */
 final class SandboxApiServer implements AutoCloseable {
   private final KubernetesMockServer server;
@@ -34,20 +34,30 @@ final class SandboxApiServer implements AutoCloseable {
   SandboxApiServer(Path crd, int port) {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     KubernetesMixedDispatcher mixed = new KubernetesMixedDispatcher(responses);
-    // The stock store would keep what a dry run creates (the operator dry-runs each Job task's Job).
-    Dispatcher dryRunAware = new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        return "POST".equals(request.getMethod()) && IndexedCrudDispatcher.isDryRun(request.getPath())
-            ? IndexedCrudDispatcher.dryRunCreate(request) : mixed.dispatch(request);
-      }
-    };
-    server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, dryRunAware, false);
+    // The stock store would keep what a dry run creates (the operator dry-runs each Job task's
+    // Job).
+    Dispatcher dryRunAware =
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            return "POST".equals(request.getMethod())
+                    && IndexedCrudDispatcher.isDryRun(request.getPath())
+                ? IndexedCrudDispatcher.dryRunCreate(request)
+                : mixed.dispatch(request);
+          }
+        };
+    server =
+        new KubernetesMockServer(new Context(), new MockWebServer(), responses, dryRunAware, false);
     server.init(InetAddress.getLoopbackAddress(), port);
     KubectlDiscovery.serve(server);
     // JOSDK checks it may use the Lease before it campaigns; the sandbox user may do everything.
-    server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
-        .andReturn(201, """
+    server
+        .expect()
+        .post()
+        .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+        .andReturn(
+            201,
+            """
             {"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview",
              "status":{"incomplete":false,"resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}],
              "nonResourceRules":[]}}""")

@@ -13,21 +13,26 @@ final class CpuPinning {
 
   /** The CPU list (taskset syntax, "0" or "1-3") each process is pinned to, printed. */
   static void pin(Map<String, ProcessHandle> processes, String cpus) {
-    processes.forEach((name, process) -> {
-      try {
-        Process taskset = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(process.pid()))
-            .redirectErrorStream(true).start();
-        String said = new String(taskset.getInputStream().readAllBytes()).trim();
-        if (taskset.waitFor() != 0) {
-          throw new IllegalStateException("taskset -a -p -c " + cpus + " " + process.pid() + " failed: " + said);
-        }
-        System.out.printf("   pinned %s (%d) to CPU %s%n", name, process.pid(), cpus);
-      } catch (IOException e) {
-        throw new IllegalStateException("taskset (util-linux) is needed for -DpinControlPlane", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-    });
+    processes.forEach(
+        (name, process) -> {
+          try {
+            Process taskset =
+                new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(process.pid()))
+                    .redirectErrorStream(true)
+                    .start();
+            String said = new String(taskset.getInputStream().readAllBytes()).trim();
+            if (taskset.waitFor() != 0) {
+              throw new IllegalStateException(
+                  "taskset -a -p -c " + cpus + " " + process.pid() + " failed: " + said);
+            }
+            System.out.printf("   pinned %s (%d) to CPU %s%n", name, process.pid(), cpus);
+          } catch (IOException e) {
+            throw new IllegalStateException(
+                "taskset (util-linux) is needed for -DpinControlPlane", e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+        });
   }
 }

@@ -35,25 +35,27 @@ import org.awaitility.core.ConditionTimeoutException;
  * down another tenant's deliveries? One operator process on a real API server of its own, real
  * Redis, receivers on 127.0.0.1 only. In one run, one after the other (timings on a shared machine
  * are noisy: compare within a run):
+ *
  * <ol>
  *   <li>(a 5 s warm-up of the ninth namespace's load, not reported)
- *   <li>A, baseline: the namespace {@value OperatorScaleLab#NAMESPACE} (the "ninth") alone, {@code -Drate}
- *       sink tasks per second for {@code -Dseconds}, each due {@link #LEAD} after its creation,
- *       delivering to a receiver that answers 200 at once;
- *   <li>B, the same load while 8 other namespaces each hold {@code -DhangTasks} sink tasks, all due,
- *       delivering to receivers that accept the connection, read the request and never answer
- *       (each task retried {@code -DhangRetry} times, {@code -DhangBackoff} apart, linear, each attempt
- *       timing out after {@code -DhangTimeout}): enough to ask for every slot of the global cap, all
- *       through the measurement.
+ *   <li>A, baseline: the namespace {@value OperatorScaleLab#NAMESPACE} (the "ninth") alone, {@code
+ *       -Drate} sink tasks per second for {@code -Dseconds}, each due {@link #LEAD} after its
+ *       creation, delivering to a receiver that answers 200 at once;
+ *   <li>B, the same load while 8 other namespaces each hold {@code -DhangTasks} sink tasks, all
+ *       due, delivering to receivers that accept the connection, read the request and never answer
+ *       (each task retried {@code -DhangRetry} times, {@code -DhangBackoff} apart, linear, each
+ *       attempt timing out after {@code -DhangTimeout}): enough to ask for every slot of the global
+ *       cap, all through the measurement.
  * </ol>
+ *
  * Lag on the receiver's clock: arrival − {@code ce-time} (the due time), as {@link SinkLagScale}.
  * Prints both p99s, their difference and PASS (≤ 50 ms) or FAIL, and how many connections the
  * hanging receivers held open during B (sampled every 100 ms).
  *
- * <p>The caps ({@code -DmaxInFlight}, default 64, {@code -DperNamespace}, default 8) are set so the 8
- * hanging namespaces together ask for the whole global cap; the per-host cap is set to twice the
- * global one ({@code -DperHost}) because every receiver here is the same host, 127.0.0.1, where
- * in a cluster 8 tenants' Services are 8 hosts: the host cap must not be what shares the slots.
+ * <p>The caps ({@code -DmaxInFlight}, default 64, {@code -DperNamespace}, default 8) are set so the
+ * 8 hanging namespaces together ask for the whole global cap; the per-host cap is set to twice the
+ * global one ({@code -DperHost}) because every receiver here is the same host, 127.0.0.1, where in
+ * a cluster 8 tenants' Services are 8 hosts: the host cap must not be what shares the slots.
  *
  * <pre>
  * mvn -o package -DskipTests
@@ -67,16 +69,19 @@ public final class FairShareScale {
   private static final String NINTH = OperatorScaleLab.NAMESPACE;
   private static final int HANGING_NAMESPACES = 8;
   private static final Duration LEAD = Duration.ofSeconds(4);
+
   /** The target: the ninth namespace's p99 moves by at most this much. */
   private static final long TARGET_MS = 50;
+
   /**
    * {@code -Ddue=created} (the default, as {@link SinkLagScale}): each task due {@link #LEAD} after
    * its creation, so a stalled create (a busy API server) bunches the due times that follow it;
    * {@code -Ddue=planned}: task i due at the run's start + {@link #LEAD} + i/rate whenever it is
-   * created, evenly spread in both phases (a task created less than 1 s before its due time is counted
-   * and printed).
+   * created, evenly spread in both phases (a task created less than 1 s before its due time is
+   * counted and printed).
    */
   private static final boolean PLANNED_DUE = System.getProperty("due", "created").equals("planned");
+
   /**
    * {@code -DpinControlPlane=true}: kube-apiserver and etcd pinned to the last CPU, the operator,
    * Redis and this harness to the others, as in a cluster whose control plane has nodes of its own
@@ -97,33 +102,66 @@ public final class FairShareScale {
     int perNamespace = Integer.getInteger("perNamespace", 8);
     int perHost = Integer.getInteger("perHost", 2 * maxInFlight);
 
-    List<String> hangingNamespaces = IntStream.rangeClosed(1, HANGING_NAMESPACES).mapToObj(i -> "hang-" + i).toList();
+    List<String> hangingNamespaces =
+        IntStream.rangeClosed(1, HANGING_NAMESPACES).mapToObj(i -> "hang-" + i).toList();
     List<Holder> holders = new ArrayList<>();
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start("real"), hangingNamespaces);
-         Receiver fast = Receiver.start()) {
+        Receiver fast = Receiver.start()) {
       for (int i = 0; i < HANGING_NAMESPACES; i++) {
         holders.add(Holder.start());
       }
-      OperatorScaleLab.banner("FairShareScale, the ninth namespace " + rate + "/s for " + seconds + " s, alone, then beside "
-          + HANGING_NAMESPACES + " namespaces x " + hangTasks + " tasks whose receivers never answer (timeout "
-          + hangTimeout + ", retry " + hangRetry + ", backoff " + hangBackoff + " linear); caps: "
-          + SinkConfig.MAX_IN_FLIGHT + "=" + maxInFlight + ", " + SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE + "="
-          + perNamespace + ", " + SinkConfig.MAX_IN_FLIGHT_PER_HOST + "=" + perHost + "; due times "
-          + (PLANNED_DUE ? "planned, evenly spread" : "creation + " + LEAD.toSeconds() + " s"), lab.target);
-      String allowed = fast.base() + "," + holders.stream().map(Holder::base).collect(Collectors.joining(","));
+      OperatorScaleLab.banner(
+          "FairShareScale, the ninth namespace "
+              + rate
+              + "/s for "
+              + seconds
+              + " s, alone, then beside "
+              + HANGING_NAMESPACES
+              + " namespaces x "
+              + hangTasks
+              + " tasks whose receivers never answer (timeout "
+              + hangTimeout
+              + ", retry "
+              + hangRetry
+              + ", backoff "
+              + hangBackoff
+              + " linear); caps: "
+              + SinkConfig.MAX_IN_FLIGHT
+              + "="
+              + maxInFlight
+              + ", "
+              + SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE
+              + "="
+              + perNamespace
+              + ", "
+              + SinkConfig.MAX_IN_FLIGHT_PER_HOST
+              + "="
+              + perHost
+              + "; due times "
+              + (PLANNED_DUE ? "planned, evenly spread" : "creation + " + LEAD.toSeconds() + " s"),
+          lab.target);
+      String allowed =
+          fast.base() + "," + holders.stream().map(Holder::base).collect(Collectors.joining(","));
       int port = Ports.freePort();
-      try (OperatorProcess operator = lab.startOperator("fair-op", port, OperatorProcess.jar(), Map.of(
-          SinkConfig.ALLOWED_URIS, allowed,
-          SinkConfig.MAX_IN_FLIGHT, Integer.toString(maxInFlight),
-          SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, Integer.toString(perNamespace),
-          SinkConfig.MAX_IN_FLIGHT_PER_HOST, Integer.toString(perHost)))) {
+      try (OperatorProcess operator =
+          lab.startOperator(
+              "fair-op",
+              port,
+              OperatorProcess.jar(),
+              Map.of(
+                  SinkConfig.ALLOWED_URIS, allowed,
+                  SinkConfig.MAX_IN_FLIGHT, Integer.toString(maxInFlight),
+                  SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, Integer.toString(perNamespace),
+                  SinkConfig.MAX_IN_FLIGHT_PER_HOST, Integer.toString(perHost)))) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
         if (PIN_CONTROL_PLANE) {
           int cpus = Runtime.getRuntime().availableProcessors();
-          Map<String, ProcessHandle> workload = new java.util.LinkedHashMap<>(lab.processes(operator));
+          Map<String, ProcessHandle> workload =
+              new java.util.LinkedHashMap<>(lab.processes(operator));
           lab.target.serverProcesses().keySet().forEach(workload::remove);
           workload.put("this harness (receivers, creates)", ProcessHandle.current());
-          System.out.println("control plane on its own CPU (-DpinControlPlane), as on control-plane nodes:");
+          System.out.println(
+              "control plane on its own CPU (-DpinControlPlane), as on control-plane nodes:");
           CpuPinning.pin(lab.target.serverProcesses(), Integer.toString(cpus - 1));
           CpuPinning.pin(workload, cpus == 2 ? "0" : "0-" + (cpus - 2));
         }
@@ -143,18 +181,25 @@ public final class FairShareScale {
         Histograms.of(lab.metrics(port)).printSince(beforeA, "A");
         printRequests(lab, "A", startA, endA);
 
-        // B: every hanging namespace's tasks due at once, a little ahead so they are all created first.
+        // B: every hanging namespace's tasks due at once, a little ahead so they are all created
+        // first.
         Instant hangDue = Instant.now().plus(Duration.ofSeconds(3));
         for (int n = 0; n < HANGING_NAMESPACES; n++) {
           String namespace = hangingNamespaces.get(n);
           String uri = holders.get(n).base() + "/hang";
-          lab.createAll(hangTasks, OperatorScaleLab.createThreads(), i -> hangingTask(namespace, "hang-" + i, hangDue,
-              uri, hangTimeout, hangRetry, hangBackoff));
+          lab.createAll(
+              hangTasks,
+              OperatorScaleLab.createThreads(),
+              i ->
+                  hangingTask(
+                      namespace, "hang-" + i, hangDue, uri, hangTimeout, hangRetry, hangBackoff));
         }
-        System.out.printf("created %d x %d hanging tasks, due %s%n", HANGING_NAMESPACES, hangTasks, hangDue);
+        System.out.printf(
+            "created %d x %d hanging tasks, due %s%n", HANGING_NAMESPACES, hangTasks, hangDue);
         int wanted = Math.min(HANGING_NAMESPACES * perNamespace, maxInFlight);
         int held = awaitHeld(holders, wanted, Duration.ofSeconds(30));
-        System.out.printf("the hanging receivers hold %d connections open (%d x %d = %d asked for; global cap %d)%n",
+        System.out.printf(
+            "the hanging receivers hold %d connections open (%d x %d = %d asked for; global cap %d)%n",
             held, HANGING_NAMESPACES, perNamespace, HANGING_NAMESPACES * perNamespace, maxInFlight);
 
         Sampler sampler = Sampler.start(holders, () -> retries(lab, port));
@@ -167,23 +212,32 @@ public final class FairShareScale {
         meterB.print("B");
         sampler.stop();
         List<Long> loaded = lags(fast.requestsTo("/b"));
-        report("B. the ninth namespace beside 8 hanging ones: delivery lag (receiver clock)", loaded);
+        report(
+            "B. the ninth namespace beside 8 hanging ones: delivery lag (receiver clock)", loaded);
         Histograms.of(lab.metrics(port)).printSince(beforeB, "B");
         timeline(fast.requestsTo("/b"), sampler);
         printRequests(lab, "B", startB, endB);
-        System.out.printf("   connections held open by the hanging receivers during B (every 100 ms, n=%d): min %d, "
-            + "mean %.1f, max %d; per namespace now %s; accepted in all %d%n", sampler.samples.get(), sampler.min.get(),
-            sampler.sum.get() / (double) Math.max(1, sampler.samples.get()), sampler.max.get(),
-            holders.stream().map(h -> Integer.toString(h.open.get())).collect(Collectors.joining(" ")),
+        System.out.printf(
+            "   connections held open by the hanging receivers during B (every 100 ms, n=%d): min %d, "
+                + "mean %.1f, max %d; per namespace now %s; accepted in all %d%n",
+            sampler.samples.get(),
+            sampler.min.get(),
+            sampler.sum.get() / (double) Math.max(1, sampler.samples.get()),
+            sampler.max.get(),
+            holders.stream()
+                .map(h -> Integer.toString(h.open.get()))
+                .collect(Collectors.joining(" ")),
             holders.stream().mapToLong(h -> h.accepted.get()).sum());
 
         long p99a = OperatorScaleLab.percentile(baseline, 0.99);
         long p99b = OperatorScaleLab.percentile(loaded, 0.99);
-        System.out.printf("%nRESULT: the ninth namespace's p99 %d ms alone, %d ms beside 8 namespaces whose receivers "
-            + "never answer: moved by %+d ms (target at most %d ms): %s%n", p99a, p99b, p99b - p99a, TARGET_MS,
-            p99b - p99a <= TARGET_MS ? "PASS" : "FAIL");
+        System.out.printf(
+            "%nRESULT: the ninth namespace's p99 %d ms alone, %d ms beside 8 namespaces whose receivers "
+                + "never answer: moved by %+d ms (target at most %d ms): %s%n",
+            p99a, p99b, p99b - p99a, TARGET_MS, p99b - p99a <= TARGET_MS ? "PASS" : "FAIL");
         System.out.println("operator's delivery counters at the end:");
-        lab.metrics(port).lines()
+        lab.metrics(port)
+            .lines()
             .filter(line -> line.startsWith("delayedtask_deliveries_total"))
             .forEach(line -> System.out.println("   " + line));
       }
@@ -193,8 +247,12 @@ public final class FairShareScale {
     System.exit(0);
   }
 
-  /** Creates {@code rate} sink tasks a second in the ninth namespace for {@code seconds}; waits for all. */
-  private static void steady(OperatorScaleLab lab, Receiver fast, String run, int rate, int seconds) throws Exception {
+  /**
+   * Creates {@code rate} sink tasks a second in the ninth namespace for {@code seconds}; waits for
+   * all.
+   */
+  private static void steady(OperatorScaleLab lab, Receiver fast, String run, int rate, int seconds)
+      throws Exception {
     long start = System.nanoTime();
     Instant startInstant = Instant.now();
     int count = rate * seconds;
@@ -206,39 +264,64 @@ public final class FairShareScale {
         // Pacing the load (one task every 1/rate s), not waiting for a result.
         Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
       }
-      Instant due = PLANNED_DUE ? startInstant.plus(LEAD).plusNanos(i * 1_000_000_000L / rate) : Instant.now().plus(LEAD);
+      Instant due =
+          PLANNED_DUE
+              ? startInstant.plus(LEAD).plusNanos(i * 1_000_000_000L / rate)
+              : Instant.now().plus(LEAD);
       if (Duration.between(Instant.now(), due).compareTo(Duration.ofSeconds(1)) < 0) {
         late++;
       }
       String uri = fast.base() + "/" + run;
-      lab.client().resource(Tasks.task(NINTH, run + "-" + i, s -> {
-        s.setRunAt(Tasks.rfc3339(due));
-        Destination sink = new Destination();
-        sink.setUri(uri);
-        s.setSink(sink);
-      })).create();
+      lab.client()
+          .resource(
+              Tasks.task(
+                  NINTH,
+                  run + "-" + i,
+                  s -> {
+                    s.setRunAt(Tasks.rfc3339(due));
+                    Destination sink = new Destination();
+                    sink.setUri(uri);
+                    s.setSink(sink);
+                  }))
+          .create();
     }
     if (late > 0) {
-      System.out.printf("   NOTE: %d of %d %s tasks were created less than 1 s before their due time%n", late, count, run);
+      System.out.printf(
+          "   NOTE: %d of %d %s tasks were created less than 1 s before their due time%n",
+          late, count, run);
     }
     awaitFinished(lab, run + "-", count, Duration.ofMinutes(2));
   }
 
-  /** The operator's requests to the API server in [from, to] (audit log, Leases aside), per second. */
+  /**
+   * The operator's requests to the API server in [from, to] (audit log, Leases aside), per second.
+   */
   private static void printRequests(OperatorScaleLab lab, String phase, Instant from, Instant to) {
     Map<String, Long> requests = new java.util.TreeMap<>(lab.target.operatorRequests(from, to));
     requests.keySet().removeIf(key -> key.contains("leases"));
     double wall = Duration.between(from, to).toMillis() / 1000.0;
-    System.out.printf("   the operator's API requests during %s (%.1f s, audit log, Leases aside): %s%n", phase, wall,
-        requests.entrySet().stream().map(e -> String.format("%s %,d (%.1f/s)", e.getKey(), e.getValue(),
-            e.getValue() / wall)).collect(Collectors.joining("; ")));
+    System.out.printf(
+        "   the operator's API requests during %s (%.1f s, audit log, Leases aside): %s%n",
+        phase,
+        wall,
+        requests.entrySet().stream()
+            .map(
+                e ->
+                    String.format("%s %,d (%.1f/s)", e.getKey(), e.getValue(), e.getValue() / wall))
+            .collect(Collectors.joining("; ")));
   }
 
-  /** delayedtask_deliveries_total{outcome="retry"} now: failed attempts to be retried, all the hanging tasks'. */
+  /**
+   * delayedtask_deliveries_total{outcome="retry"} now: failed attempts to be retried, all the
+   * hanging tasks'.
+   */
   private static long retries(OperatorScaleLab lab, int port) {
     try {
-      return lab.metrics(port).lines().filter(l -> l.startsWith("delayedtask_deliveries_total{outcome=\"retry\"}"))
-          .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+      return lab.metrics(port)
+          .lines()
+          .filter(l -> l.startsWith("delayedtask_deliveries_total{outcome=\"retry\"}"))
+          .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+          .sum();
     } catch (IOException e) {
       return -1;
     } catch (InterruptedException e) {
@@ -256,70 +339,114 @@ public final class FairShareScale {
     Map<Long, List<Long>> bySecond = new java.util.TreeMap<>();
     for (Receiver.Request r : requests) {
       Instant due = Objects.requireNonNull(Times.parseOrNull(r.header("ce-time")));
-      bySecond.computeIfAbsent(due.getEpochSecond(), k -> new ArrayList<>()).add(Duration.between(due, r.at()).toMillis());
+      bySecond
+          .computeIfAbsent(due.getEpochSecond(), k -> new ArrayList<>())
+          .add(Duration.between(due, r.at()).toMillis());
     }
-    System.out.println("   B second by second (by due time): ninth's deliveries, their max lag; hanging connections held "
-        + "(min of 10 samples); hanging attempts failed (retry counter's increase)");
-    for (long second : new java.util.TreeSet<>(java.util.stream.Stream.concat(bySecond.keySet().stream(),
-        sampler.heldBySecond.keySet().stream()).toList())) {
+    System.out.println(
+        "   B second by second (by due time): ninth's deliveries, their max lag; hanging connections held "
+            + "(min of 10 samples); hanging attempts failed (retry counter's increase)");
+    for (long second :
+        new java.util.TreeSet<>(
+            java.util.stream.Stream.concat(
+                    bySecond.keySet().stream(), sampler.heldBySecond.keySet().stream())
+                .toList())) {
       List<Long> lags = bySecond.getOrDefault(second, List.of());
       Long retries = sampler.retriesBySecond.get(second);
       Long before = sampler.retriesBySecond.get(second - 1);
-      System.out.printf("     %s  n=%2d max %4s ms   held %3s   failed attempts %s%n",
-          Instant.ofEpochSecond(second).toString().substring(11, 19), lags.size(),
+      System.out.printf(
+          "     %s  n=%2d max %4s ms   held %3s   failed attempts %s%n",
+          Instant.ofEpochSecond(second).toString().substring(11, 19),
+          lags.size(),
           lags.isEmpty() ? "-" : Long.toString(java.util.Collections.max(lags)),
-          sampler.heldBySecond.containsKey(second) ? Integer.toString(sampler.heldBySecond.get(second)) : "-",
+          sampler.heldBySecond.containsKey(second)
+              ? Integer.toString(sampler.heldBySecond.get(second))
+              : "-",
           retries == null || before == null ? "-" : Long.toString(retries - before));
     }
   }
 
-  private static DelayedTask hangingTask(String namespace, String name, Instant due, String uri, String timeout,
-      int retry, String backoff) {
-    return Tasks.task(namespace, name, s -> {
-      s.setRunAt(Tasks.rfc3339(due));
-      Destination sink = new Destination();
-      sink.setUri(uri);
-      s.setSink(sink);
-      DeliverySpec delivery = new DeliverySpec();
-      delivery.setTimeout(timeout);
-      delivery.setRetry(retry);
-      delivery.setBackoffDelay(backoff);
-      delivery.setBackoffPolicy("linear");
-      s.setDelivery(delivery);
-    });
+  private static DelayedTask hangingTask(
+      String namespace,
+      String name,
+      Instant due,
+      String uri,
+      String timeout,
+      int retry,
+      String backoff) {
+    return Tasks.task(
+        namespace,
+        name,
+        s -> {
+          s.setRunAt(Tasks.rfc3339(due));
+          Destination sink = new Destination();
+          sink.setUri(uri);
+          s.setSink(sink);
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setTimeout(timeout);
+          delivery.setRetry(retry);
+          delivery.setBackoffDelay(backoff);
+          delivery.setBackoffPolicy("linear");
+          s.setDelivery(delivery);
+        });
   }
 
-  /** Waits until every ninth-namespace task named {@code prefix*} is finished; a warning after {@code limit}. */
-  private static void awaitFinished(OperatorScaleLab lab, String prefix, int count, Duration limit) {
+  /**
+   * Waits until every ninth-namespace task named {@code prefix*} is finished; a warning after
+   * {@code limit}.
+   */
+  private static void awaitFinished(
+      OperatorScaleLab lab, String prefix, int count, Duration limit) {
     try {
-      await().atMost(limit).pollInterval(Duration.ofMillis(500)).until(() -> lab.client().resources(DelayedTask.class)
-          .inNamespace(NINTH).list().getItems().stream()
-          .filter(t -> t.getMetadata().getName().startsWith(prefix))
-          .filter(t -> t.getStatus() != null && t.getStatus().getPhase() != null && t.getStatus().getPhase().isFinished())
-          .count() >= count);
+      await()
+          .atMost(limit)
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () ->
+                  lab
+                          .client()
+                          .resources(DelayedTask.class)
+                          .inNamespace(NINTH)
+                          .list()
+                          .getItems()
+                          .stream()
+                          .filter(t -> t.getMetadata().getName().startsWith(prefix))
+                          .filter(
+                              t ->
+                                  t.getStatus() != null
+                                      && t.getStatus().getPhase() != null
+                                      && t.getStatus().getPhase().isFinished())
+                          .count()
+                      >= count);
     } catch (ConditionTimeoutException e) {
       System.out.println("WARNING: not every " + prefix + "* task finished within " + limit);
     }
   }
 
   /**
-   * Waits until the hanging receivers hold {@code wanted} connections, or their number has not grown
-   * for 5 s (as many as the operator opens), or {@code limit}; returns how many they hold.
+   * Waits until the hanging receivers hold {@code wanted} connections, or their number has not
+   * grown for 5 s (as many as the operator opens), or {@code limit}; returns how many they hold.
    */
   private static int awaitHeld(List<Holder> holders, int wanted, Duration limit) {
     AtomicInteger best = new AtomicInteger();
     AtomicLong grewAt = new AtomicLong(System.nanoTime());
     try {
-      await().atMost(limit).pollInterval(Duration.ofMillis(100)).until(() -> {
-        int held = held(holders);
-        if (held > best.get()) {
-          best.set(held);
-          grewAt.set(System.nanoTime());
-        }
-        return held >= wanted || held > 0 && System.nanoTime() - grewAt.get() > 5_000_000_000L;
-      });
+      await()
+          .atMost(limit)
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                int held = held(holders);
+                if (held > best.get()) {
+                  best.set(held);
+                  grewAt.set(System.nanoTime());
+                }
+                return held >= wanted
+                    || held > 0 && System.nanoTime() - grewAt.get() > 5_000_000_000L;
+              });
     } catch (ConditionTimeoutException e) {
-      System.out.println("WARNING: the hanging receivers held " + held(holders) + " after " + limit);
+      System.out.println(
+          "WARNING: the hanging receivers held " + held(holders) + " after " + limit);
     }
     return held(holders);
   }
@@ -330,19 +457,30 @@ public final class FairShareScale {
 
   private static List<Long> lags(List<Receiver.Request> requests) {
     return requests.stream()
-        .map(r -> Duration.between(Objects.requireNonNull(Times.parseOrNull(r.header("ce-time"))), r.at()).toMillis())
-        .sorted().toList();
+        .map(
+            r ->
+                Duration.between(
+                        Objects.requireNonNull(Times.parseOrNull(r.header("ce-time"))), r.at())
+                    .toMillis())
+        .sorted()
+        .toList();
   }
 
   private static void report(String what, List<Long> sorted) {
-    System.out.printf("%s: n=%,d p50 %d ms, p99 %d ms, max %d ms, early %d%n", what, sorted.size(),
-        OperatorScaleLab.percentile(sorted, 0.50), OperatorScaleLab.percentile(sorted, 0.99),
-        sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), sorted.stream().filter(l -> l < 0).count());
+    System.out.printf(
+        "%s: n=%,d p50 %d ms, p99 %d ms, max %d ms, early %d%n",
+        what,
+        sorted.size(),
+        OperatorScaleLab.percentile(sorted, 0.50),
+        OperatorScaleLab.percentile(sorted, 0.99),
+        sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1),
+        sorted.stream().filter(l -> l < 0).count());
   }
 
   /**
-   * A receiver that never answers: a plain socket server on 127.0.0.1 that accepts every connection,
-   * reads whatever is sent and discards it, and answers nothing until the sender gives up and closes.
+   * A receiver that never answers: a plain socket server on 127.0.0.1 that accepts every
+   * connection, reads whatever is sent and discards it, and answers nothing until the sender gives
+   * up and closes.
    */
   private static final class Holder implements AutoCloseable {
     final ServerSocket server;
@@ -375,19 +513,23 @@ public final class FairShareScale {
         accepted.incrementAndGet();
         open.incrementAndGet();
         sockets.add(socket);
-        daemon("holder-read", () -> {
-          byte[] discard = new byte[8192];
-          try (socket; InputStream in = socket.getInputStream()) {
-            while (in.read(discard) >= 0) {
-              // read and hold: never an answer
-            }
-          } catch (IOException gone) {
-            // the sender closed it: its timeout
-          } finally {
-            sockets.remove(socket);
-            open.decrementAndGet();
-          }
-        }).start();
+        daemon(
+                "holder-read",
+                () -> {
+                  byte[] discard = new byte[8192];
+                  try (socket;
+                      InputStream in = socket.getInputStream()) {
+                    while (in.read(discard) >= 0) {
+                      // read and hold: never an answer
+                    }
+                  } catch (IOException gone) {
+                    // the sender closed it: its timeout
+                  } finally {
+                    sockets.remove(socket);
+                    open.decrementAndGet();
+                  }
+                })
+            .start();
       }
     }
 
@@ -404,13 +546,14 @@ public final class FairShareScale {
       } catch (IOException ignored) {
         // closing anyway
       }
-      sockets.forEach(socket -> {
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          // closing anyway
-        }
-      });
+      sockets.forEach(
+          socket -> {
+            try {
+              socket.close();
+            } catch (IOException ignored) {
+              // closing anyway
+            }
+          });
     }
   }
 
@@ -428,25 +571,28 @@ public final class FairShareScale {
     private final Thread thread;
 
     private Sampler(List<Holder> holders, java.util.function.LongSupplier retries) {
-      thread = new Thread(() -> {
-        while (!Thread.currentThread().isInterrupted()) {
-          int held = holders.stream().mapToInt(h -> h.open.get()).sum();
-          long second = Instant.now().getEpochSecond();
-          heldBySecond.merge(second, held, Math::min);
-          if (!retriesBySecond.containsKey(second)) {
-            retriesBySecond.put(second, retries.getAsLong());
-          }
-          samples.incrementAndGet();
-          sum.addAndGet(held);
-          min.accumulateAndGet(held, Math::min);
-          max.accumulateAndGet(held, Math::max);
-          try {
-            Thread.sleep(100); // pacing the samples, not waiting for a result
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "held-sampler");
+      thread =
+          new Thread(
+              () -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                  int held = holders.stream().mapToInt(h -> h.open.get()).sum();
+                  long second = Instant.now().getEpochSecond();
+                  heldBySecond.merge(second, held, Math::min);
+                  if (!retriesBySecond.containsKey(second)) {
+                    retriesBySecond.put(second, retries.getAsLong());
+                  }
+                  samples.incrementAndGet();
+                  sum.addAndGet(held);
+                  min.accumulateAndGet(held, Math::min);
+                  max.accumulateAndGet(held, Math::max);
+                  try {
+                    Thread.sleep(100); // pacing the samples, not waiting for a result
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "held-sampler");
       thread.setDaemon(true);
     }
 
@@ -464,65 +610,85 @@ public final class FairShareScale {
 
   /**
    * Where the lag goes, from the operator's own /metrics over one phase: the fire lag (due time to
-   * the poller's claim, first attempts only: in both phases the ninth namespace's alone, the hanging
-   * tasks' first attempts came before) and the duration of delivered requests (from the sender's
-   * {@code send}, so the wait for a delivery slot included, to the answer; only the ninth namespace's
-   * are answered). Quantiles are bucket upper bounds of the phase's increase.
+   * the poller's claim, first attempts only: in both phases the ninth namespace's alone, the
+   * hanging tasks' first attempts came before) and the duration of delivered requests (from the
+   * sender's {@code send}, so the wait for a delivery slot included, to the answer; only the ninth
+   * namespace's are answered). Quantiles are bucket upper bounds of the phase's increase.
    */
-  private record Histograms(Map<String, java.util.TreeMap<Double, Double>> buckets, Map<String, double[]> countSum) {
-    private static final Map<String, String> SERIES = Map.of(
-        "fire lag (due -> claim)", "delayedtask_fire_lag_seconds",
-        "delivered request (send -> answer, slot wait included)",
-        "delayedtask_delivery_duration_seconds{outcome=\"delivered\"");
-    private static final java.util.regex.Pattern LE = java.util.regex.Pattern.compile("le=\"([^\"]+)\"");
+  private record Histograms(
+      Map<String, java.util.TreeMap<Double, Double>> buckets, Map<String, double[]> countSum) {
+    private static final Map<String, String> SERIES =
+        Map.of(
+            "fire lag (due -> claim)",
+            "delayedtask_fire_lag_seconds",
+            "delivered request (send -> answer, slot wait included)",
+            "delayedtask_delivery_duration_seconds{outcome=\"delivered\"");
+    private static final java.util.regex.Pattern LE =
+        java.util.regex.Pattern.compile("le=\"([^\"]+)\"");
 
     static Histograms of(String metrics) {
       Map<String, java.util.TreeMap<Double, Double>> buckets = new java.util.TreeMap<>();
       Map<String, double[]> countSum = new java.util.TreeMap<>();
-      SERIES.forEach((label, series) -> {
-        String name = series.contains("{") ? series.substring(0, series.indexOf('{')) : series;
-        String labels = series.contains("{") ? series.substring(series.indexOf('{') + 1) : "";
-        java.util.TreeMap<Double, Double> byLe = new java.util.TreeMap<>();
-        double[] cs = new double[2];
-        for (String line : metrics.lines().toList()) {
-          if (line.startsWith("#") || !line.contains(labels)) {
-            continue;
-          }
-          double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-          if (line.startsWith(name + "_bucket")) {
-            java.util.regex.Matcher le = LE.matcher(line);
-            if (le.find()) {
-              byLe.put(le.group(1).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le.group(1)), value);
+      SERIES.forEach(
+          (label, series) -> {
+            String name = series.contains("{") ? series.substring(0, series.indexOf('{')) : series;
+            String labels = series.contains("{") ? series.substring(series.indexOf('{') + 1) : "";
+            java.util.TreeMap<Double, Double> byLe = new java.util.TreeMap<>();
+            double[] cs = new double[2];
+            for (String line : metrics.lines().toList()) {
+              if (line.startsWith("#") || !line.contains(labels)) {
+                continue;
+              }
+              double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+              if (line.startsWith(name + "_bucket")) {
+                java.util.regex.Matcher le = LE.matcher(line);
+                if (le.find()) {
+                  byLe.put(
+                      le.group(1).equals("+Inf")
+                          ? Double.POSITIVE_INFINITY
+                          : Double.parseDouble(le.group(1)),
+                      value);
+                }
+              } else if (line.startsWith(name + "_count")) {
+                cs[0] = value;
+              } else if (line.startsWith(name + "_sum")) {
+                cs[1] = value;
+              }
             }
-          } else if (line.startsWith(name + "_count")) {
-            cs[0] = value;
-          } else if (line.startsWith(name + "_sum")) {
-            cs[1] = value;
-          }
-        }
-        buckets.put(label, byLe);
-        countSum.put(label, cs);
-      });
+            buckets.put(label, byLe);
+            countSum.put(label, cs);
+          });
       return new Histograms(buckets, countSum);
     }
 
     void printSince(Histograms before, String phase) {
-      buckets.forEach((label, now) -> {
-        double count = countSum.get(label)[0] - before.countSum.get(label)[0];
-        double sum = countSum.get(label)[1] - before.countSum.get(label)[1];
-        java.util.TreeMap<Double, Double> then = before.buckets.get(label);
-        System.out.printf("   %s, operator's histogram over %s: n=%.0f, mean %.1f ms, p50 <= %s, p99 <= %s%n", label,
-            phase, count, count == 0 ? 0 : 1000 * sum / count, quantile(now, then, count, 0.50),
-            quantile(now, then, count, 0.99));
-      });
+      buckets.forEach(
+          (label, now) -> {
+            double count = countSum.get(label)[0] - before.countSum.get(label)[0];
+            double sum = countSum.get(label)[1] - before.countSum.get(label)[1];
+            java.util.TreeMap<Double, Double> then = before.buckets.get(label);
+            System.out.printf(
+                "   %s, operator's histogram over %s: n=%.0f, mean %.1f ms, p50 <= %s, p99 <= %s%n",
+                label,
+                phase,
+                count,
+                count == 0 ? 0 : 1000 * sum / count,
+                quantile(now, then, count, 0.50),
+                quantile(now, then, count, 0.99));
+          });
     }
 
-    private static String quantile(java.util.TreeMap<Double, Double> now, java.util.TreeMap<Double, Double> then,
-        double count, double q) {
+    private static String quantile(
+        java.util.TreeMap<Double, Double> now,
+        java.util.TreeMap<Double, Double> then,
+        double count,
+        double q) {
       for (Map.Entry<Double, Double> bucket : now.entrySet()) {
         double increase = bucket.getValue() - then.getOrDefault(bucket.getKey(), 0.0);
         if (count > 0 && increase >= q * count) {
-          return bucket.getKey().isInfinite() ? "+Inf" : String.format("%.0f ms", bucket.getKey() * 1000);
+          return bucket.getKey().isInfinite()
+              ? "+Inf"
+              : String.format("%.0f ms", bucket.getKey() * 1000);
         }
       }
       return "-";

@@ -42,9 +42,14 @@ public final class LeaderFailoverScale {
     Instant giveUpAt = Instant.now().plus(Duration.ofMinutes(Long.getLong("minutes", 60)));
     Random random = new Random(Long.getLong("seed", 35));
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName));
-         HandoverLab world = new HandoverLab(lab)) {
-      OperatorScaleLab.banner("LeaderFailoverScale, " + kills + " SIGKILLs of the leader of 2 replicas, tasks due every "
-          + HandoverLab.EVERY.toMillis() + " ms", lab.target);
+        HandoverLab world = new HandoverLab(lab)) {
+      OperatorScaleLab.banner(
+          "LeaderFailoverScale, "
+              + kills
+              + " SIGKILLs of the leader of 2 replicas, tasks due every "
+              + HandoverLab.EVERY.toMillis()
+              + " ms",
+          lab.target);
       Instant measuredFrom = world.startTwoPodsAndStream();
       List<Long> toAcquire = new ArrayList<>();
       List<Long> toSeen = new ArrayList<>();
@@ -55,27 +60,33 @@ public final class LeaderFailoverScale {
       int round = 1;
       for (; round <= kills && Instant.now().isBefore(giveUpAt); round++) {
         String leader = world.awaitLiveLeader(Duration.ofSeconds(60));
-        String standby = world.livePods().stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
+        String standby =
+            world.livePods().stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
         world.awaitReady(standby);
         Thread.sleep(random.nextInt(2_000)); // anywhere in the leader's 1.2 s renewal cycle
         Instant kill = Instant.now();
         world.kill(leader); // SIGKILL; returns once the process is gone
         killedAt.add(kill);
-        Optional<HandoverLab.LeaseState> taken = world.awaitLeaseHeldBy(standby, kill, Duration.ofSeconds(30));
+        Optional<HandoverLab.LeaseState> taken =
+            world.awaitLeaseHeldBy(standby, kill, Duration.ofSeconds(30));
         Optional<Instant> firing = world.awaitFiringAfter(kill, Duration.ofSeconds(30));
         if (taken.isEmpty() || firing.isEmpty()) {
           lost++;
-          System.out.printf("round %3d: killed %s at %s; standby %s leading: %s, next firing: %s%n", round,
-              leader, kill, standby, taken.isPresent(), firing.orElse(null));
+          System.out.printf(
+              "round %3d: killed %s at %s; standby %s leading: %s, next firing: %s%n",
+              round, leader, kill, standby, taken.isPresent(), firing.orElse(null));
         } else {
-          long acquire = taken.get().acquireTime() == null ? -1
-              : Duration.between(kill, taken.get().acquireTime()).toMillis();
+          long acquire =
+              taken.get().acquireTime() == null
+                  ? -1
+                  : Duration.between(kill, taken.get().acquireTime()).toMillis();
           long seen = Duration.between(kill, taken.get().seenAt()).toMillis();
           long next = Duration.between(kill, firing.get()).toMillis();
           toAcquire.add(acquire);
           toSeen.add(seen);
           toFiring.add(next);
-          System.out.printf("round %3d: killed %s; %s acquired the Lease +%d ms (watch +%d ms), next firing +%d ms%n",
+          System.out.printf(
+              "round %3d: killed %s; %s acquired the Lease +%d ms (watch +%d ms), next firing +%d ms%n",
               round, leader, standby, acquire, seen, next);
         }
         world.startReadyPod(); // the Deployment's replacement
@@ -94,16 +105,26 @@ public final class LeaderFailoverScale {
       toSeen.sort(null);
       toFiring.sort(null);
       worstLags.sort(null);
-      System.out.printf("%n%d kills%s, %d without a takeover measured%n", round - 1,
-          round - 1 < kills ? " (of " + kills + ": the -Dminutes budget ran out)" : "", lost);
-      System.out.printf("kill to the standby's acquireTime:           %s%n", HandoverLab.ms(toAcquire));
-      System.out.printf("kill to the harness's watch seeing it lead:  %s%n", HandoverLab.ms(toSeen));
-      System.out.printf("kill to the next firing (firedTime):         %s%n", HandoverLab.ms(toFiring));
-      System.out.printf("worst fire lag of the tasks due in the %d s after a kill, per kill: %s%n", WINDOW.toSeconds(),
-          HandoverLab.ms(worstLags));
-      System.out.printf("every task due during the run: %s%n", HandoverLab.ms(world.lags(measuredFrom, measuredTo)));
+      System.out.printf(
+          "%n%d kills%s, %d without a takeover measured%n",
+          round - 1,
+          round - 1 < kills ? " (of " + kills + ": the -Dminutes budget ran out)" : "",
+          lost);
+      System.out.printf(
+          "kill to the standby's acquireTime:           %s%n", HandoverLab.ms(toAcquire));
+      System.out.printf(
+          "kill to the harness's watch seeing it lead:  %s%n", HandoverLab.ms(toSeen));
+      System.out.printf(
+          "kill to the next firing (firedTime):         %s%n", HandoverLab.ms(toFiring));
+      System.out.printf(
+          "worst fire lag of the tasks due in the %d s after a kill, per kill: %s%n",
+          WINDOW.toSeconds(), HandoverLab.ms(worstLags));
+      System.out.printf(
+          "every task due during the run: %s%n",
+          HandoverLab.ms(world.lags(measuredFrom, measuredTo)));
       world.printLeaseRequests(measuredFrom, measuredTo);
-      System.out.printf("pods that exited on their own and were restarted (a Lease lost under load): %d %s%n",
+      System.out.printf(
+          "pods that exited on their own and were restarted (a Lease lost under load): %d %s%n",
           world.restarts().size(), world.restarts());
     }
   }

@@ -22,8 +22,10 @@ final class LiveHeap {
     Path jdkJcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     String jcmd = Files.isExecutable(jdkJcmd) ? jdkJcmd.toString() : "jcmd";
     try {
-      Process process = new ProcessBuilder(jcmd, Long.toString(pid), "GC.class_histogram")
-          .redirectErrorStream(true).start();
+      Process process =
+          new ProcessBuilder(jcmd, Long.toString(pid), "GC.class_histogram")
+              .redirectErrorStream(true)
+              .start();
       String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
         System.out.println("jcmd GC.class_histogram failed: " + out.lines().limit(3).toList());

@@ -34,37 +34,76 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class MixedLoad {
   private static final String NS = OperatorScaleLab.NAMESPACE;
+
   /** Where the floor's tasks go: a namespace no operator watches, so none reconciles them later. */
   static final String FLOOR_NS = "floor";
 
   /** What one run measured; times in ms. */
-  record Result(String name, int count, int fired, int firedTwice, long early, List<Long> lagMs,
-      List<Long> toScheduledMs, long createFailures, List<Long> toSeenMs, long harnessStallMs,
+  record Result(
+      String name,
+      int count,
+      int fired,
+      int firedTwice,
+      long early,
+      List<Long> lagMs,
+      List<Long> toScheduledMs,
+      long createFailures,
+      List<Long> toSeenMs,
+      long harnessStallMs,
       List<Long> watchLagMs) {
 
     /** The API server's part: from sending a create to the harness's watch seeing the new task. */
     String floorLine() {
-      return String.format("%s: %d creates; create to seen by a watch ms p50 %d, p99 %d, max %d", name, count,
-          p(toSeenMs, 0.5), p(toSeenMs, 0.99), max(toSeenMs));
+      return String.format(
+          "%s: %d creates; create to seen by a watch ms p50 %d, p99 %d, max %d",
+          name, count, p(toSeenMs, 0.5), p(toSeenMs, 0.99), max(toSeenMs));
     }
 
     String line() {
-      return String.format("%s: %d tasks, fired %d (more than once: %d, early: %d, failed creates: %d); "
+      return String.format(
+          "%s: %d tasks, fired %d (more than once: %d, early: %d, failed creates: %d); "
               + "fire lag (firedTime - dueTime) ms p50 %d, p99 %d, max %d; "
               + "fire lag seen by a watch (Fired version's arrival - dueTime) ms p50 %d, p99 %d, max %d; "
               + "creation to scheduled ms p50 %d, p99 %d, max %d; "
-              + "longest stall of the harness JVM %d ms", name, count,
-          fired, firedTwice, early, createFailures, p(lagMs, 0.5), p(lagMs, 0.99), max(lagMs),
-          p(watchLagMs, 0.5), p(watchLagMs, 0.99), max(watchLagMs),
-          p(toScheduledMs, 0.5), p(toScheduledMs, 0.99), max(toScheduledMs), harnessStallMs);
+              + "longest stall of the harness JVM %d ms",
+          name,
+          count,
+          fired,
+          firedTwice,
+          early,
+          createFailures,
+          p(lagMs, 0.5),
+          p(lagMs, 0.99),
+          max(lagMs),
+          p(watchLagMs, 0.5),
+          p(watchLagMs, 0.99),
+          max(watchLagMs),
+          p(toScheduledMs, 0.5),
+          p(toScheduledMs, 0.99),
+          max(toScheduledMs),
+          harnessStallMs);
     }
 
-    /** The two fire lags side by side: the operator's own record, and what a watching client sees. */
+    /**
+     * The two fire lags side by side: the operator's own record, and what a watching client sees.
+     */
     String lagTable() {
-      return String.format("%s, fire lag of %d fired tasks, ms:%n  %-64s %6s %6s %6s%n  %-64s %6d %6d %6d%n"
-              + "  %-64s %6d %6d %6d", name, fired, "", "p50", "p99", "max",
-          "operator: firedTime - dueTime", p(lagMs, 0.5), p(lagMs, 0.99), max(lagMs),
-          "watcher: arrival of the first version with firedTime - dueTime", p(watchLagMs, 0.5), p(watchLagMs, 0.99),
+      return String.format(
+          "%s, fire lag of %d fired tasks, ms:%n  %-64s %6s %6s %6s%n  %-64s %6d %6d %6d%n"
+              + "  %-64s %6d %6d %6d",
+          name,
+          fired,
+          "",
+          "p50",
+          "p99",
+          "max",
+          "operator: firedTime - dueTime",
+          p(lagMs, 0.5),
+          p(lagMs, 0.99),
+          max(lagMs),
+          "watcher: arrival of the first version with firedTime - dueTime",
+          p(watchLagMs, 0.5),
+          p(watchLagMs, 0.99),
           max(watchLagMs));
     }
 
@@ -79,13 +118,16 @@ final class MixedLoad {
 
   private MixedLoad() {}
 
-  /** Keeping up: every task fired, and p99 of both the fire lag and creation-to-scheduled under this. */
+  /**
+   * Keeping up: every task fired, and p99 of both the fire lag and creation-to-scheduled under
+   * this.
+   */
   static final long KEEPS_UP_MS = 1_000;
 
   /**
-   * What the operator sustains: steps of {@code step} each, tasks created at a rate and falling
-   * due at the same rate, starting at {@code from} per second and raised by {@code factor} after
-   * each step that kept up; returns the highest rate that kept up (0 if the first did not).
+   * What the operator sustains: steps of {@code step} each, tasks created at a rate and falling due
+   * at the same rate, starting at {@code from} per second and raised by {@code factor} after each
+   * step that kept up; returns the highest rate that kept up (0 if the first did not).
    */
   static double sustainedRate(OperatorScaleLab lab, double from, double factor, Duration step)
       throws InterruptedException {
@@ -94,9 +136,14 @@ final class MixedLoad {
     for (int i = 0; ; i++) {
       int count = (int) Math.round(rate * step.toSeconds());
       Result result = run(lab, "ramp" + i, count, rate, rate, Duration.ofSeconds(2));
-      boolean keptUp = result.fired() == count && result.createFailures() == 0
-          && Result.p(result.lagMs(), 0.99) < KEEPS_UP_MS && Result.p(result.toScheduledMs(), 0.99) < KEEPS_UP_MS;
-      System.out.printf("ramp at %.0f per second: %s; %s%n", rate, keptUp ? "kept up" : "fell behind", result.line());
+      boolean keptUp =
+          result.fired() == count
+              && result.createFailures() == 0
+              && Result.p(result.lagMs(), 0.99) < KEEPS_UP_MS
+              && Result.p(result.toScheduledMs(), 0.99) < KEEPS_UP_MS;
+      System.out.printf(
+          "ramp at %.0f per second: %s; %s%n",
+          rate, keptUp ? "kept up" : "fell behind", result.line());
       if (!keptUp) {
         return best;
       }
@@ -106,12 +153,18 @@ final class MixedLoad {
   }
 
   /**
-   * Creates {@code count} tasks named {@code <name>-<i>}, task i sent at {@code i / createPerSecond}
-   * seconds from the start and due {@code lead + i / duePerSecond} seconds from the start; waits
-   * until all have fired (at most 120 s after the last due time).
+   * Creates {@code count} tasks named {@code <name>-<i>}, task i sent at {@code i /
+   * createPerSecond} seconds from the start and due {@code lead + i / duePerSecond} seconds from
+   * the start; waits until all have fired (at most 120 s after the last due time).
    */
-  static Result run(OperatorScaleLab lab, String name, int count, double createPerSecond, double duePerSecond,
-      Duration lead) throws InterruptedException {
+  static Result run(
+      OperatorScaleLab lab,
+      String name,
+      int count,
+      double createPerSecond,
+      double duePerSecond,
+      Duration lead)
+      throws InterruptedException {
     return run(lab, NS, name, count, createPerSecond, duePerSecond, lead, true);
   }
 
@@ -123,20 +176,41 @@ final class MixedLoad {
   static Result floor(OperatorScaleLab lab, String name, int count, double createPerSecond)
       throws InterruptedException {
     lab.target.createNamespace(FLOOR_NS + "-" + name);
-    return run(lab, FLOOR_NS + "-" + name, name, count, createPerSecond, createPerSecond, Duration.ofDays(1), false);
+    return run(
+        lab,
+        FLOOR_NS + "-" + name,
+        name,
+        count,
+        createPerSecond,
+        createPerSecond,
+        Duration.ofDays(1),
+        false);
   }
 
-  private static Result run(OperatorScaleLab lab, String namespace, String name, int count,
-      double createPerSecond, double duePerSecond, Duration lead, boolean awaitFiring) throws InterruptedException {
+  private static Result run(
+      OperatorScaleLab lab,
+      String namespace,
+      String name,
+      int count,
+      double createPerSecond,
+      double duePerSecond,
+      Duration lead,
+      boolean awaitFiring)
+      throws InterruptedException {
     Watch watch = new Watch();
-    SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(namespace)
-        .withLabel("load", name).inform(watch);
+    SharedIndexInformer<DelayedTask> informer =
+        lab.client()
+            .resources(DelayedTask.class)
+            .inNamespace(namespace)
+            .withLabel("load", name)
+            .inform(watch);
     Map<String, Instant> sentAt = new ConcurrentHashMap<>();
     AtomicInteger createFailures = new AtomicInteger();
     Instant start = Instant.now().plusMillis(500);
     Instant lastDue = start;
     ScheduledExecutorService senders = Executors.newScheduledThreadPool(8);
-    // A stall of the harness JVM (GC, or no CPU for it) delays the harness's creates and watch, and on
+    // A stall of the harness JVM (GC, or no CPU for it) delays the harness's creates and watch, and
+    // on
     // `mock` the API server inside it: a lag tail that matches it is not the operator's.
     HiccupMeter stalls = new HiccupMeter();
     try {
@@ -145,19 +219,23 @@ final class MixedLoad {
         Instant sendAt = start.plusNanos((long) (i * 1e9 / createPerSecond));
         Instant due = start.plus(lead).plusNanos((long) (i * 1e9 / duePerSecond));
         lastDue = due.isAfter(lastDue) ? due : lastDue;
-        senders.schedule(() -> {
-          DelayedTask manifest = Tasks.statusOnly(namespace, task, due);
-          manifest.getMetadata().setLabels(Map.of("load", name));
-          sentAt.put(task, Instant.now());
-          try {
-            lab.client().resource(manifest).create();
-          } catch (RuntimeException e) {
-            createFailures.incrementAndGet();
-          }
-        }, Duration.between(Instant.now(), sendAt).toNanos(), TimeUnit.NANOSECONDS);
+        senders.schedule(
+            () -> {
+              DelayedTask manifest = Tasks.statusOnly(namespace, task, due);
+              manifest.getMetadata().setLabels(Map.of("load", name));
+              sentAt.put(task, Instant.now());
+              try {
+                lab.client().resource(manifest).create();
+              } catch (RuntimeException e) {
+                createFailures.incrementAndGet();
+              }
+            },
+            Duration.between(Instant.now(), sendAt).toNanos(),
+            TimeUnit.NANOSECONDS);
       }
       Instant deadline = awaitFiring ? lastDue.plusSeconds(120) : start.plusSeconds(120);
-      while ((awaitFiring ? watch.fired.size() : watch.firstSeenAt.size()) + createFailures.get() < count
+      while ((awaitFiring ? watch.fired.size() : watch.firstSeenAt.size()) + createFailures.get()
+              < count
           && Instant.now().isBefore(deadline)) {
         Thread.sleep(50); // a measuring loop, not a test
       }
@@ -181,19 +259,30 @@ final class MixedLoad {
     List<Long> toSeen = since(sentAt, watch.firstSeenAt);
     lags.sort(null);
     watchLags.sort(null);
-    return new Result(name, count, watch.fired.size(), watch.firedTimes.firedMoreThanOnce().size(), early, lags,
-        toScheduled, createFailures.get(), toSeen, harnessStallMs, watchLags);
+    return new Result(
+        name,
+        count,
+        watch.fired.size(),
+        watch.firedTimes.firedMoreThanOnce().size(),
+        early,
+        lags,
+        toScheduled,
+        createFailures.get(),
+        toSeen,
+        harnessStallMs,
+        watchLags);
   }
 
   /** For each task seen, ms from sending its create to {@code seen}; sorted. */
   private static List<Long> since(Map<String, Instant> sentAt, Map<String, Instant> seen) {
     List<Long> ms = new ArrayList<>();
-    seen.forEach((task, at) -> {
-      Instant sent = sentAt.get(task);
-      if (sent != null) {
-        ms.add(Duration.between(sent, at).toMillis());
-      }
-    });
+    seen.forEach(
+        (task, at) -> {
+          Instant sent = sentAt.get(task);
+          if (sent != null) {
+            ms.add(Duration.between(sent, at).toMillis());
+          }
+        });
     ms.sort(null);
     return ms;
   }
@@ -207,7 +296,11 @@ final class MixedLoad {
     final Map<String, Instant> scheduledSeenAt = new ConcurrentHashMap<>();
     final Map<String, Instant> firedSeenAt = new ConcurrentHashMap<>();
     final Map<String, DelayedTaskStatus> fired = new ConcurrentHashMap<>();
-    /** "Fired twice" by the tests' one rule, fed from this informer (no second watch during a measured run). */
+
+    /**
+     * "Fired twice" by the tests' one rule, fed from this informer (no second watch during a
+     * measured run).
+     */
     final FiredTimes firedTimes = new FiredTimes();
 
     @Override

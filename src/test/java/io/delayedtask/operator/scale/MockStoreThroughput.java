@@ -31,11 +31,15 @@ public final class MockStoreThroughput {
   public static void main(String[] args) {
     int count = Integer.getInteger("tasks", 20_000);
     // No operator here: what is measured is the test API server, i.e. the harness's own classes.
-    System.out.printf("===== MockStoreThroughput, %,d tasks; %s; %s =====%n", count,
-        BuildIdentity.classes(MockApiServer.class), ProcessMeter.loadAverage());
+    System.out.printf(
+        "===== MockStoreThroughput, %,d tasks; %s; %s =====%n",
+        count, BuildIdentity.classes(MockApiServer.class), ProcessMeter.loadAverage());
     try (MockApiServer api = MockApiServer.start()) {
       KubernetesClient client = api.client();
-      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+      client
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
           .create();
       Instant due = Instant.now().plus(Duration.ofDays(1));
       System.out.printf("%10s %12s %12s %12s%n", "objects", "creates/s", "gets/s", "status PUTs/s");
@@ -58,8 +62,12 @@ public final class MockStoreThroughput {
           client.resource(task).updateStatus();
         }
         long put = System.nanoTime();
-        System.out.printf("%,10d %12.0f %12.0f %12.0f%n", to, perSecond(to - from, created - start),
-            perSecond(to - from, got - created), perSecond(to - from, put - got));
+        System.out.printf(
+            "%,10d %12.0f %12.0f %12.0f%n",
+            to,
+            perSecond(to - from, created - start),
+            perSecond(to - from, got - created),
+            perSecond(to - from, put - got));
       }
     }
   }

@@ -26,16 +26,27 @@ import java.util.TreeMap;
 final class MockTarget extends ScaleTarget {
   private final MockApiServer api = MockApiServer.start();
   private final List<ApiCall> harnessCalls = Collections.synchronizedList(new ArrayList<>());
-  private final KubernetesClient client = new KubernetesClientBuilder()
-      .withConfig(api.client().getConfiguration())
-      .withHttpClientBuilderConsumer(builder -> builder.addOrReplaceInterceptor("harness-calls", new Interceptor() {
-        @Override
-        public void before(BasicBuilder request, HttpRequest sent, RequestTags tags) {
-          String uri = sent.uri().getRawPath() + (sent.uri().getRawQuery() == null ? "" : "?" + sent.uri().getRawQuery());
-          harnessCalls.add(new ApiCall(Instant.now(), sent.method(), uri, 200, false, null));
-        }
-      }))
-      .build();
+  private final KubernetesClient client =
+      new KubernetesClientBuilder()
+          .withConfig(api.client().getConfiguration())
+          .withHttpClientBuilderConsumer(
+              builder ->
+                  builder.addOrReplaceInterceptor(
+                      "harness-calls",
+                      new Interceptor() {
+                        @Override
+                        public void before(
+                            BasicBuilder request, HttpRequest sent, RequestTags tags) {
+                          String uri =
+                              sent.uri().getRawPath()
+                                  + (sent.uri().getRawQuery() == null
+                                      ? ""
+                                      : "?" + sent.uri().getRawQuery());
+                          harnessCalls.add(
+                              new ApiCall(Instant.now(), sent.method(), uri, 200, false, null));
+                        }
+                      }))
+          .build();
 
   @Override
   String name() {
@@ -49,8 +60,15 @@ final class MockTarget extends ScaleTarget {
 
   @Override
   void createNamespace(String namespace) {
-    client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-        .withNewMetadata().withName(namespace).endMetadata().build()).create();
+    client
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName(namespace)
+                .endMetadata()
+                .build())
+        .create();
   }
 
   @Override
@@ -74,7 +92,8 @@ final class MockTarget extends ScaleTarget {
     synchronized (harnessCalls) {
       mine = List.copyOf(harnessCalls);
     }
-    count(mine, from, to).forEach((key, n) -> all.merge(key.replaceFirst(" \\d{3}$", ""), -n, Long::sum));
+    count(mine, from, to)
+        .forEach((key, n) -> all.merge(key.replaceFirst(" \\d{3}$", ""), -n, Long::sum));
     all.values().removeIf(n -> n <= 0);
     return all;
   }

@@ -44,20 +44,26 @@ public final class OperatorFiringScale {
   private static void run(String targetName) throws Exception {
     int count = Integer.getInteger("tasks", 5_000);
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName))) {
-      OperatorScaleLab.banner("OperatorFiringScale, " + count + " tasks due within 5 s", lab.target);
+      OperatorScaleLab.banner(
+          "OperatorFiringScale, " + count + " tasks due within 5 s", lab.target);
       int port = Ports.freePort();
       try (OperatorProcess operator = lab.startOperator("scale-op", port)) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
         ProcessMeter whole = ProcessMeter.start(lab.processes(operator));
         Firings fired = new Firings();
-        SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
-            .inform(fired);
+        SharedIndexInformer<DelayedTask> informer =
+            lab.client().resources(DelayedTask.class).inNamespace(NS).inform(fired);
         // Created first, due later: the due window starts once every task exists.
         Instant due = Instant.now().plus(Duration.ofSeconds(Long.getLong("leadSeconds", 120)));
-        long createMs = lab.createAll(count, OperatorScaleLab.createThreads(),
-            i -> Tasks.statusOnly(NS, "t-" + i, due.plusMillis(i * 5_000L / count)));
-        System.out.printf("created %,d tasks in %,d ms (%d threads, operator reconciling meanwhile: %.0f per second); "
-            + "first due %s%n", count, createMs, OperatorScaleLab.createThreads(), count * 1000.0 / createMs, due);
+        long createMs =
+            lab.createAll(
+                count,
+                OperatorScaleLab.createThreads(),
+                i -> Tasks.statusOnly(NS, "t-" + i, due.plusMillis(i * 5_000L / count)));
+        System.out.printf(
+            "created %,d tasks in %,d ms (%d threads, operator reconciling meanwhile: %.0f per second); "
+                + "first due %s%n",
+            count, createMs, OperatorScaleLab.createThreads(), count * 1000.0 / createMs, due);
         if (Instant.now().isAfter(due)) {
           System.out.println("WARNING: creating took longer than the lead; raise -DleadSeconds");
         }
@@ -87,25 +93,39 @@ public final class OperatorFiringScale {
         }
         lags.sort(null);
         double spanSeconds = Duration.between(due, lastFired).toMillis() / 1000.0;
-        System.out.printf("fired %,d of %,d; fired more than once: %d; fired early: %d%n", lags.size(), count,
-            fired.firedTwice().size(), early);
-        System.out.printf("lag ms p50 %d, p99 %d, max %d, min %d; last firing %s, %.1f s after the first due time "
-            + "(the window is 5 s): %.0f firings per second overall, %d in the busiest second%n",
-            OperatorScaleLab.percentile(lags, 0.50), OperatorScaleLab.percentile(lags, 0.99),
-            lags.isEmpty() ? -1 : lags.get(lags.size() - 1), lags.isEmpty() ? -1 : lags.get(0), lastFired,
-            spanSeconds, lags.size() / Math.max(spanSeconds, 0.001),
+        System.out.printf(
+            "fired %,d of %,d; fired more than once: %d; fired early: %d%n",
+            lags.size(), count, fired.firedTwice().size(), early);
+        System.out.printf(
+            "lag ms p50 %d, p99 %d, max %d, min %d; last firing %s, %.1f s after the first due time "
+                + "(the window is 5 s): %.0f firings per second overall, %d in the busiest second%n",
+            OperatorScaleLab.percentile(lags, 0.50),
+            OperatorScaleLab.percentile(lags, 0.99),
+            lags.isEmpty() ? -1 : lags.get(lags.size() - 1),
+            lags.isEmpty() ? -1 : lags.get(0),
+            lastFired,
+            spanSeconds,
+            lags.size() / Math.max(spanSeconds, 0.001),
             perSecond.values().stream().mapToInt(Integer::intValue).max().orElse(0));
-        Thread.sleep(3_000); // the reconciler's requests that follow the last status write, and the audit log
-        RequestKinds.print("API requests from the first due time until 3 s after the last firing, per fired task",
-            lab.target.operatorRequests(due, allFired.plusSeconds(3)), Math.max(1, lags.size()));
-        System.out.printf("operator heap in use %,d MB; live after a full GC %s (-Xmx1g)%n",
+        Thread.sleep(
+            3_000); // the reconciler's requests that follow the last status write, and the audit
+        // log
+        RequestKinds.print(
+            "API requests from the first due time until 3 s after the last firing, per fired task",
+            lab.target.operatorRequests(due, allFired.plusSeconds(3)),
+            Math.max(1, lags.size()));
+        System.out.printf(
+            "operator heap in use %,d MB; live after a full GC %s (-Xmx1g)%n",
             lab.heapUsedBytes(port) / (1024 * 1024), LiveHeap.megabytes(operator.pid()));
         whole.print("the whole run (creating and firing)");
       }
     }
   }
 
-  /** Each task's last status with a firedTime, and the tasks that fired more than once ({@link FiredTimes}' rule). */
+  /**
+   * Each task's last status with a firedTime, and the tasks that fired more than once ({@link
+   * FiredTimes}' rule).
+   */
   static final class Firings extends TaskVersions {
     final Map<String, DelayedTaskStatus> last = new ConcurrentHashMap<>();
     final FiredTimes firedTimes = new FiredTimes();

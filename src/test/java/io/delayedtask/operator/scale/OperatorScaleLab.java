@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
 
 /**
  * The pieces the operator scale runs share: an API server ({@link ScaleTarget}), Redis, and an
- * operator process with a real heap, watching the namespace {@value #NAMESPACE} (and the runs' extra
- * namespaces, if any) only.
+ * operator process with a real heap, watching the namespace {@value #NAMESPACE} (and the runs'
+ * extra namespaces, if any) only.
  */
 final class OperatorScaleLab implements AutoCloseable {
   static final String NAMESPACE = "scale";
@@ -40,7 +40,10 @@ final class OperatorScaleLab implements AutoCloseable {
     this(target, List.of());
   }
 
-  /** The same with {@code more} namespaces, created and watched by the operator beside {@value #NAMESPACE}. */
+  /**
+   * The same with {@code more} namespaces, created and watched by the operator beside {@value
+   * #NAMESPACE}.
+   */
   OperatorScaleLab(ScaleTarget target, List<String> more) {
     this.target = target;
     namespaces = new java.util.ArrayList<>(List.of(NAMESPACE));
@@ -57,7 +60,9 @@ final class OperatorScaleLab implements AutoCloseable {
     return startOperator(name, httpPort, OperatorProcess.jar());
   }
 
-  /** An operator process from {@code jar} (the build under test, or a baseline to compare it with). */
+  /**
+   * An operator process from {@code jar} (the build under test, or a baseline to compare it with).
+   */
   OperatorProcess startOperator(String name, int httpPort, Path jar) {
     return startOperator(name, httpPort, jar, Map.of());
   }
@@ -74,19 +79,24 @@ final class OperatorScaleLab implements AutoCloseable {
   }
 
   /** The same with the JVM's options given whole (a memory limit of its own, for one). */
-  OperatorProcess startOperator(String name, int httpPort, Path jar, Map<String, String> extraEnv, List<String> jvm) {
+  OperatorProcess startOperator(
+      String name, int httpPort, Path jar, Map<String, String> extraEnv, List<String> jvm) {
     Map<String, String> env = new HashMap<>(target.operatorEnvironment());
     env.putAll(extraEnv);
-    env.putAll(Map.of(
-        "KUBECONFIG", kubeconfig.toString(),
-        "DELAYEDTASK_REDIS_URI", redis.uri(),
-        "DELAYEDTASK_NAMESPACES", String.join(",", namespaces),
-        "DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE,
-        "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)));
+    env.putAll(
+        Map.of(
+            "KUBECONFIG", kubeconfig.toString(),
+            "DELAYEDTASK_REDIS_URI", redis.uri(),
+            "DELAYEDTASK_NAMESPACES", String.join(",", namespaces),
+            "DELAYEDTASK_LEASE_NAMESPACE", NAMESPACE,
+            "DELAYEDTASK_HTTP_PORT", Integer.toString(httpPort)));
     return OperatorProcess.start(name, env, jvm, jar);
   }
 
-  /** Creates tasks 0..count-1 with {@code threads} concurrent clients' worth of requests; returns ms taken. */
+  /**
+   * Creates tasks 0..count-1 with {@code threads} concurrent clients' worth of requests; returns ms
+   * taken.
+   */
   long createAll(int count, int threads, IntFunction<DelayedTask> task) throws Exception {
     long start = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -94,11 +104,13 @@ final class OperatorScaleLab implements AutoCloseable {
       List<Future<?>> parts = new java.util.ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int first = t;
-        parts.add(pool.submit(() -> {
-          for (int i = first; i < count; i += threads) {
-            client().resource(task.apply(i)).create();
-          }
-        }));
+        parts.add(
+            pool.submit(
+                () -> {
+                  for (int i = first; i < count; i += threads) {
+                    client().resource(task.apply(i)).create();
+                  }
+                }));
       }
       for (Future<?> part : parts) {
         part.get();
@@ -115,8 +127,12 @@ final class OperatorScaleLab implements AutoCloseable {
 
   boolean ready(int port) {
     try {
-      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+      return http.send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {
@@ -125,7 +141,9 @@ final class OperatorScaleLab implements AutoCloseable {
     }
   }
 
-  /** Waits (a measuring loop, not a test) until the operator on {@code port} is ready; returns ms. */
+  /**
+   * Waits (a measuring loop, not a test) until the operator on {@code port} is ready; returns ms.
+   */
   long awaitReady(OperatorProcess operator, int port) throws InterruptedException {
     long t0 = System.nanoTime();
     while (!ready(port)) {
@@ -139,14 +157,18 @@ final class OperatorScaleLab implements AutoCloseable {
 
   /** The operator's /metrics, Prometheus text. */
   String metrics(int port) throws IOException, InterruptedException {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+    return http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   /** Heap in use, from the operator's own /metrics (sum of jvm_memory_used_bytes{area="heap"}). */
   long heapUsedBytes(int port) throws IOException, InterruptedException {
     String metrics = metrics(port);
-    Matcher m = Pattern.compile("(?m)^jvm_memory_used_bytes\\{[^}]*area=\"heap\"[^}]*} ([0-9.eE+]+)").matcher(metrics);
+    Matcher m =
+        Pattern.compile("(?m)^jvm_memory_used_bytes\\{[^}]*area=\"heap\"[^}]*} ([0-9.eE+]+)")
+            .matcher(metrics);
     double sum = 0;
     while (m.find()) {
       sum += Double.parseDouble(m.group(1));
@@ -163,18 +185,23 @@ final class OperatorScaleLab implements AutoCloseable {
   }
 
   static long percentile(List<Long> sorted, double p) {
-    return sorted.isEmpty() ? -1 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+    return sorted.isEmpty()
+        ? -1
+        : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
   }
 
-  /** The headline of one target's run: which server, which jar and commit, how busy the machine is. */
+  /**
+   * The headline of one target's run: which server, which jar and commit, how busy the machine is.
+   */
   static void banner(String command, ScaleTarget target) {
     banner(command, target, BuildIdentity.jarUnderTest(OperatorProcess.jar()));
   }
 
   /** The same for another build (a baseline): {@code measured} names its jar and its own commit. */
   static void banner(String command, ScaleTarget target, String measured) {
-    System.out.printf("%n===== %s on the %s API server; %s; %s =====%n", command, target.name(), measured,
-        ProcessMeter.loadAverage());
+    System.out.printf(
+        "%n===== %s on the %s API server; %s; %s =====%n",
+        command, target.name(), measured, ProcessMeter.loadAverage());
   }
 
   @Override

@@ -46,14 +46,19 @@ public final class PendingTasksScale {
       OperatorScaleLab.banner("PendingTasksScale, " + count + " pending tasks", lab.target);
       ProcessMeter whole = ProcessMeter.start(lab.target.serverProcesses());
       ProcessMeter creating = ProcessMeter.start(lab.target.serverProcesses());
-      // Started before the tasks exist, so it follows them by watch events instead of one LIST of all of them.
+      // Started before the tasks exist, so it follows them by watch events instead of one LIST of
+      // all of them.
       Reconciled reconciled = new Reconciled();
-      SharedIndexInformer<DelayedTask> informer = lab.client().resources(DelayedTask.class).inNamespace(NS)
-          .inform(reconciled);
+      SharedIndexInformer<DelayedTask> informer =
+          lab.client().resources(DelayedTask.class).inNamespace(NS).inform(reconciled);
       Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
-      long createMs = lab.createAll(count, OperatorScaleLab.createThreads(),
-          i -> Tasks.statusOnly(NS, "p-" + i, tomorrow.plusMillis(i)));
-      System.out.printf("created %,d pending tasks in %,d ms (%d threads, no operator running: %.0f per second)%n",
+      long createMs =
+          lab.createAll(
+              count,
+              OperatorScaleLab.createThreads(),
+              i -> Tasks.statusOnly(NS, "p-" + i, tomorrow.plusMillis(i)));
+      System.out.printf(
+          "created %,d pending tasks in %,d ms (%d threads, no operator running: %.0f per second)%n",
           count, createMs, OperatorScaleLab.createThreads(), count * 1000.0 / createMs);
       creating.print("creating the tasks");
 
@@ -69,7 +74,8 @@ public final class PendingTasksScale {
         long fullMs = -1;
         long reconciledMs = -1;
         long limitMs = Long.getLong("rebuildLimitSeconds", 600) * 1000;
-        // Every task's first reconcile can take far longer than the schedule (one resync fills it): bounded.
+        // Every task's first reconcile can take far longer than the schedule (one resync fills it):
+        // bounded.
         long reconcileWaitMs = Long.getLong("reconcileWaitSeconds", 600) * 1000;
         while (readyMs < 0 || fullMs < 0 || reconciledMs < 0) {
           long elapsed = (System.nanoTime() - start) / 1_000_000;
@@ -82,10 +88,12 @@ public final class PendingTasksScale {
           if (reconciledMs < 0 && reconciled.scheduled.size() >= count) {
             reconciledMs = elapsed;
           }
-          boolean waitedForReconciles = readyMs >= 0 && fullMs >= 0 && elapsed - fullMs > reconcileWaitMs;
+          boolean waitedForReconciles =
+              readyMs >= 0 && fullMs >= 0 && elapsed - fullMs > reconcileWaitMs;
           if (elapsed > limitMs || waitedForReconciles || !first.isAlive()) {
-            System.out.printf("WARNING: after %,d ms: schedule %,d, reconciled %,d of %,d; going on%n", elapsed,
-                connection.sync().zcard(dueKey), reconciled.scheduled.size(), count);
+            System.out.printf(
+                "WARNING: after %,d ms: schedule %,d, reconciled %,d of %,d; going on%n",
+                elapsed, connection.sync().zcard(dueKey), reconciled.scheduled.size(), count);
             break;
           }
           Thread.sleep(200); // a measuring loop, not a test
@@ -93,13 +101,18 @@ public final class PendingTasksScale {
         Instant fullAt = Instant.now();
         informer.close();
         rebuilding.print("the first start until the schedule was full and every task reconciled");
-        System.out.printf("first start: ready after %,d ms, schedule holds all %,d after %,d ms, every task's status "
-            + "Scheduled after %,d ms%n", readyMs, count, fullMs, reconciledMs);
-        System.out.printf("first start: heap in use %,d MB; live after a full GC %s (-Xmx1g)%n",
+        System.out.printf(
+            "first start: ready after %,d ms, schedule holds all %,d after %,d ms, every task's status "
+                + "Scheduled after %,d ms%n",
+            readyMs, count, fullMs, reconciledMs);
+        System.out.printf(
+            "first start: heap in use %,d MB; live after a full GC %s (-Xmx1g)%n",
             lab.heapUsedBytes(port) / (1024 * 1024), LiveHeap.megabytes(first.pid()));
         Thread.sleep(3_000); // trailing status writes and the audit log
-        RequestKinds.print("API requests from the first start until 3 s after every task was reconciled, per task",
-            lab.target.operatorRequests(startedAt, fullAt.plusSeconds(3)), count);
+        RequestKinds.print(
+            "API requests from the first start until 3 s after every task was reconciled, per task",
+            lab.target.operatorRequests(startedAt, fullAt.plusSeconds(3)),
+            count);
 
         first.kill();
         Instant canaryDue = Instant.now().plusSeconds(2);
@@ -112,11 +125,15 @@ public final class PendingTasksScale {
         Instant restartedAt = Instant.now();
         try (OperatorProcess second = lab.startOperator("pending-op-2", port2)) {
           while (true) {
-            DelayedTask canary = lab.client().resources(DelayedTask.class).inNamespace(NS).withName("canary").get();
+            DelayedTask canary =
+                lab.client().resources(DelayedTask.class).inNamespace(NS).withName("canary").get();
             if (canary.getStatus() != null && canary.getStatus().getFiredTime() != null) {
-              System.out.printf("after SIGKILL and restart: the overdue canary fired %,d ms after the new process "
-                  + "started (firedTime %s, restarted %s)%n", (System.nanoTime() - restart) / 1_000_000,
-                  canary.getStatus().getFiredTime(), restartedAt);
+              System.out.printf(
+                  "after SIGKILL and restart: the overdue canary fired %,d ms after the new process "
+                      + "started (firedTime %s, restarted %s)%n",
+                  (System.nanoTime() - restart) / 1_000_000,
+                  canary.getStatus().getFiredTime(),
+                  restartedAt);
               break;
             }
             if (!second.isAlive() || System.nanoTime() - restart > 600_000_000_000L) {
@@ -124,7 +141,8 @@ public final class PendingTasksScale {
             }
             Thread.sleep(100);
           }
-          System.out.printf("restarted operator: heap in use %,d MB; live after a full GC %s%n",
+          System.out.printf(
+              "restarted operator: heap in use %,d MB; live after a full GC %s%n",
               lab.heapUsedBytes(port2) / (1024 * 1024), LiveHeap.megabytes(second.pid()));
         }
       } finally {

@@ -29,12 +29,19 @@ final class ProcessMeter {
   void print(String phase) {
     double wall = (System.nanoTime() - startNanos) / 1e9;
     System.out.printf("CPU and memory during %s (%.1f s wall; %s):%n", phase, wall, loadAverage());
-    System.out.printf("  %-40s %10s %8s %10s %10s%n", "process", "CPU s", "cores", "VmRSS MB", "VmHWM MB");
-    processes.forEach((name, process) -> {
-      double cpu = (cpu(process).toMillis() - cpuAtStart.get(name).toMillis()) / 1000.0;
-      System.out.printf("  %-40s %10.1f %8.2f %10s %10s%n", name + " (" + process.pid() + ")", cpu, cpu / wall,
-          memory(process, "VmRSS"), memory(process, "VmHWM"));
-    });
+    System.out.printf(
+        "  %-40s %10s %8s %10s %10s%n", "process", "CPU s", "cores", "VmRSS MB", "VmHWM MB");
+    processes.forEach(
+        (name, process) -> {
+          double cpu = (cpu(process).toMillis() - cpuAtStart.get(name).toMillis()) / 1000.0;
+          System.out.printf(
+              "  %-40s %10.1f %8.2f %10s %10s%n",
+              name + " (" + process.pid() + ")",
+              cpu,
+              cpu / wall,
+              memory(process, "VmRSS"),
+              memory(process, "VmHWM"));
+        });
   }
 
   static String loadAverage() {
@@ -52,7 +59,8 @@ final class ProcessMeter {
 
   private static String memory(ProcessHandle process, String field) {
     try {
-      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+      for (String line :
+          Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
         if (line.startsWith(field + ":")) {
           long kb = Long.parseLong(line.replaceAll("\\D+", ""));
           return String.format("%,d", kb / 1024);

@@ -32,8 +32,9 @@ final class RealTarget extends ScaleTarget {
   RealTarget() {
     audit = AuditLog.in(Path.of("target", "scale").toAbsolutePath());
     kube = RealKubernetes.startDedicated(audit.apiServerFlags());
-    System.out.printf("real API server %s at %s; audit log %s%n", kube.binaries().version(),
-        kube.client().getMasterUrl(), audit.file());
+    System.out.printf(
+        "real API server %s at %s; audit log %s%n",
+        kube.binaries().version(), kube.client().getMasterUrl(), audit.file());
   }
 
   @Override
@@ -48,59 +49,114 @@ final class RealTarget extends ScaleTarget {
 
   @Override
   void createNamespace(String namespace) {
-    kube.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-        .build()).create();
+    kube.client()
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
   }
 
   /**
-   * A ServiceAccount in {@code namespace} bound to a ClusterRole with what the operator uses
-   * (the chart's rules, broadened to every verb: this measures requests, not least privilege).
+   * A ServiceAccount in {@code namespace} bound to a ClusterRole with what the operator uses (the
+   * chart's rules, broadened to every verb: this measures requests, not least privilege).
    */
   @Override
   Path operatorKubeconfig(String namespace) {
     KubernetesClient client = kube.client();
-    client.serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder().withNewMetadata()
-        .withName(OPERATOR_ACCOUNT).withNamespace(namespace).endMetadata().build()).createOr(existing -> existing.update());
+    client
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName(OPERATOR_ACCOUNT)
+                .withNamespace(namespace)
+                .endMetadata()
+                .build())
+        .createOr(existing -> existing.update());
     String role = "delayedtask-scale-" + namespace;
-    client.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(role).endMetadata()
-        .withRules(
-            rule("delayedtask.io", "delayedtasks", "delayedtasks/status", "delayedtasks/finalizers",
-                "delayedtaskqueues", "delayedtaskqueues/status"),
-            rule("batch", "jobs", "jobs/status"),
-            rule("", "events"),
-            rule("events.k8s.io", "events"),
-            rule("coordination.k8s.io", "leases"),
-            rule("", "services"),
-            rule("discovery.k8s.io", "endpointslices"),
-            rule("", "pods"),
-            // What the chart's -addressables ClusterRole aggregates for Knative's Broker (RequestBudgetIT's stand-in).
-            rule("eventing.knative.dev", "brokers", "brokers/status"),
-            // The signing Secret's informer, as the chart grants it (sink.signing).
-            new PolicyRuleBuilder().withApiGroups("").withResources("secrets")
-                .withResourceNames(io.delayedtask.operator.config.SinkConfig.DEFAULT_SIGNING_SECRET)
-                .withVerbs("list", "watch").build())
-        .build()).createOr(existing -> existing.update());
-    client.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(role)
-        .endMetadata()
-        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(role).endRoleRef()
-        .addNewSubject().withKind("ServiceAccount").withName(OPERATOR_ACCOUNT).withNamespace(namespace).endSubject()
-        .build()).createOr(existing -> existing.update());
+    client
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName(role)
+                .endMetadata()
+                .withRules(
+                    rule(
+                        "delayedtask.io",
+                        "delayedtasks",
+                        "delayedtasks/status",
+                        "delayedtasks/finalizers",
+                        "delayedtaskqueues",
+                        "delayedtaskqueues/status"),
+                    rule("batch", "jobs", "jobs/status"),
+                    rule("", "events"),
+                    rule("events.k8s.io", "events"),
+                    rule("coordination.k8s.io", "leases"),
+                    rule("", "services"),
+                    rule("discovery.k8s.io", "endpointslices"),
+                    rule("", "pods"),
+                    // What the chart's -addressables ClusterRole aggregates for Knative's Broker
+                    // (RequestBudgetIT's stand-in).
+                    rule("eventing.knative.dev", "brokers", "brokers/status"),
+                    // The signing Secret's informer, as the chart grants it (sink.signing).
+                    new PolicyRuleBuilder()
+                        .withApiGroups("")
+                        .withResources("secrets")
+                        .withResourceNames(
+                            io.delayedtask.operator.config.SinkConfig.DEFAULT_SIGNING_SECRET)
+                        .withVerbs("list", "watch")
+                        .build())
+                .build())
+        .createOr(existing -> existing.update());
+    client
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(role)
+                .endMetadata()
+                .withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withKind("ClusterRole")
+                .withName(role)
+                .endRoleRef()
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(OPERATOR_ACCOUNT)
+                .withNamespace(namespace)
+                .endSubject()
+                .build())
+        .createOr(existing -> existing.update());
     operatorUser = "system:serviceaccount:" + namespace + ":" + OPERATOR_ACCOUNT;
     try {
-      return kube.serviceAccountKubeconfig(namespace, OPERATOR_ACCOUNT,
+      return kube.serviceAccountKubeconfig(
+          namespace,
+          OPERATOR_ACCOUNT,
           Files.createTempFile("kubeconfig-" + OPERATOR_ACCOUNT + "-", ".yaml"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  /** Applies a CRD (a stand-in for Knative's, {@code testing/KnativeStandIns}) and waits until it is served. */
+  /**
+   * Applies a CRD (a stand-in for Knative's, {@code testing/KnativeStandIns}) and waits until it is
+   * served.
+   */
   void applyCrd(Path file) {
     kube.applyCrd(file);
   }
 
-  private static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(String group, String... resources) {
-    return new PolicyRuleBuilder().withApiGroups(group).withResources(resources).withVerbs("*").build();
+  private static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(
+      String group, String... resources) {
+    return new PolicyRuleBuilder()
+        .withApiGroups(group)
+        .withResources(resources)
+        .withVerbs("*")
+        .build();
   }
 
   @Override

@@ -36,15 +36,26 @@ public final class RollingUpdateScale {
     System.exit(0);
   }
 
-  private record Handover(int rollout, String from, Instant sigterm, long exitMs, Long releasedMs, String to,
+  private record Handover(
+      int rollout,
+      String from,
+      Instant sigterm,
+      long exitMs,
+      Long releasedMs,
+      String to,
       Long leadsMs) {}
 
   private static void run(String targetName) throws Exception {
     int rollouts = Integer.getInteger("rollouts", 10);
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName));
-         HandoverLab world = new HandoverLab(lab)) {
-      OperatorScaleLab.banner("RollingUpdateScale, " + rollouts + " rolling updates of 2 replicas, tasks due every "
-          + HandoverLab.EVERY.toMillis() + " ms", lab.target);
+        HandoverLab world = new HandoverLab(lab)) {
+      OperatorScaleLab.banner(
+          "RollingUpdateScale, "
+              + rollouts
+              + " rolling updates of 2 replicas, tasks due every "
+              + HandoverLab.EVERY.toMillis()
+              + " ms",
+          lab.target);
       Instant measuredFrom = world.startTwoPodsAndStream();
       List<Handover> handovers = new ArrayList<>();
       for (int rollout = 1; rollout <= rollouts; rollout++) {
@@ -63,18 +74,29 @@ public final class RollingUpdateScale {
           Instant sigterm = Instant.now();
           long exitMs = world.terminate(pod); // SIGTERM; returns once the process exited
           if (!holder.equals(pod)) {
-            System.out.printf("rollout %d: %s (standby) stopped in %d ms; new pod %s%n", rollout, pod, exitMs, fresh);
+            System.out.printf(
+                "rollout %d: %s (standby) stopped in %d ms; new pod %s%n",
+                rollout, pod, exitMs, fresh);
             continue;
           }
           String next = world.awaitLiveLeader(Duration.ofSeconds(60));
           Optional<HandoverLab.LeaseState> released = world.releasedAfter(sigterm);
-          Optional<HandoverLab.LeaseState> taken = world.awaitLeaseHeldBy(next, sigterm, Duration.ofSeconds(5));
-          Handover h = new Handover(rollout, pod, sigterm, exitMs,
-              released.map(s -> Duration.between(sigterm, s.seenAt()).toMillis()).orElse(null), next,
-              taken.map(s -> Duration.between(sigterm, s.seenAt()).toMillis()).orElse(null));
+          Optional<HandoverLab.LeaseState> taken =
+              world.awaitLeaseHeldBy(next, sigterm, Duration.ofSeconds(5));
+          Handover h =
+              new Handover(
+                  rollout,
+                  pod,
+                  sigterm,
+                  exitMs,
+                  released.map(s -> Duration.between(sigterm, s.seenAt()).toMillis()).orElse(null),
+                  next,
+                  taken.map(s -> Duration.between(sigterm, s.seenAt()).toMillis()).orElse(null));
           handovers.add(h);
-          System.out.printf("rollout %d: leader %s SIGTERM at %s, exited in %d ms; Lease released +%s ms, held by %s "
-              + "+%s ms (new pod %s)%n", rollout, pod, sigterm, exitMs, h.releasedMs(), next, h.leadsMs(), fresh);
+          System.out.printf(
+              "rollout %d: leader %s SIGTERM at %s, exited in %d ms; Lease released +%s ms, held by %s "
+                  + "+%s ms (new pod %s)%n",
+              rollout, pod, sigterm, exitMs, h.releasedMs(), next, h.leadsMs(), fresh);
           Thread.sleep(AFTER.toMillis()); // the window measured falls due before the next step
         }
       }
@@ -82,7 +104,8 @@ public final class RollingUpdateScale {
       world.stopStreamAndAwaitFirings();
       world.printStreamTotals();
 
-      System.out.printf("%nper handover (SIGTERM of the leader): tasks due from %d s before to %d s after it%n",
+      System.out.printf(
+          "%nper handover (SIGTERM of the leader): tasks due from %d s before to %d s after it%n",
           BEFORE.toSeconds(), AFTER.toSeconds());
       List<Long> worstPerHandover = new ArrayList<>();
       for (Handover h : handovers) {
@@ -91,14 +114,22 @@ public final class RollingUpdateScale {
         List<Long> lags = world.lags(from, to);
         long worst = lags.isEmpty() ? -1 : lags.get(lags.size() - 1);
         worstPerHandover.add(worst);
-        System.out.printf("  rollout %2d %s -> %s: released +%s ms, led +%s ms; lag %s (worst %s)%n", h.rollout(),
-            h.from(), h.to(), h.releasedMs(), h.leadsMs(), HandoverLab.ms(lags),
+        System.out.printf(
+            "  rollout %2d %s -> %s: released +%s ms, led +%s ms; lag %s (worst %s)%n",
+            h.rollout(),
+            h.from(),
+            h.to(),
+            h.releasedMs(),
+            h.leadsMs(),
+            HandoverLab.ms(lags),
             world.worst(from, to).map(e -> e.getKey()).orElse("-"));
       }
       worstPerHandover.sort(null);
-      List<Long> toLead = handovers.stream().map(Handover::leadsMs).filter(v -> v != null).sorted().toList();
-      System.out.printf("%nhandovers: %d; SIGTERM to another pod holding the Lease: %s%n", handovers.size(),
-          HandoverLab.ms(toLead));
+      List<Long> toLead =
+          handovers.stream().map(Handover::leadsMs).filter(v -> v != null).sorted().toList();
+      System.out.printf(
+          "%nhandovers: %d; SIGTERM to another pod holding the Lease: %s%n",
+          handovers.size(), HandoverLab.ms(toLead));
       System.out.printf("worst fire lag across a handover: %s%n", HandoverLab.ms(worstPerHandover));
       List<Long> all = world.lags(measuredFrom, measuredTo);
       System.out.printf("every task due during the rollouts: %s%n", HandoverLab.ms(all));
@@ -107,16 +138,19 @@ public final class RollingUpdateScale {
         away.add(lag);
       }
       away.sort(null);
-      System.out.printf("the same away from every handover window (pods starting and standbys stopping): %s%n",
+      System.out.printf(
+          "the same away from every handover window (pods starting and standbys stopping): %s%n",
           HandoverLab.ms(away));
       world.printLeaseRequests(measuredFrom, measuredTo);
-      System.out.printf("pods that exited on their own and were restarted (a Lease lost under load): %d %s%n",
+      System.out.printf(
+          "pods that exited on their own and were restarted (a Lease lost under load): %d %s%n",
           world.restarts().size(), world.restarts());
     }
   }
 
   /** Lags of the tasks due in [from, to) outside every handover's window. */
-  private static List<Long> awayFromHandovers(HandoverLab world, List<Handover> handovers, Instant from, Instant to) {
+  private static List<Long> awayFromHandovers(
+      HandoverLab world, List<Handover> handovers, Instant from, Instant to) {
     List<Long> lags = new ArrayList<>();
     Instant start = from;
     for (Handover h : handovers) {

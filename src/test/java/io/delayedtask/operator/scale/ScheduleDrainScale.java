@@ -35,17 +35,24 @@ public final class ScheduleDrainScale {
   public static void main(String[] args) throws Exception {
     int entries = Integer.getInteger("entries", 100_000);
     long loadMargin = Long.getLong("loadMarginMillis", 2_000 + entries / 4);
-    System.out.printf("===== ScheduleDrainScale, %,d entries due at one instant; %s; %s =====%n", entries,
-        BuildIdentity.classes(RedisSchedule.class), ProcessMeter.loadAverage());
+    System.out.printf(
+        "===== ScheduleDrainScale, %,d entries due at one instant; %s; %s =====%n",
+        entries, BuildIdentity.classes(RedisSchedule.class), ProcessMeter.loadAverage());
     try (RedisProcess redis = RedisProcess.start()) {
       RedisClient admin = RedisClient.create(redis.uri());
       try (StatefulRedisConnection<String, String> connection = admin.connect();
-          RedisSchedule schedule = new RedisSchedule(
-              RedisConnections.standalone(redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT),
-              "scale", RedisSchedule.DEFAULT_SHARDS)) {
+          RedisSchedule schedule =
+              new RedisSchedule(
+                  RedisConnections.standalone(
+                      redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT),
+                  "scale",
+                  RedisSchedule.DEFAULT_SHARDS)) {
         RedisCommands<String, String> redisCommands = connection.sync();
-        // The due instant by Redis's clock; Redis runs on this host, so the JVM's wall clock is the same clock.
-        long instant = io.delayedtask.operator.schedule.ScheduleProbe.serverTime(schedule).toEpochMilli() + loadMargin;
+        // The due instant by Redis's clock; Redis runs on this host, so the JVM's wall clock is the
+        // same clock.
+        long instant =
+            io.delayedtask.operator.schedule.ScheduleProbe.serverTime(schedule).toEpochMilli()
+                + loadMargin;
         // Loaded straight into the due set (the same ZADD schedule.lua does), 1000 per command.
         long loadStart = System.nanoTime();
         String dueKey = schedule.keys().due(0);
@@ -57,30 +64,43 @@ public final class ScheduleDrainScale {
             chunk.clear();
           }
         }
-        System.out.printf("loaded %,d entries due at the same instant in %d ms%s%n", entries,
+        System.out.printf(
+            "loaded %,d entries due at the same instant in %d ms%s%n",
+            entries,
             (System.nanoTime() - loadStart) / 1_000_000,
-            System.currentTimeMillis() >= instant ? " (LATE: the due instant passed while loading; raise -DloadMarginMillis)" : "");
+            System.currentTimeMillis() >= instant
+                ? " (LATE: the due instant passed while loading; raise -DloadMarginMillis)"
+                : "");
 
         redisCommands.configSet("slowlog-log-slower-than", "100"); // microseconds
         redisCommands.configSet("slowlog-max-len", "100000");
         redisCommands.slowlogReset();
         AtomicLong acknowledged = new AtomicLong();
         AtomicLong lastDeliveryMillis = new AtomicLong(Long.MIN_VALUE);
-        try (SchedulePoller poller = new SchedulePoller(schedule, io.delayedtask.operator.schedule.DueEntryHandler.blocking(entry -> {
-          acknowledged.incrementAndGet();
-          lastDeliveryMillis.accumulateAndGet(System.currentTimeMillis(), Math::max);
-          return Disposition.acknowledge();
-        }), SchedulePoller.Settings.defaults())) {
+        try (SchedulePoller poller =
+            new SchedulePoller(
+                schedule,
+                io.delayedtask.operator.schedule.DueEntryHandler.blocking(
+                    entry -> {
+                      acknowledged.incrementAndGet();
+                      lastDeliveryMillis.accumulateAndGet(System.currentTimeMillis(), Math::max);
+                      return Disposition.acknowledge();
+                    }),
+                SchedulePoller.Settings.defaults())) {
           poller.start();
           while (schedule.counts().waiting() + schedule.counts().inFlight() > 0) {
             Thread.sleep(20); // a measuring loop, not a test: polling is the point
           }
           long flushedMs = System.currentTimeMillis() - instant;
           long drainMs = lastDeliveryMillis.get() - instant;
-          System.out.printf("drain time (last delivery - due instant, docs/benchmark.md): %,d ms for %,d entries "
-              + "(%,.0f entries/s)%n", drainMs, acknowledged.get(), acknowledged.get() * 1000.0 / Math.max(1, drainMs));
-          System.out.printf("due instant to acks flushed (waiting + in flight = 0, polled every 20 ms): %,d ms; "
-              + "poller stats %s%n", flushedMs, poller.stats());
+          System.out.printf(
+              "drain time (last delivery - due instant, docs/benchmark.md): %,d ms for %,d entries "
+                  + "(%,.0f entries/s)%n",
+              drainMs, acknowledged.get(), acknowledged.get() * 1000.0 / Math.max(1, drainMs));
+          System.out.printf(
+              "due instant to acks flushed (waiting + in flight = 0, polled every 20 ms): %,d ms; "
+                  + "poller stats %s%n",
+              flushedMs, poller.stats());
         }
         List<Object> slowlog = redisCommands.slowlogGet(100_000);
         List<long[]> byDuration = new ArrayList<>();
@@ -94,7 +114,8 @@ public final class ScheduleDrainScale {
         byDuration.sort((a, b) -> Long.compare(b[0], a[0]));
         System.out.printf("slowlog: %d commands over 100 us; the longest:%n", slowlog.size());
         for (long[] entry : byDuration.subList(0, Math.min(5, byDuration.size()))) {
-          System.out.printf("  %,d us  %s (%d args)%n", entry[0], commands.get((int) entry[1]), entry[2]);
+          System.out.printf(
+              "  %,d us  %s (%d args)%n", entry[0], commands.get((int) entry[1]), entry[2]);
         }
       } finally {
         admin.shutdown();

@@ -40,27 +40,48 @@ public final class SigningLagScale {
     int seconds = Integer.getInteger("seconds", 15);
     int rounds = Integer.getInteger("rounds", 3);
     try (OperatorScaleLab lab = new OperatorScaleLab(ScaleTarget.start(targetName));
-         Receiver receiver = Receiver.start()) {
-      OperatorScaleLab.banner("SigningLagScale, " + rate + "/s sink tasks, " + rounds + " rounds of " + seconds
-          + " s each unsigned and signed, alternated", lab.target);
-      lab.client().secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata()
-          .withName(SinkConfig.DEFAULT_SIGNING_SECRET).endMetadata()
-          .withStringData(Map.of("lag", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")).build()).create();
+        Receiver receiver = Receiver.start()) {
+      OperatorScaleLab.banner(
+          "SigningLagScale, "
+              + rate
+              + "/s sink tasks, "
+              + rounds
+              + " rounds of "
+              + seconds
+              + " s each unsigned and signed, alternated",
+          lab.target);
+      lab.client()
+          .secrets()
+          .inNamespace(NS)
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withName(SinkConfig.DEFAULT_SIGNING_SECRET)
+                  .endMetadata()
+                  .withStringData(Map.of("lag", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
+                  .build())
+          .create();
       int port = Ports.freePort();
-      try (OperatorProcess operator = lab.startOperator("signing-op", port, OperatorProcess.jar(),
-          Map.of(SinkConfig.ALLOWED_URIS, receiver.base()))) {
+      try (OperatorProcess operator =
+          lab.startOperator(
+              "signing-op",
+              port,
+              OperatorProcess.jar(),
+              Map.of(SinkConfig.ALLOWED_URIS, receiver.base()))) {
         System.out.printf("operator ready in %d ms%n", lab.awaitReady(operator, port));
         SinkLoad.steady(lab, receiver, "warmup-u", rate, 5, false);
         SinkLoad.steady(lab, receiver, "warmup-s", rate, 5, true);
         List<Long> unsigned = new ArrayList<>();
         List<Long> signed = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
-          for (boolean sign : round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
+          for (boolean sign :
+              round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
             String run = (sign ? "s" : "u") + round;
             SinkLoad.steady(lab, receiver, run, rate, seconds, sign);
             List<Receiver.Request> requests = receiver.requestsTo("/" + run);
             if (sign && !requests.stream().allMatch(r -> r.header("webhook-signature") != null)) {
-              throw new IllegalStateException("a signed round's request came without its signature");
+              throw new IllegalStateException(
+                  "a signed round's request came without its signature");
             }
             List<Long> lags = SinkLoad.lags(requests);
             SinkLoad.report("round " + round + ", " + (sign ? "signed  " : "unsigned"), lags);
@@ -69,13 +90,11 @@ public final class SigningLagScale {
         }
         SinkLoad.report("all unsigned", unsigned.stream().sorted().toList());
         SinkLoad.report("all signed  ", signed.stream().sorted().toList());
-        System.out.printf("p99 signed - unsigned: %d ms%n",
+        System.out.printf(
+            "p99 signed - unsigned: %d ms%n",
             OperatorScaleLab.percentile(signed.stream().sorted().toList(), 0.99)
                 - OperatorScaleLab.percentile(unsigned.stream().sorted().toList(), 0.99));
       }
     }
   }
-
-
-
 }

@@ -24,30 +24,37 @@ final class SinkLoad {
   private SinkLoad() {}
 
   /**
-   * Creates {@code rate} sink tasks a second for {@code seconds} to {@code receiver}'s path
-   * {@code /run}, signed with the Secret key {@code lag} when {@code sign}; waits until all arrived
-   * (at most 2 minutes).
+   * Creates {@code rate} sink tasks a second for {@code seconds} to {@code receiver}'s path {@code
+   * /run}, signed with the Secret key {@code lag} when {@code sign}; waits until all arrived (at
+   * most 2 minutes).
    */
-  static void steady(OperatorScaleLab lab, Receiver receiver, String run, int rate, int seconds, boolean sign)
+  static void steady(
+      OperatorScaleLab lab, Receiver receiver, String run, int rate, int seconds, boolean sign)
       throws InterruptedException {
     long start = System.nanoTime();
     int count = rate * seconds;
     for (int i = 0; i < count; i++) {
       long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
       if (wait > 0) {
-        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // pacing the load, not waiting for a result
+        Thread.sleep(
+            wait / 1_000_000,
+            (int) (wait % 1_000_000)); // pacing the load, not waiting for a result
       }
       Instant due = Instant.now().plus(LEAD);
-      DelayedTask task = Tasks.task(OperatorScaleLab.NAMESPACE, run + "-" + i, s -> {
-        s.setRunAt(Tasks.rfc3339(due));
-        Destination sink = new Destination();
-        sink.setUri(receiver.base() + "/" + run);
-        if (sign) {
-          sink.setSigning(new Signing("lag"));
-        }
-        s.setSink(sink);
-        s.setPayload(PAYLOAD);
-      });
+      DelayedTask task =
+          Tasks.task(
+              OperatorScaleLab.NAMESPACE,
+              run + "-" + i,
+              s -> {
+                s.setRunAt(Tasks.rfc3339(due));
+                Destination sink = new Destination();
+                sink.setUri(receiver.base() + "/" + run);
+                if (sign) {
+                  sink.setSigning(new Signing("lag"));
+                }
+                s.setSink(sink);
+                s.setPayload(PAYLOAD);
+              });
       lab.client().resource(task).create();
     }
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
@@ -59,13 +66,23 @@ final class SinkLoad {
   /** Arrival on the receiver's clock − {@code ce-time} (the due time), in ms, sorted. */
   static List<Long> lags(List<Receiver.Request> requests) {
     return requests.stream()
-        .map(r -> Duration.between(Objects.requireNonNull(Times.parseOrNull(r.header("ce-time"))), r.at()).toMillis())
-        .sorted().toList();
+        .map(
+            r ->
+                Duration.between(
+                        Objects.requireNonNull(Times.parseOrNull(r.header("ce-time"))), r.at())
+                    .toMillis())
+        .sorted()
+        .toList();
   }
 
   static void report(String what, List<Long> sorted) {
-    System.out.printf("%s: n=%,d p50 %d ms, p99 %d ms, max %d ms, early %d%n", what, sorted.size(),
-        OperatorScaleLab.percentile(sorted, 0.50), OperatorScaleLab.percentile(sorted, 0.99),
-        sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), sorted.stream().filter(l -> l < 0).count());
+    System.out.printf(
+        "%s: n=%,d p50 %d ms, p99 %d ms, max %d ms, early %d%n",
+        what,
+        sorted.size(),
+        OperatorScaleLab.percentile(sorted, 0.50),
+        OperatorScaleLab.percentile(sorted, 0.99),
+        sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1),
+        sorted.stream().filter(l -> l < 0).count());
   }
 }

@@ -71,7 +71,8 @@ abstract class AbstractRedisScheduleIT {
   }
 
   private SchedulePoller newPoller(DueEntryHandler handler, SchedulePoller.Settings settings) {
-    SchedulePoller poller = new SchedulePoller(schedule, DueEntryHandler.blocking(handler), settings);
+    SchedulePoller poller =
+        new SchedulePoller(schedule, DueEntryHandler.blocking(handler), settings);
     closeables.add(poller);
     return poller;
   }
@@ -85,16 +86,22 @@ abstract class AbstractRedisScheduleIT {
     schedule.schedule("ns/b/2", later);
 
     ClaimBatch batch = schedule.claimDue(10, LONG_LEASE);
-    assertThat(batch.entries()).extracting(ClaimedEntry::id, ClaimedEntry::due).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("ns/a/1", overdue));
+    assertThat(batch.entries())
+        .extracting(ClaimedEntry::id, ClaimedEntry::due)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("ns/a/1", overdue));
     ClaimedEntry claimed = batch.entries().get(0);
     assertThat(claimed.claimedAt()).isAfterOrEqualTo(claimed.due());
     assertThat(batch.nextDue()).contains(later);
-    assertThat(schedule.counts()).extracting(ScheduleCounts::waiting, ScheduleCounts::inFlight).containsExactly(1L, 1L);
+    assertThat(schedule.counts())
+        .extracting(ScheduleCounts::waiting, ScheduleCounts::inFlight)
+        .containsExactly(1L, 1L);
     assertThat(schedule.inFlightIds()).containsExactly("ns/a/1");
-    assertThat(schedule.claimDue(10, LONG_LEASE).entries()).as("a claimed entry is not claimed twice").isEmpty();
+    assertThat(schedule.claimDue(10, LONG_LEASE).entries())
+        .as("a claimed entry is not claimed twice")
+        .isEmpty();
 
-    Instant retryAt = claimed.claimedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).minusMillis(1);
+    Instant retryAt =
+        claimed.claimedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).minusMillis(1);
     schedule.release(claimed, retryAt);
     assertThat(schedule.inFlightIds()).isEmpty();
     ClaimBatch again = schedule.claimDue(10, LONG_LEASE);
@@ -130,13 +137,17 @@ abstract class AbstractRedisScheduleIT {
     ClaimedEntry claimed = schedule.claimDue(1, LONG_LEASE).entries().get(0);
 
     schedule.schedule("x", due);
-    assertThat(schedule.waitingEntries()).as("re-applying the same due time while it fires").isEmpty();
+    assertThat(schedule.waitingEntries())
+        .as("re-applying the same due time while it fires")
+        .isEmpty();
 
     Instant moved = due.plus(Duration.ofHours(2));
     schedule.schedule("x", moved);
     assertThat(schedule.waitingEntries()).containsExactly(Map.entry("x", moved));
     schedule.release(claimed, claimed.claimedAt());
-    assertThat(schedule.waitingEntries()).as("the newer schedule wins over the retry").containsExactly(Map.entry("x", moved));
+    assertThat(schedule.waitingEntries())
+        .as("the newer schedule wins over the retry")
+        .containsExactly(Map.entry("x", moved));
   }
 
   @Test
@@ -149,8 +160,9 @@ abstract class AbstractRedisScheduleIT {
     assertThat(ScheduleProbe.repair(schedule, "early", due)).isTrue();
     schedule.schedule("retrying", retry);
     assertThat(ScheduleProbe.repair(schedule, "retrying", due)).isFalse();
-    assertThat(schedule.waitingEntries()).containsOnly(
-        Map.entry("missing", due), Map.entry("early", due), Map.entry("retrying", retry));
+    assertThat(schedule.waitingEntries())
+        .containsOnly(
+            Map.entry("missing", due), Map.entry("early", due), Map.entry("retrying", retry));
 
     // Claimed since the caller looked: the claim decides, the repair keeps out.
     schedule.schedule("claimed", redisNow().minusSeconds(1));
@@ -174,10 +186,16 @@ abstract class AbstractRedisScheduleIT {
 
     java.util.Set<String> written = schedule.repairAll(wanted);
 
-    assertThat(written).hasSize(1_198).contains("bulk/0", "bulk/7", "bulk/1199").doesNotContain("bulk/8", "bulk/9");
+    assertThat(written)
+        .hasSize(1_198)
+        .contains("bulk/0", "bulk/7", "bulk/1199")
+        .doesNotContain("bulk/8", "bulk/9");
     Map<String, Instant> waiting = schedule.waitingEntries();
-    assertThat(waiting).hasSize(1_199).containsEntry("bulk/7", due.plusMillis(7))
-        .containsEntry("bulk/8", due.plusSeconds(60)).containsEntry("bulk/1199", due.plusMillis(1_199));
+    assertThat(waiting)
+        .hasSize(1_199)
+        .containsEntry("bulk/7", due.plusMillis(7))
+        .containsEntry("bulk/8", due.plusSeconds(60))
+        .containsEntry("bulk/1199", due.plusMillis(1_199));
     assertThat(schedule.inFlightIds()).containsExactly("bulk/9");
   }
 
@@ -188,7 +206,9 @@ abstract class AbstractRedisScheduleIT {
     schedule.schedule("far", far);
     java.util.List<Instant> wakeups = new java.util.concurrent.CopyOnWriteArrayList<>();
     try (AutoCloseable ignored = schedule.onWakeup(wakeups::add)) {
-      assertThat(schedule.repairAll(Map.of("far", far))).as("already there: nothing written").isEmpty();
+      assertThat(schedule.repairAll(Map.of("far", far)))
+          .as("already there: nothing written")
+          .isEmpty();
       assertThat(wakeups).isEmpty();
       schedule.repairAll(Map.of("soon", soon));
       assertThat(wakeups).containsExactly(soon);
@@ -210,9 +230,11 @@ abstract class AbstractRedisScheduleIT {
 
     // Back at the due time each was claimed for, unless scheduled anew meanwhile (that wins).
     assertThat(schedule.inFlightIds()).isEmpty();
-    assertThat(schedule.waitingEntries()).containsOnly(
-        Map.entry("held/by-the-dead", due), Map.entry("rescheduled/meanwhile", later));
-    assertThat(schedule.claimDue(10, LONG_LEASE).entries()).extracting(ClaimedEntry::id)
+    assertThat(schedule.waitingEntries())
+        .containsOnly(
+            Map.entry("held/by-the-dead", due), Map.entry("rescheduled/meanwhile", later));
+    assertThat(schedule.claimDue(10, LONG_LEASE).entries())
+        .extracting(ClaimedEntry::id)
         .containsExactly("held/by-the-dead");
   }
 
@@ -222,8 +244,12 @@ abstract class AbstractRedisScheduleIT {
     schedule.schedule("lease/short", due);
     ClaimedEntry first = schedule.claimDue(10, Duration.ofMillis(200)).entries().get(0);
 
-    ClaimedEntry reclaimed = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-        .until(() -> schedule.claimDue(10, LONG_LEASE).entries(), entries -> !entries.isEmpty()).get(0);
+    ClaimedEntry reclaimed =
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> schedule.claimDue(10, LONG_LEASE).entries(), entries -> !entries.isEmpty())
+            .get(0);
     assertThat(reclaimed.id()).isEqualTo("lease/short");
     assertThat(reclaimed.due()).isEqualTo(due);
     // The lease deadline is kept in whole milliseconds of Redis's clock (claim.lua), so the
@@ -247,19 +273,29 @@ abstract class AbstractRedisScheduleIT {
     ClaimedEntry claimedByA = leaderA.claimDue(10, Duration.ofMillis(200)).entries().get(0);
 
     // A's lease runs out; B's claim first returns it to the due set, then claims it again.
-    ClaimedEntry claimedByB = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-        .until(() -> leaderB.claimDue(10, LONG_LEASE).entries(), entries -> !entries.isEmpty()).get(0);
+    ClaimedEntry claimedByB =
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> leaderB.claimDue(10, LONG_LEASE).entries(), entries -> !entries.isEmpty())
+            .get(0);
     assertThat(claimedByB.id()).isEqualTo(claimedByA.id());
     assertThat(claimedByB.due()).as("the same due time").isEqualTo(claimedByA.due());
     assertThat(claimedByB.token()).isNotEqualTo(claimedByA.token());
 
     // A wakes and reports what it was doing.
     ScheduleProbe.acknowledge(leaderA, claimedByA);
-    assertThat(schedule.inFlightIds()).as("A's ack left B's claim in flight").containsExactly("ns/x/1");
+    assertThat(schedule.inFlightIds())
+        .as("A's ack left B's claim in flight")
+        .containsExactly("ns/x/1");
     leaderA.release(claimedByA, redisNow().minusMillis(1));
-    assertThat(schedule.inFlightIds()).as("A's release left B's claim in flight").containsExactly("ns/x/1");
+    assertThat(schedule.inFlightIds())
+        .as("A's release left B's claim in flight")
+        .containsExactly("ns/x/1");
     assertThat(schedule.waitingEntries()).as("A's release put nothing back").isEmpty();
-    assertThat(schedule.claimDue(10, LONG_LEASE).entries()).as("nobody else can claim it while B holds it").isEmpty();
+    assertThat(schedule.claimDue(10, LONG_LEASE).entries())
+        .as("nobody else can claim it while B holds it")
+        .isEmpty();
 
     // B's claim works as usual.
     ScheduleProbe.acknowledge(leaderB, claimedByB);
@@ -281,12 +317,16 @@ abstract class AbstractRedisScheduleIT {
       batch = named.claimDue(7, LONG_LEASE);
       first.addAll(batch.entries());
     } while (!batch.entries().isEmpty());
-    assertThat(first).hasSize(20).allSatisfy(entry -> assertThat(entry.token()).startsWith("op-7:"));
+    assertThat(first)
+        .hasSize(20)
+        .allSatisfy(entry -> assertThat(entry.token()).startsWith("op-7:"));
     named.acknowledgeAll(first.subList(0, 10));
     first.subList(10, 20).forEach(entry -> named.release(entry, redisNow().minusMillis(1)));
     List<ClaimedEntry> again = claimAll(LONG_LEASE);
-    assertThat(again).extracting(ClaimedEntry::id)
-        .containsExactlyInAnyOrderElementsOf(first.subList(10, 20).stream().map(ClaimedEntry::id).toList());
+    assertThat(again)
+        .extracting(ClaimedEntry::id)
+        .containsExactlyInAnyOrderElementsOf(
+            first.subList(10, 20).stream().map(ClaimedEntry::id).toList());
     List<String> tokens = new ArrayList<>();
     first.forEach(entry -> tokens.add(entry.token()));
     again.forEach(entry -> tokens.add(entry.token()));
@@ -313,8 +353,12 @@ abstract class AbstractRedisScheduleIT {
       List<Future<?>> writes = new ArrayList<>();
       for (int writer = 0; writer < 4; writer++) {
         int offset = writer;
-        writes.add(pool.submit(() -> IntStream.range(0, total).filter(i -> i % 4 == offset)
-            .forEach(i -> schedule.schedule("task/" + i, due.plusMillis(i % 500)))));
+        writes.add(
+            pool.submit(
+                () ->
+                    IntStream.range(0, total)
+                        .filter(i -> i % 4 == offset)
+                        .forEach(i -> schedule.schedule("task/" + i, due.plusMillis(i % 500)))));
       }
       for (Future<?> write : writes) {
         write.get();
@@ -322,18 +366,22 @@ abstract class AbstractRedisScheduleIT {
       assertThat(schedule.counts().waiting()).isEqualTo(total);
 
       Map<String, Integer> claimCounts = new ConcurrentHashMap<>();
-      java.util.concurrent.atomic.AtomicInteger claimsMade = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger claimsMade =
+          new java.util.concurrent.atomic.AtomicInteger();
       List<Future<?>> claimers = new ArrayList<>();
       for (int claimer = 0; claimer < 4; claimer++) {
         RedisSchedule own = newSchedule();
-        claimers.add(pool.submit(() -> {
-          List<ClaimedEntry> entries;
-          do {
-            entries = own.claimDue(100, LONG_LEASE).entries();
-            entries.forEach(entry -> claimCounts.merge(entry.id(), 1, Integer::sum));
-            // Bounded: a script that claims an entry again would otherwise keep these loops going forever.
-          } while (!entries.isEmpty() && claimsMade.addAndGet(entries.size()) <= 2 * total);
-        }));
+        claimers.add(
+            pool.submit(
+                () -> {
+                  List<ClaimedEntry> entries;
+                  do {
+                    entries = own.claimDue(100, LONG_LEASE).entries();
+                    entries.forEach(entry -> claimCounts.merge(entry.id(), 1, Integer::sum));
+                    // Bounded: a script that claims an entry again would otherwise keep these loops
+                    // going forever.
+                  } while (!entries.isEmpty() && claimsMade.addAndGet(entries.size()) <= 2 * total);
+                }));
       }
       for (Future<?> claimer : claimers) {
         claimer.get(5, java.util.concurrent.TimeUnit.MINUTES);
@@ -373,14 +421,21 @@ abstract class AbstractRedisScheduleIT {
     assertThat(schedule.claimDue(100, LONG_LEASE).entries()).as("nothing is due yet").isEmpty();
     List<ClaimedEntry> claims = new ArrayList<>();
     List<ClaimBatch> batches = new ArrayList<>();
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ZERO).until(() -> {
-      ClaimBatch batch = schedule.claimDue(7, LONG_LEASE);
-      batches.add(batch);
-      claims.addAll(batch.entries());
-      return claims.size() == total;
-    });
-    assertThat(claims).allSatisfy(entry -> assertThat(entry.claimedAt()).isAfterOrEqualTo(entry.due()));
-    assertThat(batches.size()).as("claims made while entries were not yet due").isGreaterThan(total / 7);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ZERO)
+        .until(
+            () -> {
+              ClaimBatch batch = schedule.claimDue(7, LONG_LEASE);
+              batches.add(batch);
+              claims.addAll(batch.entries());
+              return claims.size() == total;
+            });
+    assertThat(claims)
+        .allSatisfy(entry -> assertThat(entry.claimedAt()).isAfterOrEqualTo(entry.due()));
+    assertThat(batches.size())
+        .as("claims made while entries were not yet due")
+        .isGreaterThan(total / 7);
   }
 
   @Test
@@ -421,20 +476,25 @@ abstract class AbstractRedisScheduleIT {
     }
     Map<String, ClaimedEntry> handled = new ConcurrentHashMap<>();
     List<String> handledTwice = new CopyOnWriteArrayList<>();
-    SchedulePoller poller = newPoller(entry -> {
-      // Recorded, not thrown: a throw on the handler pool would only become a retry.
-      if (handled.putIfAbsent(entry.id(), entry) != null) {
-        handledTwice.add(entry.id());
-      }
-      return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults().withBatchSize(50));
+    SchedulePoller poller =
+        newPoller(
+            entry -> {
+              // Recorded, not thrown: a throw on the handler pool would only become a retry.
+              if (handled.putIfAbsent(entry.id(), entry) != null) {
+                handledTwice.add(entry.id());
+              }
+              return Disposition.acknowledge();
+            },
+            SchedulePoller.Settings.defaults().withBatchSize(50));
     poller.start();
     await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == total);
     await().atMost(Duration.ofSeconds(30)).until(() -> schedule.counts().inFlight() == 0);
     assertThat(schedule.counts().waiting()).isZero();
     assertThat(handledTwice).as("entries handed to the handler twice").isEmpty();
     assertThat(poller.stats().handlerFailures()).isZero();
-    assertThat(poller.stats().claims()).as("batch after batch, not one claim per entry").isLessThan(total / 2);
+    assertThat(poller.stats().claims())
+        .as("batch after batch, not one claim per entry")
+        .isLessThan(total / 2);
   }
 
   @Test
@@ -442,10 +502,13 @@ abstract class AbstractRedisScheduleIT {
     Instant now = redisNow();
     schedule.schedule("far", now.plus(Duration.ofHours(1)));
     List<ClaimedEntry> handled = new CopyOnWriteArrayList<>();
-    SchedulePoller poller = newPoller(entry -> {
-      handled.add(entry);
-      return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
+    SchedulePoller poller =
+        newPoller(
+            entry -> {
+              handled.add(entry);
+              return Disposition.acknowledge();
+            },
+            SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
     poller.start();
     await().atMost(Duration.ofSeconds(30)).until(() -> poller.stats().claims() >= 1);
 
@@ -453,7 +516,8 @@ abstract class AbstractRedisScheduleIT {
     schedule.schedule("near", due);
     await().atMost(Duration.ofSeconds(30)).until(() -> !handled.isEmpty());
     assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
-    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(30)); // not the 1 min idle cap (waits only)
+    assertThat(handled.get(0).claimedAt())
+        .isBetween(due, due.plusSeconds(30)); // not the 1 min idle cap (waits only)
   }
 
   @Test
@@ -461,10 +525,13 @@ abstract class AbstractRedisScheduleIT {
     Instant now = redisNow();
     schedule.schedule("far", now.plus(Duration.ofHours(1)));
     List<ClaimedEntry> handled = new CopyOnWriteArrayList<>();
-    SchedulePoller poller = newPoller(entry -> {
-      handled.add(entry);
-      return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
+    SchedulePoller poller =
+        newPoller(
+            entry -> {
+              handled.add(entry);
+              return Disposition.acknowledge();
+            },
+            SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
     poller.start();
     await().atMost(Duration.ofSeconds(30)).until(() -> poller.stats().claims() >= 1);
 
@@ -473,7 +540,8 @@ abstract class AbstractRedisScheduleIT {
     otherProcess.schedule("near", due);
     await().atMost(Duration.ofSeconds(30)).until(() -> !handled.isEmpty());
     assertThat(handled).extracting(ClaimedEntry::id).containsExactly("near");
-    assertThat(handled.get(0).claimedAt()).isBetween(due, due.plusSeconds(30)); // not the 1 min idle cap (waits only)
+    assertThat(handled.get(0).claimedAt())
+        .isBetween(due, due.plusSeconds(30)); // not the 1 min idle cap (waits only)
   }
 
   @Test
@@ -481,27 +549,40 @@ abstract class AbstractRedisScheduleIT {
     schedule.schedule("flaky", redisNow().minusMillis(1));
     schedule.schedule("later", redisNow().minusMillis(1));
     Map<String, List<ClaimedEntry>> calls = new ConcurrentHashMap<>();
-    SchedulePoller poller = newPoller(entry -> {
-      List<ClaimedEntry> seen = calls.computeIfAbsent(entry.id(), id -> new CopyOnWriteArrayList<>());
-      seen.add(entry);
-      if (entry.id().equals("flaky") && seen.size() < 3) {
-        throw new IllegalStateException("transient failure " + seen.size());
-      }
-      if (entry.id().equals("later") && seen.size() == 1) {
-        return Disposition.retryAt(entry.claimedAt().plusMillis(150));
-      }
-      return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults().withRetry(Duration.ofMillis(50), Duration.ofSeconds(1)));
+    SchedulePoller poller =
+        newPoller(
+            entry -> {
+              List<ClaimedEntry> seen =
+                  calls.computeIfAbsent(entry.id(), id -> new CopyOnWriteArrayList<>());
+              seen.add(entry);
+              if (entry.id().equals("flaky") && seen.size() < 3) {
+                throw new IllegalStateException("transient failure " + seen.size());
+              }
+              if (entry.id().equals("later") && seen.size() == 1) {
+                return Disposition.retryAt(entry.claimedAt().plusMillis(150));
+              }
+              return Disposition.acknowledge();
+            },
+            SchedulePoller.Settings.defaults()
+                .withRetry(Duration.ofMillis(50), Duration.ofSeconds(1)));
     poller.start();
 
-    await().atMost(Duration.ofSeconds(30)).until(() ->
-        calls.getOrDefault("flaky", List.of()).size() == 3 && calls.getOrDefault("later", List.of()).size() == 2);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                calls.getOrDefault("flaky", List.of()).size() == 3
+                    && calls.getOrDefault("later", List.of()).size() == 2);
     List<ClaimedEntry> flaky = calls.get("flaky");
-    assertThat(Duration.between(flaky.get(0).claimedAt(), flaky.get(1).claimedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(50));
-    assertThat(Duration.between(flaky.get(1).claimedAt(), flaky.get(2).claimedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+    assertThat(Duration.between(flaky.get(0).claimedAt(), flaky.get(1).claimedAt()))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(50));
+    assertThat(Duration.between(flaky.get(1).claimedAt(), flaky.get(2).claimedAt()))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(100));
     List<ClaimedEntry> later = calls.get("later");
     assertThat(later.get(1).claimedAt()).isAfterOrEqualTo(later.get(0).claimedAt().plusMillis(150));
-    await().atMost(Duration.ofSeconds(30)).until(() -> schedule.counts().equals(new ScheduleCounts(0, 0, Duration.ZERO)));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> schedule.counts().equals(new ScheduleCounts(0, 0, Duration.ZERO)));
     assertThat(poller.stats().handlerFailures()).isEqualTo(2);
   }
 
@@ -513,19 +594,29 @@ abstract class AbstractRedisScheduleIT {
       schedule.schedule("lag/" + i, start.plusMillis(i));
     }
     List<Long> lagsMicros = new CopyOnWriteArrayList<>();
-    SchedulePoller poller = newPoller(entry -> {
-      lagsMicros.add(Duration.between(entry.due(), entry.claimedAt()).toNanos() / 1_000);
-      return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
+    SchedulePoller poller =
+        newPoller(
+            entry -> {
+              lagsMicros.add(Duration.between(entry.due(), entry.claimedAt()).toNanos() / 1_000);
+              return Disposition.acknowledge();
+            },
+            SchedulePoller.Settings.defaults().withMaxIdleSleep(Duration.ofMinutes(1)));
     poller.start();
     await().atMost(Duration.ofSeconds(90)).until(() -> lagsMicros.size() == total);
     List<Long> sorted = lagsMicros.stream().sorted().toList();
-    System.out.printf("%s fire lag over %d entries at 1/ms: p50 %d us, p99 %d us, max %d us, %d claims%n",
-        getClass().getSimpleName(), total, sorted.get(total / 2), sorted.get(total * 99 / 100),
-        sorted.get(total - 1), poller.stats().claims());
+    System.out.printf(
+        "%s fire lag over %d entries at 1/ms: p50 %d us, p99 %d us, max %d us, %d claims%n",
+        getClass().getSimpleName(),
+        total,
+        sorted.get(total / 2),
+        sorted.get(total * 99 / 100),
+        sorted.get(total - 1),
+        poller.stats().claims());
     assertThat(sorted.get(0)).as("never early").isNotNegative();
-    // The 5 ms p99 target is the benchmark's to measure on a quiet machine (ScheduleBenchmark). This
-    // bound only says the poller slept until each next entry, not the 1 min idle cap, and leaves room
+    // The 5 ms p99 target is the benchmark's to measure on a quiet machine (ScheduleBenchmark).
+    // This
+    // bound only says the poller slept until each next entry, not the 1 min idle cap, and leaves
+    // room
     // for a machine ten times slower than a busy 2-core one (p99 of 275 ms was seen at load 15).
     assertThat(sorted.get(total - 1)).as("max fire lag in us").isLessThan(30_000_000);
   }
@@ -534,11 +625,14 @@ abstract class AbstractRedisScheduleIT {
   void stopWaitsForHandlersInProgressAndFlushesTheirAcks() throws Exception {
     schedule.schedule("slow", redisNow().minusMillis(1));
     java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-    SchedulePoller poller = newPoller(entry -> {
-      started.countDown();
-      Thread.sleep(300); // a handler that takes a while: stop() must wait for it
-      return Disposition.acknowledge();
-    }, SchedulePoller.Settings.defaults());
+    SchedulePoller poller =
+        newPoller(
+            entry -> {
+              started.countDown();
+              Thread.sleep(300); // a handler that takes a while: stop() must wait for it
+              return Disposition.acknowledge();
+            },
+            SchedulePoller.Settings.defaults());
     poller.start();
     assertThat(started.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     poller.stop();

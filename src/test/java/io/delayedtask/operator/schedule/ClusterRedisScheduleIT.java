@@ -35,7 +35,9 @@ class ClusterRedisScheduleIT extends AbstractRedisScheduleIT {
   protected RedisConnections connect() {
     List<RedisProcess> nodes = cluster.nodes();
     String seeds = nodes.get(0).uri() + "," + "127.0.0.1:" + nodes.get(1).port();
-    return RedisConnections.cluster(io.delayedtask.operator.config.RedisUris.split(seeds), Optional.empty(),
+    return RedisConnections.cluster(
+        io.delayedtask.operator.config.RedisUris.split(seeds),
+        Optional.empty(),
         RedisConnections.DEFAULT_TIMEOUT);
   }
 

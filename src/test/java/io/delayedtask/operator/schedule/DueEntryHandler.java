@@ -18,23 +18,30 @@ public interface DueEntryHandler {
 
   /** {@code handler} as the poller takes it, on 8 daemon threads shared by every such handler. */
   static AsyncDueEntryHandler blocking(DueEntryHandler handler) {
-    return entry -> CompletableFuture.supplyAsync(() -> {
-      try {
-        return Objects.requireNonNull(handler.handle(entry), "the handler returned no Disposition");
-      } catch (Exception e) {
-        throw new CompletionException(e);
-      }
-    }, Threads.POOL);
+    return entry ->
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return Objects.requireNonNull(
+                    handler.handle(entry), "the handler returned no Disposition");
+              } catch (Exception e) {
+                throw new CompletionException(e);
+              }
+            },
+            Threads.POOL);
   }
 
   /** The shared pool (an interface cannot hold a private field). */
   final class Threads {
     private static final AtomicInteger COUNTER = new AtomicInteger();
-    static final ExecutorService POOL = Executors.newFixedThreadPool(8, runnable -> {
-      Thread thread = new Thread(runnable, "test-handler-" + COUNTER.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
+    static final ExecutorService POOL =
+        Executors.newFixedThreadPool(
+            8,
+            runnable -> {
+              Thread thread = new Thread(runnable, "test-handler-" + COUNTER.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
 
     private Threads() {}
   }

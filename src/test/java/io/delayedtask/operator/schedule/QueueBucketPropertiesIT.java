@@ -33,10 +33,10 @@ import net.jqwik.api.statistics.Statistics;
  * t entries are claimed.
  *
  * <p>The script reads the Redis clock (TIME), which a test cannot move, and returns the time it
- * read. Time passing is simulated by moving the bucket's last refill ({@code at}) back by that much,
- * which the script cannot tell from time passing (it refills by {@code now - at}); a clock that went
- * back, by moving it ahead. Each step is thereby checked exactly, at the time the script used,
- * without waiting and without a test-only argument in the production script.
+ * read. Time passing is simulated by moving the bucket's last refill ({@code at}) back by that
+ * much, which the script cannot tell from time passing (it refills by {@code now - at}); a clock
+ * that went back, by moving it ahead. Each step is thereby checked exactly, at the time the script
+ * used, without waiting and without a test-only argument in the production script.
  */
 class QueueBucketPropertiesIT {
   private static RedisProcess redis;
@@ -67,9 +67,9 @@ class QueueBucketPropertiesIT {
   @Provide
   Arbitrary<Double> rates() {
     return Arbitraries.frequencyOf(
-        Tuple.of(3, Arbitraries.doubles().between(0.01, 5).ofScale(2)),
-        Tuple.of(3, Arbitraries.doubles().between(5, 200).ofScale(1)),
-        Tuple.of(1, Arbitraries.doubles().between(200, 10_000).ofScale(0)))
+            Tuple.of(3, Arbitraries.doubles().between(0.01, 5).ofScale(2)),
+            Tuple.of(3, Arbitraries.doubles().between(5, 200).ofScale(1)),
+            Tuple.of(1, Arbitraries.doubles().between(200, 10_000).ofScale(0)))
         .filter(rate -> rate > 0);
   }
 
@@ -80,23 +80,35 @@ class QueueBucketPropertiesIT {
 
   @Provide
   Arbitrary<List<Step>> steps() {
-    Arbitrary<Integer> advance = Arbitraries.frequencyOf(
-        Tuple.of(3, Arbitraries.just(0)),
-        Tuple.of(5, Arbitraries.integers().between(1, 1_500)),
-        Tuple.of(1, Arbitraries.integers().between(1_500, 600_000)));
-    Arbitrary<Step> step = Combinators.combine(advance, Arbitraries.integers().between(0, 9).map(n -> n == 0),
-        Arbitraries.integers().between(0, 3), Arbitraries.integers().between(0, 15), Arbitraries.integers().between(1, 20))
-        .as(Step::new);
+    Arbitrary<Integer> advance =
+        Arbitraries.frequencyOf(
+            Tuple.of(3, Arbitraries.just(0)),
+            Tuple.of(5, Arbitraries.integers().between(1, 1_500)),
+            Tuple.of(1, Arbitraries.integers().between(1_500, 600_000)));
+    Arbitrary<Step> step =
+        Combinators.combine(
+                advance,
+                Arbitraries.integers().between(0, 9).map(n -> n == 0),
+                Arbitraries.integers().between(0, 3),
+                Arbitraries.integers().between(0, 15),
+                Arbitraries.integers().between(1, 20))
+            .as(Step::new);
     return step.list().ofMinSize(1).ofMaxSize(30);
   }
 
-  @Property(shrinking = ShrinkingMode.BOUNDED) // tries: jqwik.tries.default, 60 (pom.xml; 1,000 with -Pthorough)
-  void theBucketTakesWhatTheModelSaysAndStaysWithinBurstPlusRateTimesTime(@ForAll("rates") double rate,
-      @ForAll("bursts") int burst, @ForAll("concurrencies") Integer concurrency, @ForAll("steps") List<Step> steps) {
+  @Property(
+      shrinking =
+          ShrinkingMode.BOUNDED) // tries: jqwik.tries.default, 60 (pom.xml; 1,000 with -Pthorough)
+  void theBucketTakesWhatTheModelSaysAndStaysWithinBurstPlusRateTimesTime(
+      @ForAll("rates") double rate,
+      @ForAll("bursts") int burst,
+      @ForAll("concurrencies") Integer concurrency,
+      @ForAll("steps") List<Step> steps) {
     Keys keys = new Keys("bucket-" + UUID.randomUUID().toString().substring(0, 8));
     Model model = new Model(rate, burst, concurrency);
     RedisCommands<String, String> redis = connection.sync();
-    List<Long> claimedAt = new ArrayList<>(); // simulated time (ms): the Redis clock plus the time simulated
+    List<Long> claimedAt =
+        new ArrayList<>(); // simulated time (ms): the Redis clock plus the time simulated
     long simulated = 0;
     int entries = 0;
     boolean rateLimited = false;
@@ -112,27 +124,51 @@ class QueueBucketPropertiesIT {
         model.running -= finished;
       }
       for (int i = 0; i < step.newlyDue(); i++, entries++) {
-        redis.zadd(keys.due, 1_000 + entries, "ns/t" + entries + "/u"); // due long ago, oldest first
+        redis.zadd(
+            keys.due, 1_000 + entries, "ns/t" + entries + "/u"); // due long ago, oldest first
       }
       model.due += step.newlyDue();
 
-      Claim actual = Claim.of(redis.eval(LuaScript.QUEUE_CLAIM.source(), ScriptOutputType.MULTI, keys.all(),
-          Integer.toString(step.max()), "300000", "me:q:ns/queue", "open", Double.toString(rate),
-          Integer.toString(burst), concurrency == null ? "" : Integer.toString(concurrency), "-inf", "500", ""));
+      Claim actual =
+          Claim.of(
+              redis.eval(
+                  LuaScript.QUEUE_CLAIM.source(),
+                  ScriptOutputType.MULTI,
+                  keys.all(),
+                  Integer.toString(step.max()),
+                  "300000",
+                  "me:q:ns/queue",
+                  "open",
+                  Double.toString(rate),
+                  Integer.toString(burst),
+                  concurrency == null ? "" : Integer.toString(concurrency),
+                  "-inf",
+                  "500",
+                  ""));
       Model.Expected expected = model.claim(actual.now, step.max());
 
       assertThat(actual.claimed).as("claimed at %s", step).isEqualTo(expected.claimed());
       assertThat(actual.reason).as("why the rest waits at %s", step).isEqualTo(expected.reason());
       assertThat(actual.held).as("left waiting").isEqualTo(model.due);
-      assertThat(actual.nextToken).as("the next whole token's time").isEqualTo(expected.nextToken());
-      List<String> bucket = redis.hmget(keys.bucket, "tokens", "at", "dispatched").stream()
-          .map(value -> value.getValueOrElse(null)).toList();
+      assertThat(actual.nextToken)
+          .as("the next whole token's time")
+          .isEqualTo(expected.nextToken());
+      List<String> bucket =
+          redis.hmget(keys.bucket, "tokens", "at", "dispatched").stream()
+              .map(value -> value.getValueOrElse(null))
+              .toList();
       double stored = Double.parseDouble(bucket.get(0));
-      // Lua's tostring keeps 14 significant digits: close, then the model goes on from what is stored.
-      assertThat(stored).as("tokens left").isCloseTo(expected.tokensLeft(),
-          within(1e-12 * Math.max(1, Math.abs(expected.tokensLeft()))));
-      assertThat(Long.parseLong(bucket.get(1))).as("refilled up to the claim's time").isEqualTo(actual.now);
-      assertThat(bucket.get(2) == null ? 0 : Long.parseLong(bucket.get(2))).as("dispatchedTotal")
+      // Lua's tostring keeps 14 significant digits: close, then the model goes on from what is
+      // stored.
+      assertThat(stored)
+          .as("tokens left")
+          .isCloseTo(
+              expected.tokensLeft(), within(1e-12 * Math.max(1, Math.abs(expected.tokensLeft()))));
+      assertThat(Long.parseLong(bucket.get(1)))
+          .as("refilled up to the claim's time")
+          .isEqualTo(actual.now);
+      assertThat(bucket.get(2) == null ? 0 : Long.parseLong(bucket.get(2)))
+          .as("dispatchedTotal")
           .isEqualTo(model.dispatched);
       model.tokens = stored;
       for (int i = 0; i < actual.claimed; i++) {
@@ -145,7 +181,8 @@ class QueueBucketPropertiesIT {
     for (int i = 0; i < claimedAt.size(); i++) {
       for (int j = i; j < claimedAt.size(); j++) {
         double bound = burst + rate * (claimedAt.get(j) - claimedAt.get(i)) / 1000.0;
-        assertThat((double) (j - i + 1)).as("claims from %d to %d ms", claimedAt.get(i), claimedAt.get(j))
+        assertThat((double) (j - i + 1))
+            .as("claims from %d to %d ms", claimedAt.get(i), claimedAt.get(j))
             .isLessThanOrEqualTo(bound + 1e-9);
       }
     }
@@ -156,7 +193,9 @@ class QueueBucketPropertiesIT {
     return Arbitraries.integers().between(1, 40);
   }
 
-  /** The bucket as the contract describes it, and the queue's due entries and running dispatches. */
+  /**
+   * The bucket as the contract describes it, and the queue's due entries and running dispatches.
+   */
   private static final class Model {
     record Expected(int claimed, String reason, Long nextToken, double tokensLeft) {}
 
@@ -196,7 +235,8 @@ class QueueBucketPropertiesIT {
       }
       int claimed = (int) Math.min(allowed, due);
       double left = available - claimed;
-      Long nextToken = "RateLimited".equals(reason) ? now + (long) Math.ceil((1 - left) * 1000 / rate) : null;
+      Long nextToken =
+          "RateLimited".equals(reason) ? now + (long) Math.ceil((1 - left) * 1000 / rate) : null;
       due -= claimed;
       running += claimed;
       dispatched += claimed;
@@ -209,7 +249,9 @@ class QueueBucketPropertiesIT {
   /** What queue-claim.lua returned, as far as the bucket is concerned. */
   private record Claim(long now, long held, String reason, Long nextToken, int claimed) {
     static Claim of(List<Object> result) {
-      long now = Long.parseLong((String) result.get(0)) * 1000 + Long.parseLong((String) result.get(1)) / 1000;
+      long now =
+          Long.parseLong((String) result.get(0)) * 1000
+              + Long.parseLong((String) result.get(1)) / 1000;
       long held = (Long) result.get(3);
       String reason = (String) result.get(4);
       Object next = result.get(5);
@@ -232,8 +274,17 @@ class QueueBucketPropertiesIT {
       due = group + "due";
       running = group + "running";
       bucket = group + "bucket";
-      all = new String[] {due, group + "inflight", group + "claimed", group + "tokens", group + "claimseq", bucket,
-          running, group + "released"};
+      all =
+          new String[] {
+            due,
+            group + "inflight",
+            group + "claimed",
+            group + "tokens",
+            group + "claimseq",
+            bucket,
+            running,
+            group + "released"
+          };
     }
 
     String[] all() {

@@ -71,9 +71,13 @@ class QueueClaimsIT {
 
   /** A schedule as one operator process has it, every DelayedTaskQueue listed. */
   private RedisSchedule operator(String identity) {
-    RedisSchedule schedule = new RedisSchedule(
-        RedisConnections.standalone(redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT), prefix, 1,
-        identity);
+    RedisSchedule schedule =
+        new RedisSchedule(
+            RedisConnections.standalone(
+                redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT),
+            prefix,
+            1,
+            identity);
     schedule.onQueueHolds(holds::addAll);
     schedule.queueLimitsKnown();
     opened.add(schedule);
@@ -95,16 +99,20 @@ class QueueClaimsIT {
     Instant now = redisNow(schedule);
     for (int i = 0; i < 5; i++) {
       // t4 is the oldest, t0 the youngest
-      schedule.schedule("shop/t" + i + "/u", now.minusSeconds(i + 1), Optional.of(EMAILS), Optional.empty());
+      schedule.schedule(
+          "shop/t" + i + "/u", now.minusSeconds(i + 1), Optional.of(EMAILS), Optional.empty());
     }
     schedule.schedule("shop/plain/u", now.minusSeconds(1));
 
     ClaimBatch first = schedule.claimDue(100, LEASE);
 
     assertThat(ids(first)).containsExactly("shop/plain/u");
-    assertThat(holds).extracting(QueueHold::id)
+    assertThat(holds)
+        .extracting(QueueHold::id)
         .containsExactly("shop/t4/u", "shop/t3/u", "shop/t2/u", "shop/t1/u", "shop/t0/u");
-    assertThat(holds).allMatch(hold -> hold.reason().equals(QueueHold.QUEUE_PAUSED) && hold.queue().equals(EMAILS));
+    assertThat(holds)
+        .allMatch(
+            hold -> hold.reason().equals(QueueHold.QUEUE_PAUSED) && hold.queue().equals(EMAILS));
     holds.clear();
     assertThat(ids(schedule.claimDue(100, LEASE))).isEmpty();
     assertThat(holds).as("reported once, not per claim").isEmpty();
@@ -114,7 +122,8 @@ class QueueClaimsIT {
 
     assertThat(ids(resumed)).containsExactly("shop/t4/u", "shop/t3/u");
     assertThat(resumed.entries()).allMatch(entry -> entry.queue().equals(Optional.of(EMAILS)));
-    assertThat(ids(schedule.claimDue(100, LEASE))).containsExactly("shop/t2/u", "shop/t1/u", "shop/t0/u");
+    assertThat(ids(schedule.claimDue(100, LEASE)))
+        .containsExactly("shop/t2/u", "shop/t1/u", "shop/t0/u");
   }
 
   @Test
@@ -146,7 +155,9 @@ class QueueClaimsIT {
 
     RedisSchedule next = operator("b"); // a new leader, which never saw the queue: not "missing"
     next.knowQueues(List.of(EMAILS));
-    await().atMost(Duration.ofSeconds(5)).until(() -> ids(next.claimDue(100, LEASE)).contains("shop/b/u"));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> ids(next.claimDue(100, LEASE)).contains("shop/b/u"));
     assertThat(holds).extracting(QueueHold::reason).doesNotContain(QueueHold.QUEUE_MISSING);
   }
 
@@ -157,13 +168,18 @@ class QueueClaimsIT {
     schedule.queueLimits(INVOICES, QueueLimits.open(null, 0, null));
     Instant now = redisNow(schedule);
     for (int i = 0; i < 2_000; i++) {
-      schedule.schedule("shop/held-" + i + "/u", now.minusMillis(2_000 - i), Optional.of(EMAILS), Optional.empty());
+      schedule.schedule(
+          "shop/held-" + i + "/u",
+          now.minusMillis(2_000 - i),
+          Optional.of(EMAILS),
+          Optional.empty());
     }
     schedule.schedule("shop/plain/u", now);
     schedule.schedule("shop/invoice/u", now, Optional.of(INVOICES), Optional.empty());
 
     List<String> claimed = new ArrayList<>();
-    // Reporting 2,000 held tasks takes a few claims (500 per claim); the other entries come in the first.
+    // Reporting 2,000 held tasks takes a few claims (500 per claim); the other entries come in the
+    // first.
     claimed.addAll(ids(schedule.claimDue(100, LEASE)));
     assertThat(claimed).containsExactlyInAnyOrder("shop/plain/u", "shop/invoice/u");
     for (int i = 0; i < 5; i++) {
@@ -186,7 +202,8 @@ class QueueClaimsIT {
     schedule.queueLimits(EMAILS, QueueLimits.open(null, 0, 3));
     Instant now = redisNow(schedule);
     for (int i = 0; i < 10; i++) {
-      schedule.schedule("shop/t" + i + "/u", now.minusMillis(100 - i), Optional.of(EMAILS), Optional.empty());
+      schedule.schedule(
+          "shop/t" + i + "/u", now.minusMillis(100 - i), Optional.of(EMAILS), Optional.empty());
     }
 
     ClaimBatch first = schedule.claimDue(100, LEASE);
@@ -213,7 +230,8 @@ class QueueClaimsIT {
     old.queueLimits(EMAILS, QueueLimits.open(null, 0, 2));
     Instant now = redisNow(old);
     for (int i = 0; i < 4; i++) {
-      old.schedule("shop/t" + i + "/u", now.minusMillis(100 - i), Optional.of(EMAILS), Optional.empty());
+      old.schedule(
+          "shop/t" + i + "/u", now.minusMillis(100 - i), Optional.of(EMAILS), Optional.empty());
     }
     assertThat(ids(old.claimDue(100, LEASE))).containsExactly("shop/t0/u", "shop/t1/u");
     // The old leader dies with both claims unsettled and both slots taken.
@@ -252,11 +270,14 @@ class QueueClaimsIT {
     QueueCounts paused = leader.queueCounts(EMAILS);
     assertThat(paused.waiting()).as("the claim is back in the due set").isEqualTo(2);
     assertThat(paused.inFlight()).as("no slot held for a claim that went back").isZero();
-    assertThat(holds).filteredOn(hold -> hold.id().equals("shop/first/u"))
-        .extracting(QueueHold::reason).containsExactly(QueueHold.QUEUE_PAUSED);
+    assertThat(holds)
+        .filteredOn(hold -> hold.id().equals("shop/first/u"))
+        .extracting(QueueHold::reason)
+        .containsExactly(QueueHold.QUEUE_PAUSED);
 
     leader.queueLimits(EMAILS, QueueLimits.open(null, 0, 1));
-    assertThat(ids(leader.claimDue(100, LEASE))).as("its one slot is free: not stuck one short")
+    assertThat(ids(leader.claimDue(100, LEASE)))
+        .as("its one slot is free: not stuck one short")
         .containsExactly("shop/first/u");
   }
 
@@ -271,32 +292,46 @@ class QueueClaimsIT {
     }
     Instant now = redisNow(one);
     for (int i = 0; i < 300; i++) {
-      one.schedule("shop/t" + i + "/u", now.minusMillis(300 - i), Optional.of(EMAILS), Optional.empty());
+      one.schedule(
+          "shop/t" + i + "/u", now.minusMillis(300 - i), Optional.of(EMAILS), Optional.empty());
     }
 
     List<Instant> claimedAt = Collections.synchronizedList(new ArrayList<>());
     long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
-    List<CompletableFuture<Void>> claimers = List.of(one, two).stream().map(schedule ->
-        CompletableFuture.runAsync(() -> {
-          while (System.nanoTime() < until) {
-            schedule.claimDue(100, LEASE).entries().forEach(entry -> claimedAt.add(entry.claimedAt()));
-            LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
-          }
-        })).toList();
+    List<CompletableFuture<Void>> claimers =
+        List.of(one, two).stream()
+            .map(
+                schedule ->
+                    CompletableFuture.runAsync(
+                        () -> {
+                          while (System.nanoTime() < until) {
+                            schedule
+                                .claimDue(100, LEASE)
+                                .entries()
+                                .forEach(entry -> claimedAt.add(entry.claimedAt()));
+                            LockSupport.parkNanos(
+                                Duration.ofMillis(2)
+                                    .toNanos()); // pacing the claims as a busy poller would
+                          }
+                        }))
+            .toList();
     claimers.forEach(CompletableFuture::join);
 
-    List<Long> millis = claimedAt.stream().map(Instant::toEpochMilli).sorted().collect(Collectors.toList());
+    List<Long> millis =
+        claimedAt.stream().map(Instant::toEpochMilli).sorted().collect(Collectors.toList());
     long span = millis.get(millis.size() - 1) - millis.get(0);
     // Every window from one claim to a later one: at most burst + rate × its length.
     for (int i = 0; i < millis.size(); i++) {
       for (int j = i; j < millis.size(); j++) {
         double bound = burst + rate * (millis.get(j) - millis.get(i)) / 1000.0;
-        assertThat((double) (j - i + 1)).as("claims from %d to %d ms", millis.get(i), millis.get(j))
+        assertThat((double) (j - i + 1))
+            .as("claims from %d to %d ms", millis.get(i), millis.get(j))
             .isLessThanOrEqualTo(bound + 1e-9);
       }
     }
-    assertThat(millis.size()).as("the bucket is used, not starved").isGreaterThanOrEqualTo(burst + (int) (rate * span
-        / 1000.0 * 0.8));
+    assertThat(millis.size())
+        .as("the bucket is used, not starved")
+        .isGreaterThanOrEqualTo(burst + (int) (rate * span / 1000.0 * 0.8));
   }
 
   /**
@@ -328,10 +363,13 @@ class QueueClaimsIT {
       unsettled.forEach(entry -> fired.add(entry.id()));
       unsettled = old.claimDue(100, LEASE).entries();
       unsettled.forEach(entry -> claimedAt.add(entry.claimedAt().toEpochMilli()));
-      LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
+      LockSupport.parkNanos(
+          Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
     }
     // The old leader dies here, its last batch claimed and not settled.
-    assertThat(fired.size()).as("the change comes in the middle of the burst").isBetween(burst, 400);
+    assertThat(fired.size())
+        .as("the change comes in the middle of the burst")
+        .isBetween(burst, 400);
     Set<String> leftUnsettled = new HashSet<>();
     unsettled.forEach(entry -> leftUnsettled.add(entry.id()));
 
@@ -343,19 +381,26 @@ class QueueClaimsIT {
       List<ClaimedEntry> batch = leader.claimDue(100, LEASE).entries();
       batch.forEach(entry -> claimedAt.add(entry.claimedAt().toEpochMilli()));
       leader.acknowledgeAll(batch);
-      batch.forEach(entry -> {
-        fired.add(entry.id());
-        claimedByTheNew.add(entry.id());
-      });
-      LockSupport.parkNanos(Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
+      batch.forEach(
+          entry -> {
+            fired.add(entry.id());
+            claimedByTheNew.add(entry.id());
+          });
+      LockSupport.parkNanos(
+          Duration.ofMillis(2).toNanos()); // pacing the claims as a busy poller would
     }
 
     assertThat(fired).as("every task fired").hasSize(500);
-    assertThat(claimedByTheNew).as("the old leader's unsettled claims, claimed again").containsAll(leftUnsettled);
+    assertThat(claimedByTheNew)
+        .as("the old leader's unsettled claims, claimed again")
+        .containsAll(leftUnsettled);
     assertWithinBurstPlusRateTimesTime(claimedAt, burst, rate);
   }
 
-  /** Without maxBurst the bucket holds max(1, ceil(maxDispatchesPerSecond)), however long it was idle. */
+  /**
+   * Without maxBurst the bucket holds max(1, ceil(maxDispatchesPerSecond)), however long it was
+   * idle.
+   */
   @Test
   void withoutMaxBurstTheBucketHoldsTheRateRoundedUpAndAtLeastOne() {
     RedisSchedule schedule = operator("a");
@@ -363,12 +408,17 @@ class QueueClaimsIT {
     schedule.queueLimits(INVOICES, InformedQueues.limitsOf(rateOnly(0.5)));
     Instant now = redisNow(schedule);
     for (int i = 0; i < 20; i++) {
-      schedule.schedule("shop/e" + i + "/u", now.minusSeconds(1), Optional.of(EMAILS), Optional.empty());
-      schedule.schedule("shop/i" + i + "/u", now.minusSeconds(1), Optional.of(INVOICES), Optional.empty());
+      schedule.schedule(
+          "shop/e" + i + "/u", now.minusSeconds(1), Optional.of(EMAILS), Optional.empty());
+      schedule.schedule(
+          "shop/i" + i + "/u", now.minusSeconds(1), Optional.of(INVOICES), Optional.empty());
     }
 
     Map<QueueRef, Long> first = claimedPerQueue(schedule.claimDue(100, LEASE));
-    assertThat(first).as("a full bucket at first").containsEntry(EMAILS, 3L).containsEntry(INVOICES, 1L);
+    assertThat(first)
+        .as("a full bucket at first")
+        .containsEntry(EMAILS, 3L)
+        .containsEntry(INVOICES, 1L);
 
     // An hour idle (each bucket's last refill moved back by an hour): full, not over.
     RedisClient client = RedisClient.create(redis.uri());
@@ -382,10 +432,13 @@ class QueueClaimsIT {
       client.shutdown();
     }
     Map<QueueRef, Long> afterIdle = new HashMap<>();
-    await("each queue polled at its next token").atMost(Duration.ofSeconds(10)).until(() -> {
-      claimedPerQueue(schedule.claimDue(100, LEASE)).forEach(afterIdle::putIfAbsent);
-      return afterIdle.size() == 2;
-    });
+    await("each queue polled at its next token")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              claimedPerQueue(schedule.claimDue(100, LEASE)).forEach(afterIdle::putIfAbsent);
+              return afterIdle.size() == 2;
+            });
     assertThat(afterIdle).containsEntry(EMAILS, 3L).containsEntry(INVOICES, 1L);
   }
 
@@ -396,19 +449,23 @@ class QueueClaimsIT {
   }
 
   private static Map<QueueRef, Long> claimedPerQueue(ClaimBatch batch) {
-    return batch.entries().stream().filter(entry -> entry.queue().isPresent())
+    return batch.entries().stream()
+        .filter(entry -> entry.queue().isPresent())
         .collect(Collectors.groupingBy(entry -> entry.queue().get(), Collectors.counting()));
   }
 
   /** Every window from one claim to a later one: at most burst + rate × its length. */
-  private static void assertWithinBurstPlusRateTimesTime(List<Long> claimedAt, int burst, double rate) {
+  private static void assertWithinBurstPlusRateTimesTime(
+      List<Long> claimedAt, int burst, double rate) {
     List<Long> millis = claimedAt.stream().sorted().toList();
     for (int i = 0; i < millis.size(); i++) {
       for (int j = i; j < millis.size(); j++) {
         double bound = burst + rate * (millis.get(j) - millis.get(i)) / 1000.0;
         if (j - i + 1 > bound + 1e-9) {
-          throw new AssertionError(String.format("%d claims from %d to %d ms, over the bound %.2f", j - i + 1,
-              millis.get(i), millis.get(j), bound));
+          throw new AssertionError(
+              String.format(
+                  "%d claims from %d to %d ms, over the bound %.2f",
+                  j - i + 1, millis.get(i), millis.get(j), bound));
         }
       }
     }
@@ -419,8 +476,12 @@ class QueueClaimsIT {
     RedisClient client = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       String stats = connection.sync().info("commandstats");
-      return stats.lines().filter(line -> line.startsWith("cmdstat_evalsha:")).findFirst()
-          .map(line -> Long.parseLong(line.replaceAll("^cmdstat_evalsha:calls=([0-9]+),.*", "$1"))).orElse(0L);
+      return stats
+          .lines()
+          .filter(line -> line.startsWith("cmdstat_evalsha:"))
+          .findFirst()
+          .map(line -> Long.parseLong(line.replaceAll("^cmdstat_evalsha:calls=([0-9]+),.*", "$1")))
+          .orElse(0L);
     } finally {
       client.shutdown();
     }

@@ -23,25 +23,38 @@ class RedisScheduleSentinelIT {
       int sentinelPort = Ports.freePort();
       Path dir = Files.createTempDirectory("sentinel-");
       Path conf = dir.resolve("sentinel.conf");
-      Files.writeString(conf, String.join("\n",
-          "port " + sentinelPort,
-          "bind 127.0.0.1",
-          "dir " + dir,
-          "sentinel monitor mymaster 127.0.0.1 " + master.port() + " 1",
-          "sentinel auth-pass mymaster sentinel-pass",
-          ""));
-      Process sentinel = new ProcessBuilder(RedisProcess.binary().getAbsolutePath(), conf.toString(), "--sentinel")
-          .redirectErrorStream(true).redirectOutput(dir.resolve("sentinel.log").toFile()).start();
+      Files.writeString(
+          conf,
+          String.join(
+              "\n",
+              "port " + sentinelPort,
+              "bind 127.0.0.1",
+              "dir " + dir,
+              "sentinel monitor mymaster 127.0.0.1 " + master.port() + " 1",
+              "sentinel auth-pass mymaster sentinel-pass",
+              ""));
+      Process sentinel =
+          new ProcessBuilder(RedisProcess.binary().getAbsolutePath(), conf.toString(), "--sentinel")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("sentinel.log").toFile())
+              .start();
       try {
-        await("sentinel on port " + sentinelPort).atMost(Duration.ofSeconds(20)).until(() -> RedisProcess.accepts(sentinelPort));
-        OperatorConfig config = OperatorConfig.fromEnv(Map.of(
-            OperatorConfig.REDIS_URI, "redis-sentinel://127.0.0.1:" + sentinelPort + "#mymaster",
-            OperatorConfig.REDIS_PASSWORD, "sentinel-pass",
-            OperatorConfig.KEY_PREFIX, "sentinel"));
+        await("sentinel on port " + sentinelPort)
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> RedisProcess.accepts(sentinelPort));
+        OperatorConfig config =
+            OperatorConfig.fromEnv(
+                Map.of(
+                    OperatorConfig.REDIS_URI,
+                        "redis-sentinel://127.0.0.1:" + sentinelPort + "#mymaster",
+                    OperatorConfig.REDIS_PASSWORD, "sentinel-pass",
+                    OperatorConfig.KEY_PREFIX, "sentinel"));
         try (RedisSchedule schedule = RedisSchedule.open(config)) {
-          Instant due = ScheduleProbe.serverTime(schedule).truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
+          Instant due =
+              ScheduleProbe.serverTime(schedule).truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
           schedule.schedule("via-sentinel", due);
-          assertThat(schedule.claimDue(10, Duration.ofMinutes(1)).entries()).extracting(ClaimedEntry::id)
+          assertThat(schedule.claimDue(10, Duration.ofMinutes(1)).entries())
+              .extracting(ClaimedEntry::id)
               .containsExactly("via-sentinel");
           assertThat(schedule.serverIdentity()).isNotBlank();
         }

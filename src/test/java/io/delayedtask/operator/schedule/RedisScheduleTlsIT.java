@@ -26,38 +26,59 @@ class RedisScheduleTlsIT {
 
   @Test
   void scheduleOverTlsWithAuth() throws Exception {
-    Path redisServer = RequiredTool.find("redis-server", RedisProcess.BINARY_VARIABLE, INSTALL_REDIS);
-    Path openssl = RequiredTool.find("openssl", "DELAYEDTASK_TEST_OPENSSL", "apt-get install -y openssl");
+    Path redisServer =
+        RequiredTool.find("redis-server", RedisProcess.BINARY_VARIABLE, INSTALL_REDIS);
+    Path openssl =
+        RequiredTool.find("openssl", "DELAYEDTASK_TEST_OPENSSL", "apt-get install -y openssl");
     Path dir = Files.createTempDirectory("redis-tls-");
     selfSignedCertificate(openssl, dir);
     int tlsPort = Ports.freePort();
     RedisProcess redis;
     try {
-      redis = RedisProcess.startBinary(redisServer, "--tls-port", Integer.toString(tlsPort),
-          "--tls-cert-file", dir.resolve("cert.pem").toString(),
-          "--tls-key-file", dir.resolve("key.pem").toString(),
-          "--tls-ca-cert-file", dir.resolve("cert.pem").toString(),
-          "--tls-auth-clients", "no",
-          "--requirepass", "tls-pass");
+      redis =
+          RedisProcess.startBinary(
+              redisServer,
+              "--tls-port",
+              Integer.toString(tlsPort),
+              "--tls-cert-file",
+              dir.resolve("cert.pem").toString(),
+              "--tls-key-file",
+              dir.resolve("key.pem").toString(),
+              "--tls-ca-cert-file",
+              dir.resolve("cert.pem").toString(),
+              "--tls-auth-clients",
+              "no",
+              "--requirepass",
+              "tls-pass");
     } catch (IllegalStateException e) {
-      RequiredTool.unusable(redisServer + " has no TLS support (" + e.getMessage().strip() + ")", INSTALL_REDIS);
+      RequiredTool.unusable(
+          redisServer + " has no TLS support (" + e.getMessage().strip() + ")", INSTALL_REDIS);
       return;
     }
     try (redis) {
       String uri = "rediss://127.0.0.1:" + tlsPort;
       // Verification is on by default: a self-signed certificate is refused.
-      try (RedisSchedule verifying = new RedisSchedule(
-          RedisConnections.standalone(uri, Optional.of("tls-pass"), Duration.ofSeconds(3)), "tls", 1)) {
+      try (RedisSchedule verifying =
+          new RedisSchedule(
+              RedisConnections.standalone(uri, Optional.of("tls-pass"), Duration.ofSeconds(3)),
+              "tls",
+              1)) {
         assertThatThrownBy(() -> ScheduleProbe.serverTime(verifying))
             .isInstanceOf(ScheduleUnavailableException.class)
             .hasMessageContaining("Redis at " + uri + " is unavailable (connect)");
       }
-      try (RedisSchedule schedule = new RedisSchedule(RedisConnections.standalone(uri + "?verifyPeer=NONE",
-          Optional.of("tls-pass"), Duration.ofSeconds(3)), "tls", 1)) {
-        Instant due = ScheduleProbe.serverTime(schedule).truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
+      try (RedisSchedule schedule =
+          new RedisSchedule(
+              RedisConnections.standalone(
+                  uri + "?verifyPeer=NONE", Optional.of("tls-pass"), Duration.ofSeconds(3)),
+              "tls",
+              1)) {
+        Instant due =
+            ScheduleProbe.serverTime(schedule).truncatedTo(ChronoUnit.MILLIS).minusSeconds(1);
         schedule.schedule("secure", due);
         assertThat(schedule.waitingEntries()).containsExactly(Map.entry("secure", due));
-        assertThat(schedule.claimDue(10, Duration.ofMinutes(1)).entries()).extracting(ClaimedEntry::id)
+        assertThat(schedule.claimDue(10, Duration.ofMinutes(1)).entries())
+            .extracting(ClaimedEntry::id)
             .containsExactly("secure");
       }
     }
@@ -65,10 +86,25 @@ class RedisScheduleTlsIT {
 
   private static void selfSignedCertificate(Path openssl, Path dir) throws Exception {
     Path log = dir.resolve("openssl.log");
-    Process process = new ProcessBuilder(openssl.toString(), "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-        "-keyout", dir.resolve("key.pem").toString(), "-out", dir.resolve("cert.pem").toString(),
-        "-days", "1", "-subj", "/CN=127.0.0.1")
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process process =
+        new ProcessBuilder(
+                openssl.toString(),
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                dir.resolve("key.pem").toString(),
+                "-out",
+                dir.resolve("cert.pem").toString(),
+                "-days",
+                "1",
+                "-subj",
+                "/CN=127.0.0.1")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     assertThat(process.waitFor()).as("openssl req: %s", Files.readString(log)).isZero();
   }
 }

@@ -26,10 +26,17 @@ class ScheduleKeysTest {
   @Test
   void theShardOfAnIdIsStableAndInRange() {
     ScheduleKeys keys = new ScheduleKeys("p", 7);
-    // CRC32("ns/name/uid") = 0x70800E26; a change here would orphan entries written by older versions.
-    assertThat(keys.shardOf("ns/name/uid")).isEqualTo((int) (Integer.toUnsignedLong(0x70800E26) % 7))
+    // CRC32("ns/name/uid") = 0x70800E26; a change here would orphan entries written by older
+    // versions.
+    assertThat(keys.shardOf("ns/name/uid"))
+        .isEqualTo((int) (Integer.toUnsignedLong(0x70800E26) % 7))
         .isEqualTo(new ScheduleKeys("other", 7).shardOf("ns/name/uid"));
-    assertThat(IntStream.range(0, 1000).map(i -> keys.shardOf("id-" + i)).distinct().sorted().toArray())
+    assertThat(
+            IntStream.range(0, 1000)
+                .map(i -> keys.shardOf("id-" + i))
+                .distinct()
+                .sorted()
+                .toArray())
         .containsExactly(0, 1, 2, 3, 4, 5, 6);
   }
 
@@ -44,7 +51,8 @@ class ScheduleKeysTest {
         assertThat(SlotHash.getSlot(keys.claimed(shard))).isEqualTo(slot);
         assertThat(SlotHash.getSlot(keys.tokens(shard))).isEqualTo(slot);
         assertThat(SlotHash.getSlot(keys.claimSequence(shard))).isEqualTo(slot);
-        assertThat(slot).isGreaterThanOrEqualTo(shard * SlotHash.SLOT_COUNT / shards)
+        assertThat(slot)
+            .isGreaterThanOrEqualTo(shard * SlotHash.SLOT_COUNT / shards)
             .isLessThan((shard + 1) * SlotHash.SLOT_COUNT / shards);
         slots.add(slot);
       }
@@ -55,6 +63,7 @@ class ScheduleKeysTest {
   @Test
   void badArgumentsAreRejected() {
     assertThatThrownBy(() -> new ScheduleKeys("a{b}", 1)).hasMessageContaining("without braces");
-    assertThatThrownBy(() -> new ScheduleKeys("p", 0)).hasMessageContaining("shards must be from 1 to 1024");
+    assertThatThrownBy(() -> new ScheduleKeys("p", 0))
+        .hasMessageContaining("shards must be from 1 to 1024");
   }
 }

@@ -35,14 +35,15 @@ import net.jqwik.api.statistics.Statistics;
  * production: schedule and reschedule, cancel, claim, acknowledge, release, a poller that crashes
  * with claims in hand, leases that run out, a poller that wakes after its leases ran out and
  * acknowledges or releases what it held (a paused old leader), a poller that stalls past a lease,
- * Redis emptied (as by a FLUSHALL, or a failover to an empty replica) and rebuilt by a resync, and time passing (the Redis clock; the test
- * waits for it, it cannot move it).
+ * Redis emptied (as by a FLUSHALL, or a failover to an empty replica) and rebuilt by a resync, and
+ * time passing (the Redis clock; the test waits for it, it cannot move it).
  *
  * <p>The model states what may be observed (the claims returned, the waiting entries and their
  * scores, the ids in flight), in the contract's words (TaskSchedule, DESIGN.md), never how the
  * scripts get there: it does not know in which order or how many at a time a claim takes back
- * lapsed claims, nor how it breaks ties, so a misconception shared with a script cannot pass.
- * The rules:
+ * lapsed claims, nor how it breaks ties, so a misconception shared with a script cannot pass. The
+ * rules:
+ *
  * <ul>
  *   <li>an entry is claimed only when it is owed: waiting with a score at or before the Redis clock
  *       of the claim, or held by a claim whose lease ran out; and at the time it is owed at, which
@@ -67,8 +68,12 @@ import net.jqwik.api.statistics.Statistics;
  */
 class ScheduleModelPropertiesIT {
   private static final List<String> IDS = List.of("ns/a/1", "ns/b/2", "ns/c/3", "ns/d/4", "ns/e/5");
-  /** A claim this close to its lease deadline is given up, not acknowledged (the poller gave up). */
+
+  /**
+   * A claim this close to its lease deadline is given up, not acknowledged (the poller gave up).
+   */
   private static final long SAFETY_MS = 60;
+
   private static RedisProcess redis;
   private static RedisClient admin;
 
@@ -108,7 +113,9 @@ class ScheduleModelPropertiesIT {
   /** A poller that gave up a claim wakes and releases it with a retry time. */
   record LateRelease(int pick, int retryOffsetMs) implements Op {}
 
-  /** The live poller stalls (a GC pause, no CPU) until the lease of one claim it holds has run out. */
+  /**
+   * The live poller stalls (a GC pause, no CPU) until the lease of one claim it holds has run out.
+   */
   record Stall(int pick) implements Op {}
 
   /** Wait for every abandoned claim's lease to run out, then requeue them. */
@@ -126,23 +133,57 @@ class ScheduleModelPropertiesIT {
 
   @Provide
   Arbitrary<List<Op>> sequences() {
-    Arbitrary<Op> op = Arbitraries.frequencyOf(
-        net.jqwik.api.Tuple.of(6, Arbitraries.integers().between(0, IDS.size() - 1)
-            .flatMap(t -> Arbitraries.integers().between(-300, 300).map(o -> (Op) new Schedule(t, o)))),
-        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, IDS.size() - 1).map(t -> (Op) new Cancel(t))),
-        net.jqwik.api.Tuple.of(5, Arbitraries.integers().between(1, 4)
-            .flatMap(m -> Arbitraries.integers().between(100, 400).map(l -> (Op) new Claim(m, l)))),
-        net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(0, 7).map(p -> (Op) new Ack(p))),
-        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 7)
-            .flatMap(p -> Arbitraries.integers().between(0, 200).map(r -> (Op) new Release(p, r)))),
-        net.jqwik.api.Tuple.of(3, Arbitraries.just((Op) new Crash())),
-        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 7).map(p -> (Op) new LateAck(p))),
-        net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 7)
-            .flatMap(p -> Arbitraries.integers().between(0, 200).map(r -> (Op) new LateRelease(p, r)))),
-        net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(0, 7).map(p -> (Op) new Stall(p))),
-        net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new ExpireLeases())),
-        net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new FlushAndResync())),
-        net.jqwik.api.Tuple.of(4, Arbitraries.integers().between(20, 300).map(ms -> (Op) new Advance(ms))));
+    Arbitrary<Op> op =
+        Arbitraries.frequencyOf(
+            net.jqwik.api.Tuple.of(
+                6,
+                Arbitraries.integers()
+                    .between(0, IDS.size() - 1)
+                    .flatMap(
+                        t ->
+                            Arbitraries.integers()
+                                .between(-300, 300)
+                                .map(o -> (Op) new Schedule(t, o)))),
+            net.jqwik.api.Tuple.of(
+                1, Arbitraries.integers().between(0, IDS.size() - 1).map(t -> (Op) new Cancel(t))),
+            net.jqwik.api.Tuple.of(
+                5,
+                Arbitraries.integers()
+                    .between(1, 4)
+                    .flatMap(
+                        m ->
+                            Arbitraries.integers()
+                                .between(100, 400)
+                                .map(l -> (Op) new Claim(m, l)))),
+            net.jqwik.api.Tuple.of(
+                3, Arbitraries.integers().between(0, 7).map(p -> (Op) new Ack(p))),
+            net.jqwik.api.Tuple.of(
+                1,
+                Arbitraries.integers()
+                    .between(0, 7)
+                    .flatMap(
+                        p ->
+                            Arbitraries.integers()
+                                .between(0, 200)
+                                .map(r -> (Op) new Release(p, r)))),
+            net.jqwik.api.Tuple.of(3, Arbitraries.just((Op) new Crash())),
+            net.jqwik.api.Tuple.of(
+                1, Arbitraries.integers().between(0, 7).map(p -> (Op) new LateAck(p))),
+            net.jqwik.api.Tuple.of(
+                1,
+                Arbitraries.integers()
+                    .between(0, 7)
+                    .flatMap(
+                        p ->
+                            Arbitraries.integers()
+                                .between(0, 200)
+                                .map(r -> (Op) new LateRelease(p, r)))),
+            net.jqwik.api.Tuple.of(
+                2, Arbitraries.integers().between(0, 7).map(p -> (Op) new Stall(p))),
+            net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new ExpireLeases())),
+            net.jqwik.api.Tuple.of(1, Arbitraries.just((Op) new FlushAndResync())),
+            net.jqwik.api.Tuple.of(
+                4, Arbitraries.integers().between(20, 300).map(ms -> (Op) new Advance(ms))));
     return op.list().ofMinSize(8).ofMaxSize(40);
   }
 
@@ -151,19 +192,25 @@ class ScheduleModelPropertiesIT {
    * time then decides where the entry goes). About 30 % of them do; under 10 % fails the property,
    * so a generator that drifts away from lapses is noticed instead of passing quietly.
    */
-  @Property(shrinking = ShrinkingMode.BOUNDED) // tries: jqwik.tries.default, 60 (pom.xml; 1,000 with -Pthorough)
+  @Property(
+      shrinking =
+          ShrinkingMode.BOUNDED) // tries: jqwik.tries.default, 60 (pom.xml; 1,000 with -Pthorough)
   void theScheduleKeepsItsPromises(@ForAll("sequences") List<Op> ops) {
     int lapsedClaimsMet = run(ops).lapsedClaimsMet;
     Statistics.label("a claim met a lapsed claim").collect(lapsedClaimsMet > 0);
-    Statistics.label("a claim met a lapsed claim").coverage(
-        coverage -> coverage.check(true).percentage(p -> p >= 10));
+    Statistics.label("a claim met a lapsed claim")
+        .coverage(coverage -> coverage.check(true).percentage(p -> p >= 10));
   }
 
   /** Runs one sequence, checking it against the model at every step; returns what it met. */
   private Run run(List<Op> ops) {
     String prefix = "prop-" + UUID.randomUUID().toString().substring(0, 8);
-    try (RedisSchedule schedule = new RedisSchedule(
-        RedisConnections.standalone(redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT), prefix, 1)) {
+    try (RedisSchedule schedule =
+        new RedisSchedule(
+            RedisConnections.standalone(
+                redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT),
+            prefix,
+            1)) {
       Run run = new Run(schedule, prefix);
       run.execute(ops);
       return run;
@@ -178,11 +225,17 @@ class ScheduleModelPropertiesIT {
    */
   @Example
   void acknowledgingAnOldClaimKeepsTheClaimForTheNewDueTime() {
-    Run run = run(List.of(
-        new Schedule(0, 0), new Advance(120), new Claim(1, 5_000), // claimed for due 0
-        new Schedule(0, 30), new Advance(60), new Claim(1, 5_000), // rescheduled, claimed for due 30
-        new Ack(0), // the first claim's holder acknowledges its (old) firing
-        new Crash())); // the holder of the new claim dies: its lease must bring it back
+    Run run =
+        run(
+            List.of(
+                new Schedule(0, 0),
+                new Advance(120),
+                new Claim(1, 5_000), // claimed for due 0
+                new Schedule(0, 30),
+                new Advance(60),
+                new Claim(1, 5_000), // rescheduled, claimed for due 30
+                new Ack(0), // the first claim's holder acknowledges its (old) firing
+                new Crash())); // the holder of the new claim dies: its lease must bring it back
     assertThat(run.claimedDuringOps).as("both claims took the entry").isEqualTo(2);
   }
 
@@ -193,14 +246,21 @@ class ScheduleModelPropertiesIT {
    */
   @Example
   void aLateAckOrReleaseKeepsTheSuccessorsClaimOfTheSameDueTime() {
-    Run run = run(List.of(
-        new Schedule(0, 0), new Advance(120), new Claim(1, 150), // A claims for due 0
-        new Advance(200), // A's lease runs out (A stalls)
-        new Claim(1, 1_000), // B claims the same entry, same due time
-        new LateAck(0), new LateRelease(0, 0), // A wakes
-        new Crash())); // B dies with its claim
+    Run run =
+        run(
+            List.of(
+                new Schedule(0, 0),
+                new Advance(120),
+                new Claim(1, 150), // A claims for due 0
+                new Advance(200), // A's lease runs out (A stalls)
+                new Claim(1, 1_000), // B claims the same entry, same due time
+                new LateAck(0),
+                new LateRelease(0, 0), // A wakes
+                new Crash())); // B dies with its claim
     assertThat(run.claimedDuringOps).as("A and B each claimed the entry").isEqualTo(2);
-    assertThat(run.lapsedClaimsMet).as("B met A's lapsed claim, and the final claim B's").isEqualTo(2);
+    assertThat(run.lapsedClaimsMet)
+        .as("B met A's lapsed claim, and the final claim B's")
+        .isEqualTo(2);
   }
 
   /**
@@ -210,11 +270,16 @@ class ScheduleModelPropertiesIT {
    */
   @Example
   void aTaskMovedAwayFromItsClaimedTimeAndBackWaitsForNothingElse() {
-    Run run = run(List.of(
-        new Schedule(0, 0), new Advance(120), new Claim(1, 150), // claimed for due 0
-        new Advance(200), // its lease runs out (the holder died)
-        new Schedule(0, 50), // moved: waits for 50
-        new Schedule(0, 0))); // moved back to the claimed time: nothing waits for 50 any more
+    Run run =
+        run(
+            List.of(
+                new Schedule(0, 0),
+                new Advance(120),
+                new Claim(1, 150), // claimed for due 0
+                new Advance(200), // its lease runs out (the holder died)
+                new Schedule(0, 50), // moved: waits for 50
+                new Schedule(
+                    0, 0))); // moved back to the claimed time: nothing waits for 50 any more
     assertThat(run.claimedDuringOps).as("the entry was claimed before it moved").isEqualTo(1);
   }
 
@@ -225,13 +290,17 @@ class ScheduleModelPropertiesIT {
    */
   @Example
   void aClaimAfterRedisWasEmptiedNeverGetsTheTokenOfAClaimFromBefore() {
-    Run run = run(List.of(
-        new Schedule(0, 0), new Advance(120), new Claim(1, 150), // A claims, token n
-        new Stall(0), // A's lease runs out (A gives the claim up, but may still report it)
-        new FlushAndResync(), // Redis emptied; the resync schedules the entry again
-        new Claim(1, 5_000), // B claims it: its token must not be A's
-        new LateRelease(0, 0), // A wakes and releases: B's claim must stay
-        new Crash())); // B dies: its lease brings the entry back
+    Run run =
+        run(
+            List.of(
+                new Schedule(0, 0),
+                new Advance(120),
+                new Claim(1, 150), // A claims, token n
+                new Stall(0), // A's lease runs out (A gives the claim up, but may still report it)
+                new FlushAndResync(), // Redis emptied; the resync schedules the entry again
+                new Claim(1, 5_000), // B claims it: its token must not be A's
+                new LateRelease(0, 0), // A wakes and releases: B's claim must stay
+                new Crash())); // B dies: its lease brings the entry back
     assertThat(run.claimedDuringOps).as("A and B each claimed the entry").isEqualTo(2);
   }
 
@@ -250,10 +319,16 @@ class ScheduleModelPropertiesIT {
   /** A claim held by the live poller (or given up by one), and the task due time it fires. */
   private record Held(ClaimedEntry entry, long deadline, long forDue) {}
 
-  /** A waiting entry: its score (due, or retry time after a release) and the task due time it stands for. */
+  /**
+   * A waiting entry: its score (due, or retry time after a release) and the task due time it stands
+   * for.
+   */
   private record Waiting(long score, long forDue) {}
 
-  /** A claim in Redis: lease deadline, the score it was claimed at, the task due time it stands for, its token. */
+  /**
+   * A claim in Redis: lease deadline, the score it was claimed at, the task due time it stands for,
+   * its token.
+   */
   private record InFlight(long deadline, long score, long forDue, String token) {}
 
   private final class Run {
@@ -266,16 +341,35 @@ class ScheduleModelPropertiesIT {
     // What the operator owes.
     private final Map<String, Task> tasks = new HashMap<>();
     private final Set<String> firedPairs = new HashSet<>();
-    /** Every token a claim returned, flushes included: a token given twice would let a late ack act on another claim. */
+
+    /**
+     * Every token a claim returned, flushes included: a token given twice would let a late ack act
+     * on another claim.
+     */
     private final Set<String> tokensGiven = new HashSet<>();
+
     private final List<Held> held = new ArrayList<>();
-    /** Claims a poller gave up (lease about to run out, or it waited them out) and may still report late. */
+
+    /**
+     * Claims a poller gave up (lease about to run out, or it waited them out) and may still report
+     * late.
+     */
     private final List<Held> givenUp = new ArrayList<>();
-    /** Tasks whose entry a FLUSHALL removed while a live claim held it; the periodic resync brings them back. */
+
+    /**
+     * Tasks whose entry a FLUSHALL removed while a live claim held it; the periodic resync brings
+     * them back.
+     */
     private final Set<String> orphanedByFlush = new HashSet<>();
+
     private final List<String> trace = new ArrayList<>();
-    /** Lapsed claims a claim met (claimed again, or found taken back): how often the lapse rules were put to work. */
+
+    /**
+     * Lapsed claims a claim met (claimed again, or found taken back): how often the lapse rules
+     * were put to work.
+     */
     int lapsedClaimsMet;
+
     /** Entries the sequence's own claims took (the final claims not counted). */
     int claimedDuringOps;
 
@@ -313,7 +407,8 @@ class ScheduleModelPropertiesIT {
       } else if (op instanceof LateRelease r) {
         pickGivenUp(r.pick()).ifPresent(h -> release(h, now() + r.retryOffsetMs()));
       } else if (op instanceof Stall st) {
-        pick(st.pick()).ifPresent(h -> waitForRedisClock(h.deadline() + 1)); // given up at the next step
+        pick(st.pick())
+            .ifPresent(h -> waitForRedisClock(h.deadline() + 1)); // given up at the next step
       } else if (op instanceof ExpireLeases) {
         expireLeases();
       } else if (op instanceof FlushAndResync) {
@@ -368,33 +463,55 @@ class ScheduleModelPropertiesIT {
       List<Held> claimed = new ArrayList<>();
       for (ClaimedEntry entry : batch.entries()) {
         long due = entry.due().toEpochMilli();
-        assertThat(due).as(where("claimed before its due time on the Redis clock (now=" + now + "): " + entry))
+        assertThat(due)
+            .as(where("claimed before its due time on the Redis clock (now=" + now + "): " + entry))
             .isLessThanOrEqualTo(now);
         Optional<Waiting> owed = owed(entry.id(), now);
-        assertThat(owed).as(where("claimed, but not owed now (now=" + now + "): " + entry)).isPresent();
-        assertThat(due).as(where("claimed at a time other than the one it is owed at: " + entry))
+        assertThat(owed)
+            .as(where("claimed, but not owed now (now=" + now + "): " + entry))
+            .isPresent();
+        assertThat(due)
+            .as(where("claimed at a time other than the one it is owed at: " + entry))
             .isEqualTo(owed.get().score());
         long forDue = owed.get().forDue();
-        assertThat(firedPairs).as(where("acknowledged, then claimed again for the same due time: " + entry))
+        assertThat(firedPairs)
+            .as(where("acknowledged, then claimed again for the same due time: " + entry))
             .doesNotContain(entry.id() + "@" + forDue);
         assertThat(tasks).as(where("cancelled, then claimed: " + entry)).containsKey(entry.id());
         // A claim for a new due time while the old one is in flight is a reschedule, not a double
         // claim; nor is one after a FLUSHALL took the old claim from Redis (its holder's firing is
         // idempotent, and the reconciler scheduled the due time again).
-        assertThat(held).as(where("claimed while a live claim for the same due time is within its lease: " + entry))
-            .noneMatch(h -> h.entry().id().equals(entry.id()) && h.forDue() == forDue && h.deadline() > now
-                && isCurrent(h));
-        assertThat(tokensGiven).as(where("a token given twice: " + entry)).doesNotContain(entry.token());
+        assertThat(held)
+            .as(
+                where(
+                    "claimed while a live claim for the same due time is within its lease: "
+                        + entry))
+            .noneMatch(
+                h ->
+                    h.entry().id().equals(entry.id())
+                        && h.forDue() == forDue
+                        && h.deadline() > now
+                        && isCurrent(h));
+        assertThat(tokensGiven)
+            .as(where("a token given twice: " + entry))
+            .doesNotContain(entry.token());
         tokensGiven.add(entry.token());
-        assertThat(claimed).as(where("claimed twice in one batch: " + entry))
+        assertThat(claimed)
+            .as(where("claimed twice in one batch: " + entry))
             .noneMatch(h -> h.entry().id().equals(entry.id()));
         claimed.add(new Held(entry, now + leaseMs, forDue));
       }
-      Set<String> claimedIds = claimed.stream().map(h -> h.entry().id()).collect(Collectors.toSet());
-      lapsedClaimsMet += (int) inFlight.entrySet().stream()
-          .filter(e -> e.getValue().deadline() <= now
-              && (claimedIds.contains(e.getKey()) || !inFlightAfter.contains(e.getKey())))
-          .count();
+      Set<String> claimedIds =
+          claimed.stream().map(h -> h.entry().id()).collect(Collectors.toSet());
+      lapsedClaimsMet +=
+          (int)
+              inFlight.entrySet().stream()
+                  .filter(
+                      e ->
+                          e.getValue().deadline() <= now
+                              && (claimedIds.contains(e.getKey())
+                                  || !inFlightAfter.contains(e.getKey())))
+                  .count();
       // Lapsed claims this call did not claim: still in flight, or back at the time they were
       // claimed at (a newer schedule wins). Which of them came back is the script's business.
       for (Map.Entry<String, InFlight> lapsed : List.copyOf(inFlight.entrySet())) {
@@ -407,25 +524,38 @@ class ScheduleModelPropertiesIT {
       }
       for (Held claim : claimed) {
         waiting.remove(claim.entry().id());
-        inFlight.put(claim.entry().id(), new InFlight(claim.deadline(), claim.entry().due().toEpochMilli(),
-            claim.forDue(), claim.entry().token()));
+        inFlight.put(
+            claim.entry().id(),
+            new InFlight(
+                claim.deadline(),
+                claim.entry().due().toEpochMilli(),
+                claim.forDue(),
+                claim.entry().token()));
         held.add(claim);
       }
       // Most overdue first; a due entry left waiting only by a full batch.
-      OptionalLong earliestLeft = waiting.values().stream().mapToLong(Waiting::score).filter(score -> score <= now)
-          .min();
+      OptionalLong earliestLeft =
+          waiting.values().stream().mapToLong(Waiting::score).filter(score -> score <= now).min();
       if (earliestLeft.isPresent()) {
-        assertThat(claimed).as(where("a due entry (score " + earliestLeft.getAsLong() + ", now=" + now
-            + ") left waiting by a claim that was not full")).hasSize(max);
-        assertThat(claimed).as(where("claimed a later entry than one left waiting at " + earliestLeft.getAsLong()))
+        assertThat(claimed)
+            .as(
+                where(
+                    "a due entry (score "
+                        + earliestLeft.getAsLong()
+                        + ", now="
+                        + now
+                        + ") left waiting by a claim that was not full"))
+            .hasSize(max);
+        assertThat(claimed)
+            .as(where("claimed a later entry than one left waiting at " + earliestLeft.getAsLong()))
             .allMatch(h -> h.entry().due().toEpochMilli() <= earliestLeft.getAsLong());
       }
       return claimed;
     }
 
     /**
-     * What a claim at {@code now} may take for {@code id}, if anything: its waiting score when it is
-     * due (a schedule or a release; the latest write wins), else its lapsed claim's time.
+     * What a claim at {@code now} may take for {@code id}, if anything: its waiting score when it
+     * is due (a schedule or a release; the latest write wins), else its lapsed claim's time.
      */
     private Optional<Waiting> owed(String id, long now) {
       Waiting waits = waiting.get(id);
@@ -433,7 +563,8 @@ class ScheduleModelPropertiesIT {
         return waits.score() <= now ? Optional.of(waits) : Optional.empty();
       }
       InFlight claim = inFlight.get(id);
-      return claim != null && claim.deadline() <= now ? Optional.of(new Waiting(claim.score(), claim.forDue()))
+      return claim != null && claim.deadline() <= now
+          ? Optional.of(new Waiting(claim.score(), claim.forDue()))
           : Optional.empty();
     }
 
@@ -488,10 +619,12 @@ class ScheduleModelPropertiesIT {
       held.clear(); // a poller that waits out its own leases has given them up
       long latest = inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0);
       waitForRedisClock(latest + 1);
-      // A take-over: every claim back at the time it was claimed at, unless scheduled anew meanwhile.
+      // A take-over: every claim back at the time it was claimed at, unless scheduled anew
+      // meanwhile.
       int requeued = schedule.requeueAllClaims();
       assertThat(requeued).as(where("requeued")).isEqualTo(inFlight.size());
-      inFlight.forEach((id, claim) -> waiting.putIfAbsent(id, new Waiting(claim.score(), claim.forDue())));
+      inFlight.forEach(
+          (id, claim) -> waiting.putIfAbsent(id, new Waiting(claim.score(), claim.forDue())));
       inFlight.clear();
     }
 
@@ -517,8 +650,9 @@ class ScheduleModelPropertiesIT {
         if (task.fired) {
           continue;
         }
-        boolean beingFired = held.stream()
-            .anyMatch(h -> h.entry().id().equals(entry.getKey()) && h.forDue() == task.due);
+        boolean beingFired =
+            held.stream()
+                .anyMatch(h -> h.entry().id().equals(entry.getKey()) && h.forDue() == task.due);
         if (beingFired && !all) {
           orphanedByFlush.add(entry.getKey());
           continue;
@@ -541,16 +675,22 @@ class ScheduleModelPropertiesIT {
     }
 
     private Optional<Held> pickGivenUp(int index) {
-      return givenUp.isEmpty() ? Optional.empty() : Optional.of(givenUp.get(index % givenUp.size()));
+      return givenUp.isEmpty()
+          ? Optional.empty()
+          : Optional.of(givenUp.get(index % givenUp.size()));
     }
 
     private void assertSameState() {
-      Map<String, Long> actualWaiting = schedule.waitingEntries().entrySet().stream()
-          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().toEpochMilli()));
-      Map<String, Long> expectedWaiting = waiting.entrySet().stream()
-          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().score()));
+      Map<String, Long> actualWaiting =
+          schedule.waitingEntries().entrySet().stream()
+              .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().toEpochMilli()));
+      Map<String, Long> expectedWaiting =
+          waiting.entrySet().stream()
+              .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().score()));
       assertThat(actualWaiting).as(where("waiting entries")).isEqualTo(expectedWaiting);
-      assertThat(new HashSet<>(schedule.inFlightIds())).as(where("in-flight ids")).isEqualTo(inFlight.keySet());
+      assertThat(new HashSet<>(schedule.inFlightIds()))
+          .as(where("in-flight ids"))
+          .isEqualTo(inFlight.keySet());
     }
 
     /**
@@ -572,9 +712,10 @@ class ScheduleModelPropertiesIT {
           scheduleInModel(id, task.due);
         }
       }
-      long latest = Math.max(
-          waiting.values().stream().mapToLong(Waiting::score).max().orElse(0),
-          inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0));
+      long latest =
+          Math.max(
+              waiting.values().stream().mapToLong(Waiting::score).max().orElse(0),
+              inFlight.values().stream().mapToLong(InFlight::deadline).max().orElse(0));
       waitForRedisClock(latest + 1);
       // Every lease has run out: claims alone (no take-over) must bring back every lapsed claim.
       Map<String, Long> claimedFor = new TreeMap<>();
@@ -586,9 +727,14 @@ class ScheduleModelPropertiesIT {
           break;
         }
       }
-      Map<String, Long> pending = tasks.entrySet().stream().filter(e -> !e.getValue().fired)
-          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().due, (a, b) -> a, TreeMap::new));
-      assertThat(claimedFor).as(where("claimed at the end (every pending task for its due time, nothing else)"))
+      Map<String, Long> pending =
+          tasks.entrySet().stream()
+              .filter(e -> !e.getValue().fired)
+              .collect(
+                  Collectors.toMap(
+                      Map.Entry::getKey, e -> e.getValue().due, (a, b) -> a, TreeMap::new));
+      assertThat(claimedFor)
+          .as(where("claimed at the end (every pending task for its due time, nothing else)"))
           .isEqualTo(pending);
     }
 
@@ -597,7 +743,10 @@ class ScheduleModelPropertiesIT {
     }
 
     private void waitForRedisClock(long target) {
-      await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(3))
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(3))
           .until(() -> now() >= target);
     }
 

@@ -11,16 +11,23 @@ class SchedulePollerSettingsTest {
 
   @Test
   void theOneRetryPolicyForAClaimRunsFromHalfASecondToThirtySeconds() {
-    SchedulePoller poller = new SchedulePoller(new UnusedSchedule(),
-        DueEntryHandler.blocking(entry -> Disposition.acknowledge()), SchedulePoller.Settings.defaults());
+    SchedulePoller poller =
+        new SchedulePoller(
+            new UnusedSchedule(),
+            DueEntryHandler.blocking(entry -> Disposition.acknowledge()),
+            SchedulePoller.Settings.defaults());
     assertThat(poller.backoff(1)).isEqualTo(Duration.ofMillis(500));
     assertThat(poller.backoff(7)).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
   void retryBackoffDoublesPerAttemptUpToTheCap() {
-    SchedulePoller poller = new SchedulePoller(new UnusedSchedule(), DueEntryHandler.blocking(entry -> Disposition.acknowledge()),
-        SchedulePoller.Settings.defaults().withRetry(Duration.ofMillis(100), Duration.ofSeconds(1)));
+    SchedulePoller poller =
+        new SchedulePoller(
+            new UnusedSchedule(),
+            DueEntryHandler.blocking(entry -> Disposition.acknowledge()),
+            SchedulePoller.Settings.defaults()
+                .withRetry(Duration.ofMillis(100), Duration.ofSeconds(1)));
     assertThat(poller.backoff(1)).isEqualTo(Duration.ofMillis(100));
     assertThat(poller.backoff(2)).isEqualTo(Duration.ofMillis(200));
     assertThat(poller.backoff(4)).isEqualTo(Duration.ofMillis(800));
@@ -31,9 +38,12 @@ class SchedulePollerSettingsTest {
   @Test
   void badSettingsNameTheSetting() {
     SchedulePoller.Settings defaults = SchedulePoller.Settings.defaults();
-    assertThatThrownBy(() -> defaults.withBatchSize(0)).hasMessageContaining("batchSize must be from 1 to 1000");
+    assertThatThrownBy(() -> defaults.withBatchSize(0))
+        .hasMessageContaining("batchSize must be from 1 to 1000");
     assertThatThrownBy(() -> defaults.withBatchSize(1001)).hasMessageContaining("batchSize");
-    assertThatThrownBy(() -> defaults.withLease(Duration.ZERO)).hasMessageContaining("lease must be a positive duration");
-    assertThatThrownBy(() -> defaults.withMaxIdleSleep(Duration.ofSeconds(-1))).hasMessageContaining("maxIdleSleep");
+    assertThatThrownBy(() -> defaults.withLease(Duration.ZERO))
+        .hasMessageContaining("lease must be a positive duration");
+    assertThatThrownBy(() -> defaults.withMaxIdleSleep(Duration.ofSeconds(-1)))
+        .hasMessageContaining("maxIdleSleep");
   }
 }

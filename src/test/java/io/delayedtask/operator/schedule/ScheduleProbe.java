@@ -22,8 +22,10 @@ public final class ScheduleProbe {
     RedisConnections connections = schedule.connections();
     Optional<Instant> earliest = Optional.empty();
     for (int shard = 0; shard < schedule.keys().shards(); shard++) {
-      for (ScoredValue<String> first : connections.await(
-          connections.commands().zrangeWithScores(schedule.keys().due(shard), 0, 0), "ZRANGE due")) {
+      for (ScoredValue<String> first :
+          connections.await(
+              connections.commands().zrangeWithScores(schedule.keys().due(shard), 0, 0),
+              "ZRANGE due")) {
         Instant due = Instant.ofEpochMilli((long) first.getScore());
         if (earliest.isEmpty() || due.isBefore(earliest.get())) {
           earliest = Optional.of(due);

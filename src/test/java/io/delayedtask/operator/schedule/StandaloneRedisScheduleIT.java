@@ -23,7 +23,8 @@ class StandaloneRedisScheduleIT extends AbstractRedisScheduleIT {
 
   @Override
   protected RedisConnections connect() {
-    return RedisConnections.standalone(redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT);
+    return RedisConnections.standalone(
+        redis.uri(), Optional.empty(), RedisConnections.DEFAULT_TIMEOUT);
   }
 
   @Override

@@ -48,21 +48,21 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A {@code sink.ref} to a Knative Addressable, on a real API server: stand-in CRDs of the same
- * group and kind as Knative Serving's {@code Service} (serving.knative.dev/v1) and Eventing's {@code
- * Broker} (eventing.knative.dev/v1), whose {@code status.address.url} the test writes; the operator
- * runs with nothing but a token of a ServiceAccount holding the shipped RBAC (k8s/30-rbac.yaml: the
- * operator's ClusterRole, the aggregating {@code -addressables} ClusterRole, the Lease Role), bound
- * in this namespace, plus a ClusterRole labelled {@code duck.knative.dev/addressable: "true"} as
- * Knative labels its own. The addresses point at a receiver on 127.0.0.1, allowed by a loopback
- * entry in DELAYEDTASK_SINK_ALLOWED_URIS; every request is read back by the CloudEvents SDK.
+ * group and kind as Knative Serving's {@code Service} (serving.knative.dev/v1) and Eventing's
+ * {@code Broker} (eventing.knative.dev/v1), whose {@code status.address.url} the test writes; the
+ * operator runs with nothing but a token of a ServiceAccount holding the shipped RBAC
+ * (k8s/30-rbac.yaml: the operator's ClusterRole, the aggregating {@code -addressables} ClusterRole,
+ * the Lease Role), bound in this namespace, plus a ClusterRole labelled {@code
+ * duck.knative.dev/addressable: "true"} as Knative labels its own. The addresses point at a
+ * receiver on 127.0.0.1, allowed by a loopback entry in DELAYEDTASK_SINK_ALLOWED_URIS; every
+ * request is read back by the CloudEvents SDK.
  */
 @RequiresRealKubernetes
 class AddressableSinkIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private static final String LEASE = "delayed-task-operator";
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   private static RealKubernetes kube;
   private static KubernetesClient admin;
@@ -85,12 +85,21 @@ class AddressableSinkIT {
     grantShippedRbac();
 
     redis = RedisProcess.start();
-    Path kubeconfig = kube.serviceAccountKubeconfig(ns, "operator", dir.resolve("operator.kubeconfig"));
-    operatorClient = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
-        .build();
-    // The fixture's client would be the API server's admin: this operator holds only the shipped RBAC.
-    operator = OperatorFixture.startLeading(operatorClient, redis, ns, "addressable",
-        Map.of(OperatorConfig.LEASE_NAME, LEASE, SinkConfig.ALLOWED_URIS, receiver.base()));
+    Path kubeconfig =
+        kube.serviceAccountKubeconfig(ns, "operator", dir.resolve("operator.kubeconfig"));
+    operatorClient =
+        new KubernetesClientBuilder()
+            .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+            .build();
+    // The fixture's client would be the API server's admin: this operator holds only the shipped
+    // RBAC.
+    operator =
+        OperatorFixture.startLeading(
+            operatorClient,
+            redis,
+            ns,
+            "addressable",
+            Map.of(OperatorConfig.LEASE_NAME, LEASE, SinkConfig.ALLOWED_URIS, receiver.base()));
   }
 
   @AfterAll
@@ -111,93 +120,160 @@ class AddressableSinkIT {
 
   @Test
   void aKnativeServiceIsReachedAtItsAddressWithThePathAndTheStatusSaysWhere() {
-    KnativeStandIns.address(admin, ns, "serving.knative.dev/v1", "Service", "orders", receiver.base() + "/ksvc");
-    create(admin, task(ns, "to-ksvc", s -> {
-      s.setRunAt(rfc3339(Instant.now()));
-      s.setSink(ref("serving.knative.dev/v1", "Service", "orders", "/cancel"));
-      s.setData("{\"orderId\": 42}");
-    }));
+    KnativeStandIns.address(
+        admin, ns, "serving.knative.dev/v1", "Service", "orders", receiver.base() + "/ksvc");
+    create(
+        admin,
+        task(
+            ns,
+            "to-ksvc",
+            s -> {
+              s.setRunAt(rfc3339(Instant.now()));
+              s.setSink(ref("serving.knative.dev/v1", "Service", "orders", "/cancel"));
+              s.setData("{\"orderId\": 42}");
+            }));
 
-    await().atMost(TIMEOUT).until(() -> phase(admin, ns, "to-ksvc").orElse(null) == Phase.Succeeded);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> phase(admin, ns, "to-ksvc").orElse(null) == Phase.Succeeded);
 
     List<Receiver.Request> requests = receiver.requestsTo("/ksvc/cancel");
     assertThat(requests).hasSize(1);
     CloudEvent event = requests.get(0).event();
     assertThat(event.getType()).isEqualTo("io.delayedtask.task.due");
     assertThat(new String(event.getData().toBytes())).isEqualTo("{\"orderId\": 42}");
-    assertThat(get(admin, ns, "to-ksvc").getStatus().getSinkUri()).isEqualTo(receiver.base() + "/ksvc/cancel");
+    assertThat(get(admin, ns, "to-ksvc").getStatus().getSinkUri())
+        .isEqualTo(receiver.base() + "/ksvc/cancel");
   }
 
   @Test
   void aBrokerWithoutAnAddressYetIsARetrySayingSoThenItsAddressIsUsedWithTheOverrides() {
     KnativeStandIns.address(admin, ns, "eventing.knative.dev/v1", "Broker", "default", null);
-    create(admin, task(ns, "to-broker", s -> {
-      s.setRunAt(rfc3339(Instant.now()));
-      s.setSink(ref("eventing.knative.dev/v1", "Broker", "default", null));
-      s.setCeOverrides(new CeOverrides(Map.of("team", "orders")));
-      DeliverySpec delivery = new DeliverySpec();
-      delivery.setRetry(10);
-      delivery.setBackoffPolicy("linear");
-      delivery.setBackoffDelay("1s");
-      s.setDelivery(delivery);
-    }));
+    create(
+        admin,
+        task(
+            ns,
+            "to-broker",
+            s -> {
+              s.setRunAt(rfc3339(Instant.now()));
+              s.setSink(ref("eventing.knative.dev/v1", "Broker", "default", null));
+              s.setCeOverrides(new CeOverrides(Map.of("team", "orders")));
+              DeliverySpec delivery = new DeliverySpec();
+              delivery.setRetry(10);
+              delivery.setBackoffPolicy("linear");
+              delivery.setBackoffDelay("1s");
+              s.setDelivery(delivery);
+            }));
 
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      DelayedTask waiting = get(admin, ns, "to-broker");
-      assertThat(waiting.getStatus().getPhase()).isEqualTo(Phase.Running);
-      assertThat(waiting.getStatus().getDelivery().getAttempts()).isGreaterThanOrEqualTo(1);
-      assertThat(waiting.getStatus().getDelivery().getNextAttemptTime()).isNotNull();
-    });
-    await().atMost(TIMEOUT).until(() -> admin.v1().events().inNamespace(ns).list().getItems().stream()
-        .anyMatch(e -> "to-broker".equals(e.getInvolvedObject().getName()) && e.getMessage() != null
-            && e.getMessage().contains("Broker default (eventing.knative.dev/v1) in namespace " + ns
-            + " has no address yet (status.address.url is not set)")));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              DelayedTask waiting = get(admin, ns, "to-broker");
+              assertThat(waiting.getStatus().getPhase()).isEqualTo(Phase.Running);
+              assertThat(waiting.getStatus().getDelivery().getAttempts()).isGreaterThanOrEqualTo(1);
+              assertThat(waiting.getStatus().getDelivery().getNextAttemptTime()).isNotNull();
+            });
+    await()
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                admin.v1().events().inNamespace(ns).list().getItems().stream()
+                    .anyMatch(
+                        e ->
+                            "to-broker".equals(e.getInvolvedObject().getName())
+                                && e.getMessage() != null
+                                && e.getMessage()
+                                    .contains(
+                                        "Broker default (eventing.knative.dev/v1) in namespace "
+                                            + ns
+                                            + " has no address yet (status.address.url is not set)")));
     assertThat(receiver.requestsTo("/broker")).isEmpty();
 
-    KnativeStandIns.address(admin, ns, "eventing.knative.dev/v1", "Broker", "default", receiver.base() + "/broker");
+    KnativeStandIns.address(
+        admin, ns, "eventing.knative.dev/v1", "Broker", "default", receiver.base() + "/broker");
 
-    await().atMost(TIMEOUT).until(() -> phase(admin, ns, "to-broker").orElse(null) == Phase.Succeeded);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> phase(admin, ns, "to-broker").orElse(null) == Phase.Succeeded);
     CloudEvent event = receiver.requestsTo("/broker").get(0).event();
     assertThat(event.getExtension("team")).isEqualTo("orders");
-    assertThat(get(admin, ns, "to-broker").getStatus().getSinkUri()).isEqualTo(receiver.base() + "/broker");
+    assertThat(get(admin, ns, "to-broker").getStatus().getSinkUri())
+        .isEqualTo(receiver.base() + "/broker");
   }
 
   @Test
   void aRefToAKindThatIsNoAddressableIsInvalidNamingWhy() {
-    Map<String, ServiceReference> refs = Map.of(
-        "to-trigger", new ServiceReference("eventing.knative.dev/v1", "Trigger", "t"),
-        "to-task", new ServiceReference("delayedtask.io/v1alpha1", "DelayedTask", "to-trigger"),
-        "to-job", new ServiceReference("batch/v1", "Job", "j"),
-        "to-nothing", new ServiceReference("nothing.example.com/v1", "Nothing", "n"));
-    refs.forEach((name, ref) -> create(admin, task(ns, name, s -> {
-      s.setRunAt(rfc3339(Instant.now()));
-      Destination sink = new Destination();
-      sink.setRef(ref);
-      s.setSink(sink);
-    })));
-    refs.forEach((name, ref) -> await(name).atMost(TIMEOUT).untilAsserted(() -> {
-      DelayedTask task = get(admin, ns, name);
-      assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Invalid);
-      assertThat(task.getStatus().getMessage()).startsWith("spec.sink.ref is " + ref.getApiVersion() + " "
-          + ref.getKind() + ": ");
-    }));
-    assertThat(get(admin, ns, "to-trigger").getStatus().getMessage()).contains("duck.knative.dev/addressable");
-    assertThat(get(admin, ns, "to-nothing").getStatus().getMessage()).contains("serves no kind Nothing");
+    Map<String, ServiceReference> refs =
+        Map.of(
+            "to-trigger", new ServiceReference("eventing.knative.dev/v1", "Trigger", "t"),
+            "to-task", new ServiceReference("delayedtask.io/v1alpha1", "DelayedTask", "to-trigger"),
+            "to-job", new ServiceReference("batch/v1", "Job", "j"),
+            "to-nothing", new ServiceReference("nothing.example.com/v1", "Nothing", "n"));
+    refs.forEach(
+        (name, ref) ->
+            create(
+                admin,
+                task(
+                    ns,
+                    name,
+                    s -> {
+                      s.setRunAt(rfc3339(Instant.now()));
+                      Destination sink = new Destination();
+                      sink.setRef(ref);
+                      s.setSink(sink);
+                    })));
+    refs.forEach(
+        (name, ref) ->
+            await(name)
+                .atMost(TIMEOUT)
+                .untilAsserted(
+                    () -> {
+                      DelayedTask task = get(admin, ns, name);
+                      assertThat(task.getStatus().getPhase()).isEqualTo(Phase.Invalid);
+                      assertThat(task.getStatus().getMessage())
+                          .startsWith(
+                              "spec.sink.ref is "
+                                  + ref.getApiVersion()
+                                  + " "
+                                  + ref.getKind()
+                                  + ": ");
+                    }));
+    assertThat(get(admin, ns, "to-trigger").getStatus().getMessage())
+        .contains("duck.knative.dev/addressable");
+    assertThat(get(admin, ns, "to-nothing").getStatus().getMessage())
+        .contains("serves no kind Nothing");
   }
 
   @Test
   void theOperatorReadsAddressablesOnlyThroughTheAggregatedRole() {
     assertThat(canList(operatorClient, "serving.knative.dev", "services")).isTrue();
     assertThat(canList(operatorClient, "eventing.knative.dev", "brokers")).isTrue();
-    assertThat(canList(operatorClient, "eventing.knative.dev", "triggers")).as("not labelled addressable").isFalse();
+    assertThat(canList(operatorClient, "eventing.knative.dev", "triggers"))
+        .as("not labelled addressable")
+        .isFalse();
     assertThat(canList(operatorClient, "serving.knative.dev", "services")).isTrue();
   }
 
   private static boolean canList(KubernetesClient client, String group, String resource) {
-    var review = new io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder()
-        .withNewSpec().withNewResourceAttributes().withGroup(group).withResource(resource).withVerb("list")
-        .withNamespace(ns).endResourceAttributes().endSpec().build();
-    return client.authorization().v1().selfSubjectAccessReview().create(review).getStatus().getAllowed();
+    var review =
+        new io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder()
+            .withNewSpec()
+            .withNewResourceAttributes()
+            .withGroup(group)
+            .withResource(resource)
+            .withVerb("list")
+            .withNamespace(ns)
+            .endResourceAttributes()
+            .endSpec()
+            .build();
+    return client
+        .authorization()
+        .v1()
+        .selfSubjectAccessReview()
+        .create(review)
+        .getStatus()
+        .getAllowed();
   }
 
   private static Destination ref(String apiVersion, String kind, String name, String uri) {
@@ -212,16 +288,25 @@ class AddressableSinkIT {
    * the ClusterRoles are cluster-wide on a shared server), and Knative's kind of addressable role.
    */
   private static void grantShippedRbac() throws IOException {
-    admin.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata()
-        .withName("operator").endMetadata().build()).create();
+    admin
+        .serviceAccounts()
+        .inNamespace(ns)
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("operator")
+                .endMetadata()
+                .build())
+        .create();
     List<HasMetadata> shipped;
     try (InputStream in = Files.newInputStream(Path.of("k8s", "30-rbac.yaml"))) {
       shipped = admin.load(in).items();
     }
     for (HasMetadata object : shipped) {
       String name = object.getMetadata().getName();
-      if (object instanceof ClusterRole role && (name.equals("delayed-task-operator")
-          || name.equals("delayed-task-operator-addressables"))) {
+      if (object instanceof ClusterRole role
+          && (name.equals("delayed-task-operator")
+              || name.equals("delayed-task-operator-addressables"))) {
         role.getMetadata().setName(name + "-" + ns);
         admin.resource(role).create();
         bind("ClusterRole", name + "-" + ns);
@@ -232,23 +317,60 @@ class AddressableSinkIT {
       }
     }
     // As Knative's serving and eventing label theirs (addressable-resolver aggregation).
-    admin.resource(new ClusterRoleBuilder().withNewMetadata().withName("knative-addressables-" + ns)
-        .withLabels(Map.of("duck.knative.dev/addressable", "true")).endMetadata()
-        .addNewRule().withApiGroups("serving.knative.dev").withResources("services", "services/status")
-        .withVerbs("get", "list", "watch").endRule()
-        .addNewRule().withApiGroups("eventing.knative.dev").withResources("brokers", "brokers/status")
-        .withVerbs("get", "list", "watch").endRule().build()).create();
-    await("the aggregation controller fills the -addressables role").atMost(TIMEOUT).until(() -> {
-      ClusterRole aggregated = admin.rbac().clusterRoles().withName("delayed-task-operator-addressables-" + ns).get();
-      return aggregated.getRules() != null && aggregated.getRules().stream()
-          .anyMatch(rule -> rule.getApiGroups().contains("eventing.knative.dev"));
-    });
+    admin
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName("knative-addressables-" + ns)
+                .withLabels(Map.of("duck.knative.dev/addressable", "true"))
+                .endMetadata()
+                .addNewRule()
+                .withApiGroups("serving.knative.dev")
+                .withResources("services", "services/status")
+                .withVerbs("get", "list", "watch")
+                .endRule()
+                .addNewRule()
+                .withApiGroups("eventing.knative.dev")
+                .withResources("brokers", "brokers/status")
+                .withVerbs("get", "list", "watch")
+                .endRule()
+                .build())
+        .create();
+    await("the aggregation controller fills the -addressables role")
+        .atMost(TIMEOUT)
+        .until(
+            () -> {
+              ClusterRole aggregated =
+                  admin
+                      .rbac()
+                      .clusterRoles()
+                      .withName("delayed-task-operator-addressables-" + ns)
+                      .get();
+              return aggregated.getRules() != null
+                  && aggregated.getRules().stream()
+                      .anyMatch(rule -> rule.getApiGroups().contains("eventing.knative.dev"));
+            });
   }
 
   private static void bind(String kind, String roleName) {
-    admin.resource(new RoleBindingBuilder().withNewMetadata().withName(roleName).withNamespace(ns).endMetadata()
-        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind(kind).withName(roleName).endRoleRef()
-        .addNewSubject().withKind("ServiceAccount").withName("operator").withNamespace(ns).endSubject().build())
+    admin
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(roleName)
+                .withNamespace(ns)
+                .endMetadata()
+                .withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withKind(kind)
+                .withName(roleName)
+                .endRoleRef()
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName("operator")
+                .withNamespace(ns)
+                .endSubject()
+                .build())
         .create();
   }
 }

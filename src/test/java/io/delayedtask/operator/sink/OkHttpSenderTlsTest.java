@@ -41,8 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class OkHttpSenderTlsTest {
   private static final char[] PASSWORD = "changeit".toCharArray();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final LoopbackOnlySockets sockets = new LoopbackOnlySockets();
   private final MockWebServer receiver = new MockWebServer();
@@ -52,26 +51,58 @@ class OkHttpSenderTlsTest {
   @BeforeEach
   void start() throws Exception {
     Path keystore = dir.resolve("receiver.p12");
-    keytool("-genkeypair", "-alias", "receiver", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
-        "-dname", "CN=receiver.test", "-ext", "SAN=dns:receiver.test", "-keystore", keystore.toString(),
-        "-storetype", "PKCS12", "-storepass", new String(PASSWORD));
+    keytool(
+        "-genkeypair",
+        "-alias",
+        "receiver",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-validity",
+        "2",
+        "-dname",
+        "CN=receiver.test",
+        "-ext",
+        "SAN=dns:receiver.test",
+        "-keystore",
+        keystore.toString(),
+        "-storetype",
+        "PKCS12",
+        "-storepass",
+        new String(PASSWORD));
     Path certificate = dir.resolve("receiver.pem");
-    keytool("-exportcert", "-rfc", "-alias", "receiver", "-keystore", keystore.toString(), "-storepass",
-        new String(PASSWORD), "-file", certificate.toString());
+    keytool(
+        "-exportcert",
+        "-rfc",
+        "-alias",
+        "receiver",
+        "-keystore",
+        keystore.toString(),
+        "-storepass",
+        new String(PASSWORD),
+        "-file",
+        certificate.toString());
     pem = Files.readString(certificate);
 
     KeyStore keys = KeyStore.getInstance("PKCS12");
     try (InputStream in = Files.newInputStream(keystore)) {
       keys.load(in, PASSWORD);
     }
-    KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    KeyManagerFactory keyManagers =
+        KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     keyManagers.init(keys, PASSWORD);
     SSLContext tls = SSLContext.getInstance("TLS");
     tls.init(keyManagers.getKeyManagers(), null, null);
     receiver.useHttps(tls.getSocketFactory());
     receiver.start(InetAddress.getByName("127.0.0.1"), 0);
-    sender = new OkHttpSender(SinkConfig.defaults(), new SimpleMeterRegistry(), OkHttpSenderTlsTest::resolve, sockets,
-        Clock.systemUTC());
+    sender =
+        new OkHttpSender(
+            SinkConfig.defaults(),
+            new SimpleMeterRegistry(),
+            OkHttpSenderTlsTest::resolve,
+            sockets,
+            Clock.systemUTC());
   }
 
   private static List<InetAddress> resolve(String host) throws UnknownHostException {
@@ -99,39 +130,59 @@ class OkHttpSenderTlsTest {
   }
 
   private DeliveryRequest request(Optional<String> caCerts) {
-    return new DeliveryRequest(URI.create("https://receiver.test:" + receiver.getPort() + "/"), new Reach.ByName(Optional.empty(), true, true),
-        new DeliveryRequest.TaskEvent("id", "/s", java.time.Instant.EPOCH, 1, Map.of(), Map.of()), Optional.empty(),
-        caCerts, Duration.ofSeconds(5));
+    return new DeliveryRequest(
+        URI.create("https://receiver.test:" + receiver.getPort() + "/"),
+        new Reach.ByName(Optional.empty(), true, true),
+        new DeliveryRequest.TaskEvent("id", "/s", java.time.Instant.EPOCH, 1, Map.of(), Map.of()),
+        Optional.empty(),
+        caCerts,
+        Duration.ofSeconds(5));
   }
 
   @Test
   void trustsTheTasksCaCerts() throws Exception {
     receiver.enqueue(new MockResponse.Builder().code(200).build());
-    DeliveryResult result = sender.send(request(Optional.of(pem))).toCompletableFuture().get(10, TimeUnit.SECONDS);
-    assertThat(result).isInstanceOfSatisfying(DeliveryResult.Answered.class,
-        answered -> assertThat(answered.status()).isEqualTo(200));
+    DeliveryResult result =
+        sender.send(request(Optional.of(pem))).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            DeliveryResult.Answered.class,
+            answered -> assertThat(answered.status()).isEqualTo(200));
   }
 
   @Test
   void withoutThemTheCertificateIsNotTrusted() throws Exception {
-    DeliveryResult result = sender.send(request(Optional.empty())).toCompletableFuture().get(10, TimeUnit.SECONDS);
-    assertThat(result).isInstanceOfSatisfying(DeliveryResult.NoAnswer.class,
-        noAnswer -> assertThat(noAnswer.why()).isEqualTo("TLS certificate not trusted"));
+    DeliveryResult result =
+        sender.send(request(Optional.empty())).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            DeliveryResult.NoAnswer.class,
+            noAnswer -> assertThat(noAnswer.why()).isEqualTo("TLS certificate not trusted"));
   }
 
   @Test
   void theTaskValidatorAcceptsTheCaCertsTheSenderTrustsAndRefusesWhatItCannotUse() {
     SpecValidator validator = new SpecValidator(new SinkSpecRules(SinkConfig.defaults()));
     assertThat(validator.validate(taskWithCaCerts(pem))).isInstanceOf(Validation.Valid.class);
-    assertThat(validator.validate(taskWithCaCerts("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n")))
-        .isInstanceOfSatisfying(Validation.Invalid.class,
-            invalid -> assertThat(invalid.message()).startsWith("spec.sink.caCerts is not valid PEM"));
+    assertThat(
+            validator.validate(
+                taskWithCaCerts(
+                    "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n")))
+        .isInstanceOfSatisfying(
+            Validation.Invalid.class,
+            invalid ->
+                assertThat(invalid.message()).startsWith("spec.sink.caCerts is not valid PEM"));
   }
 
   private static DelayedTask taskWithCaCerts(String caCerts) {
     DelayedTask task = new DelayedTask();
-    task.setMetadata(new ObjectMetaBuilder().withName("t").withNamespace("tasks").withUid("u-1")
-        .withCreationTimestamp("2026-12-04T00:00:00Z").build());
+    task.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("t")
+            .withNamespace("tasks")
+            .withUid("u-1")
+            .withCreationTimestamp("2026-12-04T00:00:00Z")
+            .build());
     DelayedTaskSpec spec = new DelayedTaskSpec();
     spec.setDelay("1m");
     Destination sink = new Destination();
@@ -144,10 +195,15 @@ class OkHttpSenderTlsTest {
 
   @Test
   void caCertsThatAreNoPemFailWithoutSending() throws Exception {
-    DeliveryResult result = sender.send(request(Optional.of("-----BEGIN CERTIFICATE-----\nnot base64\n")))
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
-    assertThat(result).isInstanceOfSatisfying(DeliveryResult.Forbidden.class,
-        forbidden -> assertThat(forbidden.rule()).startsWith("sink.caCerts"));
+    DeliveryResult result =
+        sender
+            .send(request(Optional.of("-----BEGIN CERTIFICATE-----\nnot base64\n")))
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            DeliveryResult.Forbidden.class,
+            forbidden -> assertThat(forbidden.rule()).startsWith("sink.caCerts"));
     assertThat(receiver.getRequestCount()).isZero();
   }
 }

@@ -17,7 +17,10 @@ import java.time.ZoneOffset;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Tokens from the real TokenRequest API, checked by the real TokenReview API, as a receiver checks them. */
+/**
+ * Tokens from the real TokenRequest API, checked by the real TokenReview API, as a receiver checks
+ * them.
+ */
 @RequiresRealKubernetes
 class ServiceAccountTokensIT {
   private static final String SENDER = "delayedtask-sender";
@@ -26,7 +29,10 @@ class ServiceAccountTokensIT {
   private static String namespace;
   private static String otherNamespace;
 
-  /** A clock the test moves: the API server's own clock decides the token's expiry, this one when to renew. */
+  /**
+   * A clock the test moves: the API server's own clock decides the token's expiry, this one when to
+   * renew.
+   */
   private static final class MovableClock extends Clock {
     private volatile Instant now = Instant.now();
 
@@ -57,14 +63,27 @@ class ServiceAccountTokensIT {
     namespace = kube.createNamespace("sink-tokens");
     otherNamespace = kube.createNamespace("sink-tokens-other");
     for (String ns : new String[] {namespace, otherNamespace}) {
-      client.serviceAccounts().inNamespace(ns)
-          .resource(new ServiceAccountBuilder().withNewMetadata().withName(SENDER).endMetadata().build()).create();
+      client
+          .serviceAccounts()
+          .inNamespace(ns)
+          .resource(
+              new ServiceAccountBuilder().withNewMetadata().withName(SENDER).endMetadata().build())
+          .create();
     }
   }
 
   private static TokenReview review(String token, String audience) {
-    return client.authentication().v1().tokenReviews().create(new TokenReviewBuilder()
-        .withNewSpec().withToken(token).withAudiences(audience).endSpec().build());
+    return client
+        .authentication()
+        .v1()
+        .tokenReviews()
+        .create(
+            new TokenReviewBuilder()
+                .withNewSpec()
+                .withToken(token)
+                .withAudiences(audience)
+                .endSpec()
+                .build());
   }
 
   @Test
@@ -123,10 +142,13 @@ class ServiceAccountTokensIT {
 
   @Test
   void aMissingServiceAccountSaysWhichToCreate() {
-    ServiceAccountTokens tokens = new ServiceAccountTokens(client, "nobody-made-me", Clock.systemUTC());
+    ServiceAccountTokens tokens =
+        new ServiceAccountTokens(client, "nobody-made-me", Clock.systemUTC());
     assertThatThrownBy(() -> tokens.tokenFor(namespace, "orders"))
         .isInstanceOf(MissingServiceAccountException.class)
-        .hasMessage("ServiceAccount nobody-made-me does not exist in namespace " + namespace
-            + ": create it to let tasks there send tokens (sink.audience orders)");
+        .hasMessage(
+            "ServiceAccount nobody-made-me does not exist in namespace "
+                + namespace
+                + ": create it to let tasks there send tokens (sink.audience orders)");
   }
 }

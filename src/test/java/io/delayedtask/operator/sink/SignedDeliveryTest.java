@@ -45,7 +45,10 @@ class SignedDeliveryTest {
   private final MovableClock clock = new MovableClock(Instant.now());
   private OkHttpSender sender;
 
-  /** A clock a test moves forward, near the real time (the library refuses timestamps 5 minutes off). */
+  /**
+   * A clock a test moves forward, near the real time (the library refuses timestamps 5 minutes
+   * off).
+   */
   private static final class MovableClock extends Clock {
     private volatile Instant now;
 
@@ -83,8 +86,13 @@ class SignedDeliveryTest {
   @BeforeEach
   void start() throws Exception {
     receiver.start(InetAddress.getByName("127.0.0.1"), 0);
-    sender = new OkHttpSender(SinkConfig.defaults(), new SimpleMeterRegistry(), SignedDeliveryTest::resolve,
-        new LoopbackOnlySockets(), clock);
+    sender =
+        new OkHttpSender(
+            SinkConfig.defaults(),
+            new SimpleMeterRegistry(),
+            SignedDeliveryTest::resolve,
+            new LoopbackOnlySockets(),
+            clock);
   }
 
   @AfterEach
@@ -99,14 +107,27 @@ class SignedDeliveryTest {
     return "whsec_" + Base64.getEncoder().encodeToString(bytes);
   }
 
-  private DeliveryRequest request(int attempt, Map<String, String> payload, Optional<DeliveryRequest.Data> data,
+  private DeliveryRequest request(
+      int attempt,
+      Map<String, String> payload,
+      Optional<DeliveryRequest.Data> data,
       String secrets) {
-    DeliveryRequest.TaskEvent event = new DeliveryRequest.TaskEvent("0b5e7c3a-uid.1796281200000",
-        "/apis/delayedtask.io/v1alpha1/namespaces/shop/delayedtasks/cancel-42", Instant.parse("2026-12-03T07:00:00Z"),
-        attempt, payload, data, Map.of());
-    return new DeliveryRequest(URI.create("http://receiver.test:" + receiver.getPort() + "/hook"),
+    DeliveryRequest.TaskEvent event =
+        new DeliveryRequest.TaskEvent(
+            "0b5e7c3a-uid.1796281200000",
+            "/apis/delayedtask.io/v1alpha1/namespaces/shop/delayedtasks/cancel-42",
+            Instant.parse("2026-12-03T07:00:00Z"),
+            attempt,
+            payload,
+            data,
+            Map.of());
+    return new DeliveryRequest(
+        URI.create("http://receiver.test:" + receiver.getPort() + "/hook"),
         new Reach.ByName(Optional.empty(), true, true),
-        event, Optional.empty(), Optional.empty(), Duration.ofSeconds(5),
+        event,
+        Optional.empty(),
+        Optional.empty(),
+        Duration.ofSeconds(5),
         Optional.of(SigningKeys.parse(secrets, "the test's secret", "fix the test")));
   }
 
@@ -119,36 +140,49 @@ class SignedDeliveryTest {
     return recorded;
   }
 
-  /** The library's verify: throws unless one signature matches the body and headers for this secret. */
-  private static void verify(String secret, RecordedRequest recorded) throws WebhookVerificationException {
+  /**
+   * The library's verify: throws unless one signature matches the body and headers for this secret.
+   */
+  private static void verify(String secret, RecordedRequest recorded)
+      throws WebhookVerificationException {
     Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     recorded.getHeaders().toMultimap().forEach(headers::put);
-    String body = recorded.getBody() == null ? "" : recorded.getBody().string(StandardCharsets.UTF_8);
+    String body =
+        recorded.getBody() == null ? "" : recorded.getBody().string(StandardCharsets.UTF_8);
     new Webhook(secret).verify(body, headers);
   }
 
   @Test
   void aPayloadBodyIsSignedAsSentAndTheLibraryVerifiesIt() throws Exception {
     String secret = newSecret();
-    RecordedRequest recorded = sendAndReceive(request(1, Map.of("orderId", "42", "reason", "late"), Optional.empty(),
-        secret));
+    RecordedRequest recorded =
+        sendAndReceive(
+            request(1, Map.of("orderId", "42", "reason", "late"), Optional.empty(), secret));
     assertThat(recorded.getBody().utf8()).isEqualTo("{\"orderId\":\"42\",\"reason\":\"late\"}");
-    assertThat(recorded.getHeaders().values("webhook-id")).containsExactly("0b5e7c3a-uid.1796281200000");
+    assertThat(recorded.getHeaders().values("webhook-id"))
+        .containsExactly("0b5e7c3a-uid.1796281200000");
     assertThat(recorded.getHeaders().values("ce-id")).containsExactly("0b5e7c3a-uid.1796281200000");
     assertThat(recorded.getHeaders().values("webhook-timestamp"))
         .containsExactly(Long.toString(clock.instant().getEpochSecond()));
     assertThat(recorded.getHeaders().get("webhook-signature")).matches("v1,[A-Za-z0-9+/]{43}=");
     verify(secret, recorded);
-    assertThatThrownBy(() -> verify(newSecret(), recorded)).isInstanceOf(WebhookVerificationException.class);
+    assertThatThrownBy(() -> verify(newSecret(), recorded))
+        .isInstanceOf(WebhookVerificationException.class);
   }
 
   @Test
   void dataEmptyAnd16KiBBodiesAreSignedAsSent() throws Exception {
     String secret = newSecret();
     String sixteenKiB = "x".repeat(16 * 1024 - 2);
-    for (String text : List.of("<order id=\"42\"/>", "", "\"" + sixteenKiB + "\"", "ünïcødé ✓ {\"a\": 1}")) {
-      RecordedRequest recorded = sendAndReceive(request(1, Map.of(),
-          Optional.of(new DeliveryRequest.Data("text/plain; charset=utf-8", text)), secret));
+    for (String text :
+        List.of("<order id=\"42\"/>", "", "\"" + sixteenKiB + "\"", "ünïcødé ✓ {\"a\": 1}")) {
+      RecordedRequest recorded =
+          sendAndReceive(
+              request(
+                  1,
+                  Map.of(),
+                  Optional.of(new DeliveryRequest.Data("text/plain; charset=utf-8", text)),
+                  secret));
       assertThat(recorded.getBody().string(StandardCharsets.UTF_8)).isEqualTo(text);
       verify(secret, recorded);
     }
@@ -160,23 +194,27 @@ class SignedDeliveryTest {
   @Test
   void aRetryHasANewTimestampAndSignatureUnderTheSameId() throws Exception {
     String secret = newSecret();
-    RecordedRequest first = sendAndReceive(request(1, Map.of("orderId", "42"), Optional.empty(), secret));
+    RecordedRequest first =
+        sendAndReceive(request(1, Map.of("orderId", "42"), Optional.empty(), secret));
     clock.advance(Duration.ofSeconds(7));
-    RecordedRequest second = sendAndReceive(request(2, Map.of("orderId", "42"), Optional.empty(), secret));
+    RecordedRequest second =
+        sendAndReceive(request(2, Map.of("orderId", "42"), Optional.empty(), secret));
     verify(secret, first);
     verify(secret, second);
-    assertThat(second.getHeaders().get("webhook-id")).isEqualTo(first.getHeaders().get("webhook-id"));
+    assertThat(second.getHeaders().get("webhook-id"))
+        .isEqualTo(first.getHeaders().get("webhook-id"));
     assertThat(Long.parseLong(second.getHeaders().get("webhook-timestamp")))
         .isEqualTo(Long.parseLong(first.getHeaders().get("webhook-timestamp")) + 7);
-    assertThat(second.getHeaders().get("webhook-signature")).isNotEqualTo(first.getHeaders().get("webhook-signature"));
+    assertThat(second.getHeaders().get("webhook-signature"))
+        .isNotEqualTo(first.getHeaders().get("webhook-signature"));
   }
 
   @Test
   void whileRotatingEachSecretSignsAndEitherVerifies() throws Exception {
     String old = newSecret();
     String fresh = newSecret();
-    RecordedRequest recorded = sendAndReceive(request(1, Map.of("orderId", "42"), Optional.empty(),
-        fresh + " \n" + old));
+    RecordedRequest recorded =
+        sendAndReceive(request(1, Map.of("orderId", "42"), Optional.empty(), fresh + " \n" + old));
     String[] signatures = recorded.getHeaders().get("webhook-signature").split(" ");
     assertThat(signatures).hasSize(2).allMatch(signature -> signature.startsWith("v1,"));
     verify(old, recorded);

@@ -76,9 +76,15 @@ class SinkReachIT {
     kube = RealKubernetes.shared();
     client = kube.client();
     elsewhere = kube.createNamespace("reach-victim");
-    world = OperatorFixture.startOnRealKubernetes(kube, "reach", Map.of(SinkConfig.ALLOWED_URIS,
-        "http://localhost:" + allowed.port() + ",https://hooks.example.com/acme",
-        SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE, "1"));
+    world =
+        OperatorFixture.startOnRealKubernetes(
+            kube,
+            "reach",
+            Map.of(
+                SinkConfig.ALLOWED_URIS,
+                "http://localhost:" + allowed.port() + ",https://hooks.example.com/acme",
+                SinkConfig.MAX_IN_FLIGHT_PER_NAMESPACE,
+                "1"));
     ns = world.namespace();
   }
 
@@ -95,46 +101,70 @@ class SinkReachIT {
   }
 
   private static void externalName(String name, String externalName, int port) {
-    client.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName(name).endMetadata()
-        .withNewSpec().withType("ExternalName").withExternalName(externalName)
-        .addNewPort().withName("http").withPort(port).endPort().endSpec().build()).create();
+    client
+        .services()
+        .inNamespace(ns)
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withType("ExternalName")
+                .withExternalName(externalName)
+                .addNewPort()
+                .withName("http")
+                .withPort(port)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
   }
 
   private static void refTask(String name, String service, String path, String audience) {
     create(client, refTask(name, service, path, audience, 1, "2s"));
   }
 
-  private static DelayedTask refTask(String name, String service, String path, String audience, int retry,
-      String timeout) {
-    return task(ns, name, s -> {
-      s.setRunAt(rfc3339(Instant.now()));
-      Destination sink = new Destination();
-      sink.setRef(new ServiceReference("v1", "Service", service));
-      sink.setUri(path);
-      sink.setAudience(audience);
-      s.setSink(sink);
-      DeliverySpec delivery = new DeliverySpec();
-      delivery.setRetry(retry);
-      delivery.setBackoffDelay("100ms");
-      delivery.setTimeout(timeout);
-      s.setDelivery(delivery);
-    });
+  private static DelayedTask refTask(
+      String name, String service, String path, String audience, int retry, String timeout) {
+    return task(
+        ns,
+        name,
+        s -> {
+          s.setRunAt(rfc3339(Instant.now()));
+          Destination sink = new Destination();
+          sink.setRef(new ServiceReference("v1", "Service", service));
+          sink.setUri(path);
+          sink.setAudience(audience);
+          s.setSink(sink);
+          DeliverySpec delivery = new DeliverySpec();
+          delivery.setRetry(retry);
+          delivery.setBackoffDelay("100ms");
+          delivery.setTimeout(timeout);
+          s.setDelivery(delivery);
+        });
   }
 
   private static String failedMessage(String name) {
-    await(name + " Failed").atMost(TIMEOUT).until(() -> phase(client, ns, name).orElse(null) == Phase.Failed);
+    await(name + " Failed")
+        .atMost(TIMEOUT)
+        .until(() -> phase(client, ns, name).orElse(null) == Phase.Failed);
     return get(client, ns, name).getStatus().getMessage();
   }
 
   @Test
   void anExternalNameIsFollowedOnlyWhenTheUrlItYieldsIsAllowed() {
-    // The URL it yields is allowed: delivered, through the entry that names localhost and this port.
+    // The URL it yields is allowed: delivered, through the entry that names localhost and this
+    // port.
     externalName("allowed", "localhost", allowed.port());
     refTask("to-allowed", "allowed", "/ok", null);
-    await().atMost(TIMEOUT).until(() -> phase(client, ns, "to-allowed").orElse(null) == Phase.Succeeded);
+    await()
+        .atMost(TIMEOUT)
+        .until(() -> phase(client, ns, "to-allowed").orElse(null) == Phase.Succeeded);
     assertThat(allowed.requestsTo("/ok")).hasSize(1);
 
-    // Another loopback port (the operator's own, a sidecar's admin port): the localhost entry lends it nothing.
+    // Another loopback port (the operator's own, a sidecar's admin port): the localhost entry lends
+    // it nothing.
     externalName("victim-localhost", "localhost", victim.port());
     externalName("victim-ip", "127.0.0.1", victim.port());
     // Another namespace's Service by its DNS name, and an allowed host on another path and port.
@@ -145,12 +175,17 @@ class SinkReachIT {
     refTask("to-victim-namespace", "victim-namespace", "/refund", null);
     refTask("to-hooks-elsewhere", "hooks-elsewhere", "/acme", null);
 
-    for (String[] refused : new String[][] {
-        {"to-victim-localhost", "http://localhost:" + victim.port() + "/steal"},
-        {"to-victim-ip", "http://127.0.0.1:" + victim.port() + "/steal"},
-        {"to-victim-namespace", "http://payments." + elsewhere + ".svc.cluster.local:8080/refund"},
-        {"to-hooks-elsewhere", "http://hooks.example.com:443/acme"}}) {
-      assertThat(failedMessage(refused[0])).as(refused[0])
+    for (String[] refused :
+        new String[][] {
+          {"to-victim-localhost", "http://localhost:" + victim.port() + "/steal"},
+          {"to-victim-ip", "http://127.0.0.1:" + victim.port() + "/steal"},
+          {
+            "to-victim-namespace", "http://payments." + elsewhere + ".svc.cluster.local:8080/refund"
+          },
+          {"to-hooks-elsewhere", "http://hooks.example.com:443/acme"}
+        }) {
+      assertThat(failedMessage(refused[0]))
+          .as(refused[0])
           .contains(REF_RULE, "is an ExternalName", refused[1], SinkConfig.ALLOWED_URIS);
     }
     assertThat(victim.requests()).as("the victim received nothing").isEmpty();
@@ -158,34 +193,51 @@ class SinkReachIT {
 
   @Test
   void aServiceWhoseEndpointSlicesListAnAddressThatIsNoPodOfTheNamespaceIsRefused() {
-    ObjectReference foreignPod = new ObjectReferenceBuilder().withKind("Pod").withNamespace(elsewhere)
-        .withName("payments-0").build();
+    ObjectReference foreignPod =
+        new ObjectReferenceBuilder()
+            .withKind("Pod")
+            .withNamespace(elsewhere)
+            .withName("payments-0")
+            .build();
     String borrowedIp = selectorlessService("borrowed", "10.244.7.9", foreignPod);
     String bareIp = selectorlessService("bare", "10.244.7.10", null);
     refTask("to-borrowed", "borrowed", "/refund", null);
     refTask("to-bare", "bare", "/refund", null);
 
-    assertThat(failedMessage("to-borrowed")).contains(REF_RULE, "10.244.7.9", "not a Pod of namespace " + ns,
-        SinkConfig.ALLOWED_URIS);
-    assertThat(failedMessage("to-bare")).contains(REF_RULE, "10.244.7.10", "not a Pod of namespace " + ns);
+    assertThat(failedMessage("to-borrowed"))
+        .contains(REF_RULE, "10.244.7.9", "not a Pod of namespace " + ns, SinkConfig.ALLOWED_URIS);
+    assertThat(failedMessage("to-bare"))
+        .contains(REF_RULE, "10.244.7.10", "not a Pod of namespace " + ns);
     assertThat(victimSawNothing(borrowedIp, bareIp)).isTrue();
   }
 
   @Test
   void aHandMadeEndpointSliceThatClaimsAPodOfTheNamespaceIsRefused() {
-    // The targetRef names a Pod of the task's namespace, the address is another namespace's: hand-made.
-    ObjectReference claimed = new ObjectReferenceBuilder().withKind("Pod").withNamespace(ns).withName("made-up")
-        .build();
+    // The targetRef names a Pod of the task's namespace, the address is another namespace's:
+    // hand-made.
+    ObjectReference claimed =
+        new ObjectReferenceBuilder().withKind("Pod").withNamespace(ns).withName("made-up").build();
     String forgedIp = selectorlessService("forged", "10.244.8.9", claimed);
-    String meshIp = service("other-manager", Map.of("app", "orders"), "10.244.8.10", claimed, "mesh.example.com");
+    String meshIp =
+        service(
+            "other-manager", Map.of("app", "orders"), "10.244.8.10", claimed, "mesh.example.com");
     refTask("to-forged", "forged", "/refund", null);
     refTask("to-other-manager", "other-manager", "/refund", null);
 
     // Whoever wrote the slice and its labels, no Pod made-up exists there with that address.
-    assertThat(failedMessage("to-forged")).contains(REF_RULE, "10.244.8.9", "not a Pod of namespace " + ns,
-        "the operator knows no Pod made-up there", SinkConfig.ALLOWED_URIS);
-    assertThat(failedMessage("to-other-manager")).contains(REF_RULE, "10.244.8.10", "not a Pod of namespace " + ns,
-        "the operator knows no Pod made-up there");
+    assertThat(failedMessage("to-forged"))
+        .contains(
+            REF_RULE,
+            "10.244.8.9",
+            "not a Pod of namespace " + ns,
+            "the operator knows no Pod made-up there",
+            SinkConfig.ALLOWED_URIS);
+    assertThat(failedMessage("to-other-manager"))
+        .contains(
+            REF_RULE,
+            "10.244.8.10",
+            "not a Pod of namespace " + ns,
+            "the operator knows no Pod made-up there");
     assertThat(victimSawNothing(forgedIp, meshIp)).isTrue();
   }
 
@@ -206,25 +258,32 @@ class SinkReachIT {
     String clusterIp = service("orders", null, podIp, pod(ns, "orders-1"), null);
     RedisClient redis = RedisClient.create(world.redis().uri());
     try (HangingReceiver ordersPod = HangingReceiver.start();
-         StatefulRedisConnection<String, String> schedule = redis.connect();
-         AutoCloseable toThePod = OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(podIp), ordersPod.port());
-         AutoCloseable toTheVictim = OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(victimIp),
-             victim.port());
-         AutoCloseable throughTheClusterIp = OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(clusterIp),
-             victim.port())) {
+        StatefulRedisConnection<String, String> schedule = redis.connect();
+        AutoCloseable toThePod =
+            OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(podIp), ordersPod.port());
+        AutoCloseable toTheVictim =
+            OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(victimIp), victim.port());
+        AutoCloseable throughTheClusterIp =
+            OperatorFixture.SINK_SOCKETS.standIn(InetAddress.getByName(clusterIp), victim.port())) {
       create(client, refTask("holds-the-slot", "orders", "/hold", null, 0, "30s"));
-      await("the Service's Pod holds the namespace's one slot").atMost(TIMEOUT)
+      await("the Service's Pod holds the namespace's one slot")
+          .atMost(TIMEOUT)
           .until(() -> ordersPod.paths().contains("/hold"));
 
       Instant created = Instant.now();
-      String waiting = ScheduleIds.idOf(create(client, refTask("waits-for-a-slot", "orders", "/refund", null, 0,
-          "30s")));
+      String waiting =
+          ScheduleIds.idOf(
+              create(client, refTask("waits-for-a-slot", "orders", "/refund", null, 0, "30s")));
       // The reconciler hands the claim back (its entry at the attempt's safety net) only after the
       // attempt resolved and went to the sender, where it waits for the slot.
-      await("the attempt resolved and waits for the slot").atMost(TIMEOUT).until(() -> {
-        Double score = schedule.sync().zscore("reach:{0}:due", waiting);
-        return score != null && score > created.toEpochMilli() + DeliveryDecisions.SAFETY_MARGIN.toMillis();
-      });
+      await("the attempt resolved and waits for the slot")
+          .atMost(TIMEOUT)
+          .until(
+              () -> {
+                Double score = schedule.sync().zscore("reach:{0}:due", waiting);
+                return score != null
+                    && score > created.toEpochMilli() + DeliveryDecisions.SAFETY_MARGIN.toMillis();
+              });
 
       victimSlice("orders-victim", "orders", victimIp, pod(elsewhere, "payments-0"));
       // The operator has seen the slice once a task resolving now is refused for it.
@@ -232,17 +291,31 @@ class SinkReachIT {
       assertThat(failedMessage("sees-the-slice")).contains(REF_RULE, victimIp);
 
       ordersPod.answer("/hold");
-      await("holds-the-slot Succeeded").atMost(TIMEOUT)
+      await("holds-the-slot Succeeded")
+          .atMost(TIMEOUT)
           .until(() -> phase(client, ns, "holds-the-slot").orElse(null) == Phase.Succeeded);
-      String why = REF_RULE + ": Service orders lists " + victimIp + " in its EndpointSlices, which is not a Pod of "
-          + "namespace " + ns;
+      String why =
+          REF_RULE
+              + ": Service orders lists "
+              + victimIp
+              + " in its EndpointSlices, which is not a Pod of "
+              + "namespace "
+              + ns;
       assertThat(failedMessage("waits-for-a-slot")).contains(why, SinkConfig.ALLOWED_URIS);
-      await("its DeliveryFailed Event says why").atMost(TIMEOUT).untilAsserted(() -> assertThat(
-          client.v1().events().inNamespace(ns).list().getItems()).filteredOn(e -> "waits-for-a-slot".equals(
-              e.getInvolvedObject().getName()) && DeliveryDecisions.DELIVERY_FAILED.equals(e.getReason()))
-          .extracting(Event::getMessage).anySatisfy(message -> assertThat(message).contains(why)));
+      await("its DeliveryFailed Event says why")
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () ->
+                  assertThat(client.v1().events().inNamespace(ns).list().getItems())
+                      .filteredOn(
+                          e ->
+                              "waits-for-a-slot".equals(e.getInvolvedObject().getName())
+                                  && DeliveryDecisions.DELIVERY_FAILED.equals(e.getReason()))
+                      .extracting(Event::getMessage)
+                      .anySatisfy(message -> assertThat(message).contains(why)));
       assertThat(victim.requests()).as("the victim received nothing").isEmpty();
-      assertThat(ordersPod.paths()).as("the Service's own Pod got only the request that held the slot")
+      assertThat(ordersPod.paths())
+          .as("the Service's own Pod got only the request that held the slot")
           .containsExactly("/hold");
     } finally {
       redis.shutdown();
@@ -253,66 +326,159 @@ class SinkReachIT {
   private static void runningPod(String name, String ip) {
     if (client.serviceAccounts().inNamespace(ns).withName("default").get() == null) {
       // No controller manager: the ServiceAccount admission plugin wants the namespace's default.
-      client.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder().withNewMetadata()
-          .withName("default").endMetadata().build()).create();
+      client
+          .serviceAccounts()
+          .inNamespace(ns)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .endMetadata()
+                  .build())
+          .create();
     }
-    Pod created = client.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName(name)
-        .endMetadata().withNewSpec().addNewContainer().withName("receiver").withImage("registry.invalid/receiver:1")
-        .endContainer().endSpec().build()).create();
-    created.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Running").withPodIP(ip)
-        .addNewPodIP().withIp(ip).endPodIP().build());
+    Pod created =
+        client
+            .pods()
+            .inNamespace(ns)
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .endMetadata()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("receiver")
+                    .withImage("registry.invalid/receiver:1")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+    created.setStatus(
+        new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+            .withPhase("Running")
+            .withPodIP(ip)
+            .addNewPodIP()
+            .withIp(ip)
+            .endPodIP()
+            .build());
     client.pods().inNamespace(ns).resource(created).updateStatus();
   }
 
   private static ObjectReference pod(String namespace, String name) {
-    return new ObjectReferenceBuilder().withKind("Pod").withNamespace(namespace).withName(name).build();
+    return new ObjectReferenceBuilder()
+        .withKind("Pod")
+        .withNamespace(namespace)
+        .withName(name)
+        .build();
   }
 
   /** One more EndpointSlice, made by hand, for an existing Service. */
-  private static void victimSlice(String name, String service, String address, ObjectReference target) {
-    client.discovery().v1().endpointSlices().inNamespace(ns).resource(new EndpointSliceBuilder().withNewMetadata()
-        .withName(name).withLabels(Map.of("kubernetes.io/service-name", service)).endMetadata()
-        .withAddressType("IPv4")
-        .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
-        .withEndpoints(new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
-        .build()).create();
+  private static void victimSlice(
+      String name, String service, String address, ObjectReference target) {
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(ns)
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(Map.of("kubernetes.io/service-name", service))
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewPort()
+                .withName("http")
+                .withPort(8080)
+                .withProtocol("TCP")
+                .endPort()
+                .withEndpoints(
+                    new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
+                .build())
+        .create();
   }
 
   private static boolean victimSawNothing(String... clusterIps) {
-    return OperatorFixture.SINK_SOCKETS.refused().stream().noneMatch(address -> List.of(clusterIps).stream()
-        .anyMatch(ip -> address.toString().contains(ip)));
+    return OperatorFixture.SINK_SOCKETS.refused().stream()
+        .noneMatch(
+            address ->
+                List.of(clusterIps).stream().anyMatch(ip -> address.toString().contains(ip)));
   }
 
   @Test
   void aTokenIsNeverSentToAnExternalNameOverPlainHttp() {
     externalName("outside", "localhost", allowed.port());
     refTask("token-outside", "outside", "/token", "orders");
-    assertThat(failedMessage("token-outside")).contains("sink.audience is set, and a token is sent only over https "
-        + "or to a Service of this namespace");
+    assertThat(failedMessage("token-outside"))
+        .contains(
+            "sink.audience is set, and a token is sent only over https "
+                + "or to a Service of this namespace");
     assertThat(allowed.requestsTo("/token")).isEmpty();
   }
 
-  /** A Service without a selector and one hand-made EndpointSlice; returns the clusterIP the API server gave it. */
+  /**
+   * A Service without a selector and one hand-made EndpointSlice; returns the clusterIP the API
+   * server gave it.
+   */
   private static String selectorlessService(String name, String address, ObjectReference target) {
     return service(name, null, address, target, null);
   }
 
-  /** A Service and one EndpointSlice made by hand, labelled as managed by {@code managedBy} when given. */
-  private static String service(String name, Map<String, String> selector, String address, ObjectReference target,
+  /**
+   * A Service and one EndpointSlice made by hand, labelled as managed by {@code managedBy} when
+   * given.
+   */
+  private static String service(
+      String name,
+      Map<String, String> selector,
+      String address,
+      ObjectReference target,
       String managedBy) {
-    Service service = client.services().inNamespace(ns).resource(new ServiceBuilder().withNewMetadata().withName(name)
-        .endMetadata().withNewSpec().withSelector(selector).addNewPort().withName("http").withPort(80).endPort()
-        .endSpec().build()).create();
-    Map<String, String> labels = new java.util.HashMap<>(Map.of("kubernetes.io/service-name", name));
+    Service service =
+        client
+            .services()
+            .inNamespace(ns)
+            .resource(
+                new ServiceBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withSelector(selector)
+                    .addNewPort()
+                    .withName("http")
+                    .withPort(80)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+    Map<String, String> labels =
+        new java.util.HashMap<>(Map.of("kubernetes.io/service-name", name));
     if (managedBy != null) {
       labels.put("endpointslice.kubernetes.io/managed-by", managedBy);
     }
-    client.discovery().v1().endpointSlices().inNamespace(ns).resource(new EndpointSliceBuilder().withNewMetadata()
-        .withName(name + "-by-hand").withLabels(labels).endMetadata()
-        .withAddressType("IPv4")
-        .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
-        .withEndpoints(new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
-        .build()).create();
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(ns)
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withName(name + "-by-hand")
+                .withLabels(labels)
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewPort()
+                .withName("http")
+                .withPort(8080)
+                .withProtocol("TCP")
+                .endPort()
+                .withEndpoints(
+                    new EndpointBuilder().withAddresses(address).withTargetRef(target).build())
+                .build())
+        .create();
     return service.getSpec().getClusterIP();
   }
 }

@@ -22,11 +22,19 @@ public final class ApiFault {
   private final Duration delay;
   private final AtomicInteger remaining;
   private final AtomicInteger hits = new AtomicInteger();
+
   /** Whether it answers dry runs ({@code dryRun=All}) only, or (the default) real requests only. */
   private boolean dryRuns;
 
-  private ApiFault(String method, Pattern path, Predicate<String> body, int code, String reason, String statusReason,
-      Duration delay, int times) {
+  private ApiFault(
+      String method,
+      Pattern path,
+      Predicate<String> body,
+      int code,
+      String reason,
+      String statusReason,
+      Duration delay,
+      int times) {
     this.method = method;
     this.path = path;
     this.body = body;
@@ -37,10 +45,20 @@ public final class ApiFault {
     this.remaining = new AtomicInteger(times);
   }
 
-  /** {@code times} answers of {@code code} to {@code method} requests whose path matches {@code pathRegex}. */
+  /**
+   * {@code times} answers of {@code code} to {@code method} requests whose path matches {@code
+   * pathRegex}.
+   */
   public static ApiFault of(String method, String pathRegex, int code, int times) {
-    return new ApiFault(method, Pattern.compile(pathRegex), b -> true, code, reasonFor(code), reasonWord(code),
-        Duration.ZERO, times);
+    return new ApiFault(
+        method,
+        Pattern.compile(pathRegex),
+        b -> true,
+        code,
+        reasonFor(code),
+        reasonWord(code),
+        Duration.ZERO,
+        times);
   }
 
   /**
@@ -48,28 +66,41 @@ public final class ApiFault {
    * headers), and not applied: a hung API server. A 504 follows the hold, for a client long gone.
    */
   public static ApiFault hang(String method, String pathRegex, Duration hold, int times) {
-    return of(method, pathRegex, 504, times).withMessage("held without an answer for " + hold).delayed(hold);
+    return of(method, pathRegex, 504, times)
+        .withMessage("held without an answer for " + hold)
+        .delayed(hold);
   }
 
   /** Only requests whose body contains {@code fragment} (for example one Job's name). */
   public ApiFault whenBodyContains(String fragment) {
-    return keepingKind(new ApiFault(method, path, b -> b != null && b.contains(fragment), code, reason, statusReason,
-        delay, remaining.get()));
+    return keepingKind(
+        new ApiFault(
+            method,
+            path,
+            b -> b != null && b.contains(fragment),
+            code,
+            reason,
+            statusReason,
+            delay,
+            remaining.get()));
   }
 
   /** The answer comes only after {@code value}: the client sits in the request meanwhile. */
   public ApiFault delayed(Duration value) {
-    return keepingKind(new ApiFault(method, path, body, code, reason, statusReason, value, remaining.get()));
+    return keepingKind(
+        new ApiFault(method, path, body, code, reason, statusReason, value, remaining.get()));
   }
 
   /** The human message in the Status body. */
   public ApiFault withMessage(String value) {
-    return keepingKind(new ApiFault(method, path, body, code, value, statusReason, delay, remaining.get()));
+    return keepingKind(
+        new ApiFault(method, path, body, code, value, statusReason, delay, remaining.get()));
   }
 
   /** The machine reason in the Status body (409 comes as Conflict or AlreadyExists). */
   public ApiFault withStatusReason(String value) {
-    return keepingKind(new ApiFault(method, path, body, code, reason, value, delay, remaining.get()));
+    return keepingKind(
+        new ApiFault(method, path, body, code, reason, value, delay, remaining.get()));
   }
 
   /**
@@ -78,7 +109,8 @@ public final class ApiFault {
    * the dry runs before them.
    */
   public ApiFault onDryRunsOnly() {
-    ApiFault copy = new ApiFault(method, path, body, code, reason, statusReason, delay, remaining.get());
+    ApiFault copy =
+        new ApiFault(method, path, body, code, reason, statusReason, delay, remaining.get());
     copy.dryRuns = true;
     return copy;
   }
@@ -138,9 +170,11 @@ public final class ApiFault {
 
   private static String reasonFor(int code) {
     return switch (code) {
-      case 409 -> "the object has been modified; please apply your changes to the latest version and try again";
+      case 409 ->
+          "the object has been modified; please apply your changes to the latest version and try again";
       case 413 -> "Request entity too large: limit is 3145728";
-      case 422 -> "Job.batch is invalid: metadata.annotations: Too long: must have at most 262144 bytes";
+      case 422 ->
+          "Job.batch is invalid: metadata.annotations: Too long: must have at most 262144 bytes";
       case 429 -> "Too many requests, please try again later.";
       case 500 -> "Internal error occurred: etcdserver: request timed out";
       case 503 -> "The server is currently unable to handle the request";

@@ -21,7 +21,8 @@ import java.util.TreeMap;
  */
 public final class AuditLog {
   /** Everything at Metadata level: who, which verb, which object; no bodies. */
-  public static final String POLICY = """
+  public static final String POLICY =
+      """
       apiVersion: audit.k8s.io/v1
       kind: Policy
       omitStages: ["RequestReceived"]
@@ -32,15 +33,26 @@ public final class AuditLog {
   /**
    * One request as the API server authorized and answered it.
    *
-   * @param group       the API group, "" for the core group; null for a non-resource URL (/version)
-   * @param namespace   null for a cluster-wide request
-   * @param name        the object named by the URL ({@code .../leases/NAME}), what RBAC's
-   *                    resourceNames match; null for a collection (list, watch, create)
-   * @param decision    the authorizer's "allow" or "forbid"
-   * @param reason      the authorizer's reason, e.g. {@code RBAC: allowed by ClusterRoleBinding "x" of ...}
+   * @param group the API group, "" for the core group; null for a non-resource URL (/version)
+   * @param namespace null for a cluster-wide request
+   * @param name the object named by the URL ({@code .../leases/NAME}), what RBAC's resourceNames
+   *     match; null for a collection (list, watch, create)
+   * @param decision the authorizer's "allow" or "forbid"
+   * @param reason the authorizer's reason, e.g. {@code RBAC: allowed by ClusterRoleBinding "x" of
+   *     ...}
    */
-  public record Request(Instant received, String verb, String group, String resource, String subresource,
-      String namespace, String name, String uri, int code, String decision, String reason) {
+  public record Request(
+      Instant received,
+      String verb,
+      String group,
+      String resource,
+      String subresource,
+      String namespace,
+      String name,
+      String uri,
+      int code,
+      String decision,
+      String reason) {
 
     /** "group/resource[/subresource]" as RBAC rules name it ("/events" for the core group). */
     public String target() {
@@ -59,7 +71,10 @@ public final class AuditLog {
     this.file = file;
   }
 
-  /** A log under {@code dir} with the policy beside it; {@link #apiServerFlags()} has the flags to write it. */
+  /**
+   * A log under {@code dir} with the policy beside it; {@link #apiServerFlags()} has the flags to
+   * write it.
+   */
   public static AuditLog in(Path dir) {
     try {
       Files.createDirectories(dir);
@@ -67,32 +82,41 @@ public final class AuditLog {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new AuditLog(dir.resolve("audit-" + System.currentTimeMillis() + ".log").toAbsolutePath());
+    return new AuditLog(
+        dir.resolve("audit-" + System.currentTimeMillis() + ".log").toAbsolutePath());
   }
 
   /** kube-apiserver flags writing this log with {@link #POLICY} (from {@link #in}). */
   public String[] apiServerFlags() {
-    return new String[] {"--audit-policy-file=" + file.resolveSibling("audit-policy.yaml"),
-        "--audit-log-path=" + file,
-        // lumberjack rotates at 100 MB when maxsize is 0: a 50,000-task run writes more than that
-        "--audit-log-maxsize=100000"};
+    return new String[] {
+      "--audit-policy-file=" + file.resolveSibling("audit-policy.yaml"),
+      "--audit-log-path=" + file,
+      // lumberjack rotates at 100 MB when maxsize is 0: a 50,000-task run writes more than that
+      "--audit-log-maxsize=100000"
+    };
   }
 
   public Path file() {
     return file;
   }
 
-  /** {@code user}'s requests received in [from, to], counted by "verb resource[/sub][ code]" (code when not 2xx). */
+  /**
+   * {@code user}'s requests received in [from, to], counted by "verb resource[/sub][ code]" (code
+   * when not 2xx).
+   */
   public Map<String, Long> count(String user, Instant from, Instant to) {
     Map<String, Long> counts = new TreeMap<>();
     for (Request request : requests(user)) {
       if (request.received().isBefore(from) || request.received().isAfter(to)) {
         continue;
       }
-      String resource = request.isResource()
-          ? request.resource() + (request.subresource() == null ? "" : "/" + request.subresource())
-          : request.uri().replaceFirst("\\?.*", "");
-      String key = request.verb() + " " + resource + (request.code() < 300 ? "" : " " + request.code());
+      String resource =
+          request.isResource()
+              ? request.resource()
+                  + (request.subresource() == null ? "" : "/" + request.subresource())
+              : request.uri().replaceFirst("\\?.*", "");
+      String key =
+          request.verb() + " " + resource + (request.code() < 300 ? "" : " " + request.code());
       counts.merge(key, 1L, Long::sum);
     }
     return counts;
@@ -114,7 +138,9 @@ public final class AuditLog {
         }
         JsonNode event = JSON.readTree(line);
         String stage = event.path("stage").asText();
-        if (!(stage.equals("ResponseStarted") || stage.equals("ResponseComplete") || stage.equals("Panic"))
+        if (!(stage.equals("ResponseStarted")
+                || stage.equals("ResponseComplete")
+                || stage.equals("Panic"))
             || !user.equals(event.path("user").path("username").asText())) {
           continue;
         }
@@ -144,9 +170,18 @@ public final class AuditLog {
     if (name == null && (verb.equals("list") || verb.equals("watch"))) {
       name = nameInFieldSelector(uri);
     }
-    return new Request(received, verb, ref.path("apiGroup").asText(""), resource,
-        ref.hasNonNull("subresource") ? ref.path("subresource").asText() : null, namespace,
-        name, uri, code, decision, reason);
+    return new Request(
+        received,
+        verb,
+        ref.path("apiGroup").asText(""),
+        resource,
+        ref.hasNonNull("subresource") ? ref.path("subresource").asText() : null,
+        namespace,
+        name,
+        uri,
+        code,
+        decision,
+        reason);
   }
 
   /**
@@ -160,10 +195,13 @@ public final class AuditLog {
     }
     for (String parameter : uri.substring(query + 1).split("&")) {
       if (parameter.startsWith("fieldSelector=")) {
-        String selector = java.net.URLDecoder.decode(parameter.substring("fieldSelector=".length()),
-            java.nio.charset.StandardCharsets.UTF_8);
-        java.util.regex.Matcher name = java.util.regex.Pattern.compile("(?:^|,)metadata\\.name==?([^,]+)(?:,|$)")
-            .matcher(selector);
+        String selector =
+            java.net.URLDecoder.decode(
+                parameter.substring("fieldSelector=".length()),
+                java.nio.charset.StandardCharsets.UTF_8);
+        java.util.regex.Matcher name =
+            java.util.regex.Pattern.compile("(?:^|,)metadata\\.name==?([^,]+)(?:,|$)")
+                .matcher(selector);
         return name.find() ? name.group(1) : null;
       }
     }

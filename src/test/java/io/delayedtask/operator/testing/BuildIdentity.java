@@ -29,7 +29,9 @@ public final class BuildIdentity {
 
   private BuildIdentity() {}
 
-  /** {@code commit b7e7dcc} or {@code commit b7e7dcc-dirty} for the working tree the run started in. */
+  /**
+   * {@code commit b7e7dcc} or {@code commit b7e7dcc-dirty} for the working tree the run started in.
+   */
   public static String workingTree() {
     Optional<String> head = git(Path.of("."), "rev-parse", "--short", "HEAD");
     if (head.isEmpty()) {
@@ -41,29 +43,39 @@ public final class BuildIdentity {
 
   /**
    * One line naming the jar a run measures: its path, the first 12 hex digits of its SHA-256, and
-   * the commit it was built from. For a jar built before the build recorded its commit,
-   * {@code declaredCommit} (e.g. {@code -Dbaseline.commit}) is printed as declared, else "unknown".
+   * the commit it was built from. For a jar built before the build recorded its commit, {@code
+   * declaredCommit} (e.g. {@code -Dbaseline.commit}) is printed as declared, else "unknown".
    */
   public static String jar(Path jar, Optional<String> declaredCommit) {
-    String built = builtCommit(jar).map(c -> "built from commit " + c)
-        .or(() -> declaredCommit.map(c -> "commit " + c + " as declared by the caller (the jar records none)"))
-        .orElse("commit unknown (the jar records none; a baseline can declare it with -Dbaseline.commit)");
+    String built =
+        builtCommit(jar)
+            .map(c -> "built from commit " + c)
+            .or(
+                () ->
+                    declaredCommit.map(
+                        c -> "commit " + c + " as declared by the caller (the jar records none)"))
+            .orElse(
+                "commit unknown (the jar records none; a baseline can declare it with -Dbaseline.commit)");
     return "jar " + jar + " (sha256 " + sha256(jar) + ", " + built + ")";
   }
 
-  /** As {@link #jar(Path, Optional)} for the build under test, plus the working tree the harness ran from. */
+  /**
+   * As {@link #jar(Path, Optional)} for the build under test, plus the working tree the harness ran
+   * from.
+   */
   public static String jarUnderTest(Path jar) {
     return jar(jar, Optional.empty()) + "; harness from the working tree at " + workingTree();
   }
 
   /**
-   * One line naming the classes a run measures in process (the benchmark): where {@code anchor}
-   * was loaded from, the commit their build recorded, and the working tree's commit now.
+   * One line naming the classes a run measures in process (the benchmark): where {@code anchor} was
+   * loaded from, the commit their build recorded, and the working tree's commit now.
    */
   public static String classes(Class<?> anchor) {
     String location;
     try {
-      location = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+      location =
+          Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     } catch (URISyntaxException | RuntimeException e) {
       location = "unknown location";
     }
@@ -75,9 +87,16 @@ public final class BuildIdentity {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    String built = Optional.ofNullable(properties.getProperty("commit")).map(BuildIdentity::shortCommit)
-        .orElse("unknown");
-    return "classes " + location + " (built from commit " + built + "); working tree at " + workingTree();
+    String built =
+        Optional.ofNullable(properties.getProperty("commit"))
+            .map(BuildIdentity::shortCommit)
+            .orElse("unknown");
+    return "classes "
+        + location
+        + " (built from commit "
+        + built
+        + "); working tree at "
+        + workingTree();
   }
 
   /** The commit recorded in the jar's {@value #BUILD_PROPERTIES}, shortened, "-dirty" kept. */
@@ -91,7 +110,8 @@ public final class BuildIdentity {
       try (InputStream in = file.getInputStream(entry)) {
         properties.load(in);
       }
-      return Optional.ofNullable(properties.getProperty("commit")).filter(c -> !c.equals("unknown"))
+      return Optional.ofNullable(properties.getProperty("commit"))
+          .filter(c -> !c.equals("unknown"))
           .map(BuildIdentity::shortCommit);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + jar, e);
@@ -122,7 +142,8 @@ public final class BuildIdentity {
     command[2] = directory.toString();
     System.arraycopy(args, 0, command, 3, args.length);
     try {
-      Process git = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      Process git =
+          new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
       String out = new String(git.getInputStream().readAllBytes()).trim();
       if (!git.waitFor(10, TimeUnit.SECONDS) || git.exitValue() != 0) {
         return Optional.empty();

@@ -13,12 +13,19 @@ import java.util.zip.ZipEntry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What a scale or benchmark report says it measured: the jar's own commit, never the tree's by mistake. */
+/**
+ * What a scale or benchmark report says it measured: the jar's own commit, never the tree's by
+ * mistake.
+ */
 class BuildIdentityTest {
 
   @Test
-  void aJarNamesTheCommitItsBuildRecordedShortenedWithItsDirtyMark(@TempDir Path dir) throws IOException {
-    Path jar = jar(dir.resolve("op.jar"), "version=0.1.0\ncommit=0123456789abcdef0123456789abcdef01234567-dirty\n");
+  void aJarNamesTheCommitItsBuildRecordedShortenedWithItsDirtyMark(@TempDir Path dir)
+      throws IOException {
+    Path jar =
+        jar(
+            dir.resolve("op.jar"),
+            "version=0.1.0\ncommit=0123456789abcdef0123456789abcdef01234567-dirty\n");
 
     assertThat(BuildIdentity.builtCommit(jar)).contains("0123456-dirty");
     assertThat(BuildIdentity.jar(jar, Optional.of("ec5c48b")))
@@ -28,7 +35,8 @@ class BuildIdentityTest {
   }
 
   @Test
-  void aJarThatRecordsNoCommitPrintsTheDeclaredOneAsDeclaredOrUnknown(@TempDir Path dir) throws IOException {
+  void aJarThatRecordsNoCommitPrintsTheDeclaredOneAsDeclaredOrUnknown(@TempDir Path dir)
+      throws IOException {
     Path old = jar(dir.resolve("before.jar"), null);
     Path unknown = jar(dir.resolve("ide.jar"), "version=0.1.0\ncommit=unknown\n");
 
@@ -48,7 +56,8 @@ class BuildIdentityTest {
   }
 
   private static Path jar(Path path, String buildProperties) throws IOException {
-    try (OutputStream file = Files.newOutputStream(path); JarOutputStream jar = new JarOutputStream(file)) {
+    try (OutputStream file = Files.newOutputStream(path);
+        JarOutputStream jar = new JarOutputStream(file)) {
       jar.putNextEntry(new ZipEntry("io/example/Nothing.class"));
       jar.write(new byte[] {1, 2, 3});
       jar.closeEntry();

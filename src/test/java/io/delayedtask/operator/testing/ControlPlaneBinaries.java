@@ -10,17 +10,21 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Where the real Kubernetes binaries are: {@code ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/<version>-linux-amd64/},
- * the directory fabric8 kube-api-test reads and {@code tools/build-control-plane.sh} fills.
+ * Where the real Kubernetes binaries are: {@code
+ * ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/<version>-linux-amd64/}, the directory fabric8
+ * kube-api-test reads and {@code tools/build-control-plane.sh} fills.
  */
 public record ControlPlaneBinaries(Path testDir, Path dir, String version) {
   /**
    * The oldest Kubernetes minor release the docs claim (ValidatingAdmissionPolicy v1 is GA there),
-   * which {@code tools/build-control-plane.sh} builds beside the newest and OldestKubernetesIT runs on.
+   * which {@code tools/build-control-plane.sh} builds beside the newest and OldestKubernetesIT runs
+   * on.
    */
   public static final String OLDEST_CLAIMED = "1.30";
 
-  /** What kube-api-test itself needs; the rest (controller manager, scheduler, kwok) is optional. */
+  /**
+   * What kube-api-test itself needs; the rest (controller manager, scheduler, kwok) is optional.
+   */
   private static final List<String> REQUIRED = List.of("kube-apiserver", "etcd", "kubectl");
 
   /** The newest complete set of binaries, if any. */
@@ -34,8 +38,10 @@ public record ControlPlaneBinaries(Path testDir, Path dir, String version) {
    */
   public static Optional<ControlPlaneBinaries> find(String minor) {
     String configured = System.getenv("KUBE_API_TEST_DIR");
-    Path testDir = configured != null && !configured.isBlank() ? Path.of(configured)
-        : Path.of(System.getProperty("user.home"), ".kubeapitest");
+    Path testDir =
+        configured != null && !configured.isBlank()
+            ? Path.of(configured)
+            : Path.of(System.getProperty("user.home"), ".kubeapitest");
     Path k8s = testDir.resolve("k8s");
     if (!Files.isDirectory(k8s)) {
       return Optional.empty();
@@ -43,7 +49,9 @@ public record ControlPlaneBinaries(Path testDir, Path dir, String version) {
     try (Stream<Path> dirs = Files.list(k8s)) {
       return dirs.filter(d -> REQUIRED.stream().allMatch(b -> Files.isExecutable(d.resolve(b))))
           .filter(d -> minor.isEmpty() || versionOf(d).startsWith(minor + "."))
-          .max(Comparator.comparing(ControlPlaneBinaries::versionOf, ControlPlaneBinaries::compareVersions))
+          .max(
+              Comparator.comparing(
+                  ControlPlaneBinaries::versionOf, ControlPlaneBinaries::compareVersions))
           .map(d -> new ControlPlaneBinaries(testDir, d, versionOf(d)));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -9,8 +9,7 @@ import java.util.List;
  * {@code count} grows, so "how often" is the sum of the counts, never the number of Event objects.
  */
 public final class Events {
-  private Events() {
-  }
+  private Events() {}
 
   /** The reasons of the task's Events, each Event once (a folded repeat shows once). */
   public static List<String> reasons(KubernetesClient client, String namespace, String taskName) {
@@ -18,9 +17,12 @@ public final class Events {
   }
 
   /** How many times the task was given {@code reason}: the Events' counts summed. */
-  public static int count(KubernetesClient client, String namespace, String taskName, String reason) {
-    return of(client, namespace, taskName).stream().filter(e -> reason.equals(e.getReason()))
-        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount()).sum();
+  public static int count(
+      KubernetesClient client, String namespace, String taskName, String reason) {
+    return of(client, namespace, taskName).stream()
+        .filter(e -> reason.equals(e.getReason()))
+        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount())
+        .sum();
   }
 
   private static List<Event> of(KubernetesClient client, String namespace, String taskName) {

@@ -20,7 +20,9 @@ public final class FiredTimes {
   public void record(DelayedTask task) {
     if (task.getStatus() != null && task.getStatus().getFiredTime() != null) {
       String uid = task.getMetadata().getUid();
-      byTaskUid.computeIfAbsent(uid, k -> ConcurrentHashMap.newKeySet()).add(task.getStatus().getFiredTime());
+      byTaskUid
+          .computeIfAbsent(uid, k -> ConcurrentHashMap.newKeySet())
+          .add(task.getStatus().getFiredTime());
       firstSeenAt.putIfAbsent(uid, Instant.now());
     }
   }
@@ -37,7 +39,9 @@ public final class FiredTimes {
 
   /** Uids of the tasks that showed more than one firedTime: each fired more than once. */
   public Set<String> firedMoreThanOnce() {
-    return byTaskUid.entrySet().stream().filter(e -> e.getValue().size() > 1).map(Map.Entry::getKey)
+    return byTaskUid.entrySet().stream()
+        .filter(e -> e.getValue().size() > 1)
+        .map(Map.Entry::getKey)
         .collect(Collectors.toSet());
   }
 }

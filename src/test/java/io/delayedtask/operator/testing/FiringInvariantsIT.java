@@ -33,14 +33,30 @@ class FiringInvariantsIT {
     try (FiringLedger ledger = new FiringLedger(client, namespace)) {
       Job job = fireByHand("twice");
       client.resource(job).delete();
-      await().until(() -> client.batch().v1().jobs().inNamespace(namespace).withName(job.getMetadata().getName())
-          .get() == null);
+      await()
+          .until(
+              () ->
+                  client
+                          .batch()
+                          .v1()
+                          .jobs()
+                          .inNamespace(namespace)
+                          .withName(job.getMetadata().getName())
+                          .get()
+                      == null);
       DelayedTask task = Tasks.get(client, namespace, "twice");
-      client.resource(JobFactory.jobFor(task, Instant.parse(task.getStatus().getDueTime()),
-          Instant.parse(task.getStatus().getFiredTime()))).create();
+      client
+          .resource(
+              JobFactory.jobFor(
+                  task,
+                  Instant.parse(task.getStatus().getDueTime()),
+                  Instant.parse(task.getStatus().getFiredTime())))
+          .create();
 
-      assertThatThrownBy(() -> FiringInvariants.assertFiredOnceNotEarly(client, namespace, List.of("twice"), ledger,
-          null))
+      assertThatThrownBy(
+              () ->
+                  FiringInvariants.assertFiredOnceNotEarly(
+                      client, namespace, List.of("twice"), ledger, null))
           .hasMessageContaining("twice: the test saw 2 Jobs appear for it");
     }
   }
@@ -50,12 +66,18 @@ class FiringInvariantsIT {
     try (FiringLedger ledger = new FiringLedger(client, namespace)) {
       fireByHand("once");
 
-      assertThatCode(() -> FiringInvariants.assertFiredOnceNotEarly(client, namespace, List.of("once"), ledger, null))
+      assertThatCode(
+              () ->
+                  FiringInvariants.assertFiredOnceNotEarly(
+                      client, namespace, List.of("once"), ledger, null))
           .doesNotThrowAnyException();
     }
   }
 
-  /** A Job task that fell due a second ago, its Job, and the Running status the operator would write. */
+  /**
+   * A Job task that fell due a second ago, its Job, and the Running status the operator would
+   * write.
+   */
   private Job fireByHand(String name) {
     Instant due = Instant.now().minusSeconds(1).truncatedTo(ChronoUnit.MILLIS);
     DelayedTask task = Tasks.create(client, Tasks.withJob(namespace, name, due));

@@ -19,62 +19,101 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * overwrote the first in the status.
  */
 public final class FiringLedger implements AutoCloseable {
-  /** A Job as its ADDED event showed it: name, owning task uid (label), annotations, when the test saw it. */
-  public record SeenJob(String name, String taskUid, String dueTime, String firedTime, Instant seenAt,
+  /**
+   * A Job as its ADDED event showed it: name, owning task uid (label), annotations, when the test
+   * saw it.
+   */
+  public record SeenJob(
+      String name,
+      String taskUid,
+      String dueTime,
+      String firedTime,
+      Instant seenAt,
       String controllerUid) {}
 
   private final FiredTimes firedTimes = new FiredTimes();
-  /** Every ADDED event, so a Job deleted and created again under its deterministic name counts twice. */
+
+  /**
+   * Every ADDED event, so a Job deleted and created again under its deterministic name counts
+   * twice.
+   */
   private final List<SeenJob> jobsAdded = new CopyOnWriteArrayList<>();
+
   private final List<String> watchErrors = new CopyOnWriteArrayList<>();
   private volatile boolean closing;
   private final Watch taskWatch;
   private final Watch jobWatch;
 
   public FiringLedger(KubernetesClient client, String namespace) {
-    taskWatch = client.resources(DelayedTask.class).inNamespace(namespace).watch(new Watcher<>() {
-      @Override
-      public void eventReceived(Action action, DelayedTask task) {
-        firedTimes.record(task);
-      }
+    taskWatch =
+        client
+            .resources(DelayedTask.class)
+            .inNamespace(namespace)
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, DelayedTask task) {
+                    firedTimes.record(task);
+                  }
 
-      @Override
-      public void onClose(WatcherException cause) {
-        watchErrors.add("DelayedTask watch closed: " + cause);
-      }
+                  @Override
+                  public void onClose(WatcherException cause) {
+                    watchErrors.add("DelayedTask watch closed: " + cause);
+                  }
 
-      @Override
-      public void onClose() {
-        closedQuietly("DelayedTask");
-      }
-    });
-    jobWatch = client.batch().v1().jobs().inNamespace(namespace).watch(new Watcher<>() {
-      @Override
-      public void eventReceived(Action action, Job job) {
-        if (action == Action.ADDED) {
-          Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
-          Map<String, String> annotations =
-              job.getMetadata().getAnnotations() == null ? Map.of() : job.getMetadata().getAnnotations();
-          String controller = job.getMetadata().getOwnerReferences() == null ? null
-              : job.getMetadata().getOwnerReferences().stream()
-                  .filter(ref -> Boolean.TRUE.equals(ref.getController()))
-                  .map(ref -> ref.getUid()).findFirst().orElse(null);
-          jobsAdded.add(new SeenJob(job.getMetadata().getName(),
-              labels.get("delayedtask.io/task-uid"), annotations.get("delayedtask.io/due-time"),
-              annotations.get("delayedtask.io/fired-time"), Instant.now(), controller));
-        }
-      }
+                  @Override
+                  public void onClose() {
+                    closedQuietly("DelayedTask");
+                  }
+                });
+    jobWatch =
+        client
+            .batch()
+            .v1()
+            .jobs()
+            .inNamespace(namespace)
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, Job job) {
+                    if (action == Action.ADDED) {
+                      Map<String, String> labels =
+                          job.getMetadata().getLabels() == null
+                              ? Map.of()
+                              : job.getMetadata().getLabels();
+                      Map<String, String> annotations =
+                          job.getMetadata().getAnnotations() == null
+                              ? Map.of()
+                              : job.getMetadata().getAnnotations();
+                      String controller =
+                          job.getMetadata().getOwnerReferences() == null
+                              ? null
+                              : job.getMetadata().getOwnerReferences().stream()
+                                  .filter(ref -> Boolean.TRUE.equals(ref.getController()))
+                                  .map(ref -> ref.getUid())
+                                  .findFirst()
+                                  .orElse(null);
+                      jobsAdded.add(
+                          new SeenJob(
+                              job.getMetadata().getName(),
+                              labels.get("delayedtask.io/task-uid"),
+                              annotations.get("delayedtask.io/due-time"),
+                              annotations.get("delayedtask.io/fired-time"),
+                              Instant.now(),
+                              controller));
+                    }
+                  }
 
-      @Override
-      public void onClose(WatcherException cause) {
-        watchErrors.add("Job watch closed: " + cause);
-      }
+                  @Override
+                  public void onClose(WatcherException cause) {
+                    watchErrors.add("Job watch closed: " + cause);
+                  }
 
-      @Override
-      public void onClose() {
-        closedQuietly("Job");
-      }
-    });
+                  @Override
+                  public void onClose() {
+                    closedQuietly("Job");
+                  }
+                });
   }
 
   /** Every distinct firedTime each task's status has shown, by task uid. */
@@ -98,9 +137,9 @@ public final class FiringLedger implements AutoCloseable {
   }
 
   /**
-   * Why the ledger may have missed something: a watch that errored or closed before {@link #close()}.
-   * A dead watch sees nothing, so while this is non-empty "fired twice" and "fired early" cannot be
-   * checked; {@link FiringInvariants} fails on it.
+   * Why the ledger may have missed something: a watch that errored or closed before {@link
+   * #close()}. A dead watch sees nothing, so while this is non-empty "fired twice" and "fired
+   * early" cannot be checked; {@link FiringInvariants} fails on it.
    */
   public List<String> watchErrors() {
     return List.copyOf(watchErrors);

@@ -8,7 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
-/** A synced {@link TaskCache} holding the tasks a test puts in it, as an informer would have them. */
+/**
+ * A synced {@link TaskCache} holding the tasks a test puts in it, as an informer would have them.
+ */
 public final class FixedTaskCache implements TaskCache {
   private final List<DelayedTask> tasks = new CopyOnWriteArrayList<>();
 
@@ -26,8 +28,10 @@ public final class FixedTaskCache implements TaskCache {
   }
 
   public void remove(String namespace, String name) {
-    tasks.removeIf(t -> Objects.equals(t.getMetadata().getNamespace(), namespace)
-        && Objects.equals(t.getMetadata().getName(), name));
+    tasks.removeIf(
+        t ->
+            Objects.equals(t.getMetadata().getNamespace(), namespace)
+                && Objects.equals(t.getMetadata().getName(), name));
   }
 
   @Override
@@ -38,8 +42,10 @@ public final class FixedTaskCache implements TaskCache {
   @Override
   public Optional<DelayedTask> get(String namespace, String name) {
     return tasks.stream()
-        .filter(t -> Objects.equals(t.getMetadata().getNamespace(), namespace)
-            && Objects.equals(t.getMetadata().getName(), name))
+        .filter(
+            t ->
+                Objects.equals(t.getMetadata().getNamespace(), namespace)
+                    && Objects.equals(t.getMetadata().getName(), name))
         .findFirst();
   }
 

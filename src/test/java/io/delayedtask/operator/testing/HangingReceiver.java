@@ -38,14 +38,17 @@ public final class HangingReceiver implements AutoCloseable {
 
   public static HangingReceiver start() {
     try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+      HttpServer server =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
       HangingReceiver receiver = new HangingReceiver(server);
       server.createContext("/", receiver::handle);
-      server.setExecutor(Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "hanging-receiver");
-        thread.setDaemon(true);
-        return thread;
-      }));
+      server.setExecutor(
+          Executors.newCachedThreadPool(
+              runnable -> {
+                Thread thread = new Thread(runnable, "hanging-receiver");
+                thread.setDaemon(true);
+                return thread;
+              }));
       server.start();
       return receiver;
     } catch (IOException e) {

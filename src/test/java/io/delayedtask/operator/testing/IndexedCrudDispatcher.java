@@ -26,12 +26,12 @@ import java.util.function.Supplier;
  * <p>Why: the stock {@link KubernetesCrudDispatcher} matches every stored object against each
  * request (and copies the whole store for every GET), so each create, read and update costs
  * O(objects). At 5,000 DelayedTasks it served about 30 writes per second, and the scale runs
- * measured that instead of the operator. Here a request that names one object in one namespace
- * (the operator's GETs, PUTs, PATCHes and the existence check of every POST) looks in its bucket
- * only. The index is complete for such a request: an object matches it only if its resource,
- * namespace and name attributes equal the request's, so the bucket holds every candidate, and each
- * one is still checked with the store's own {@code matches}. Everything else (lists, label
- * selectors, watches, deletes, the events sent to watchers) is the stock code.
+ * measured that instead of the operator. Here a request that names one object in one namespace (the
+ * operator's GETs, PUTs, PATCHes and the existence check of every POST) looks in its bucket only.
+ * The index is complete for such a request: an object matches it only if its resource, namespace
+ * and name attributes equal the request's, so the bucket holds every candidate, and each one is
+ * still checked with the store's own {@code matches}. Everything else (lists, label selectors,
+ * watches, deletes, the events sent to watchers) is the stock code.
  *
  * <p>The stock store changes its map under a lock of its own, which a subclass cannot reach. So
  * every request that writes takes {@link #storeLock} for writing around the stock handling, and an
@@ -42,13 +42,22 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
   private final Map<ObjectKey, List<AttributeSet>> byObject = new ConcurrentHashMap<>();
   private final ReadWriteLock storeLock = new ReentrantReadWriteLock();
 
-  /** Resource (plural), namespace and name of one object; null namespace for cluster-scoped objects. */
+  /**
+   * Resource (plural), namespace and name of one object; null namespace for cluster-scoped objects.
+   */
   record ObjectKey(String plural, String namespace, String name) {
     /** The key an object is stored under; empty if it lacks a plural or a name. */
     static Optional<ObjectKey> ofStored(AttributeSet attributes) {
       return Optional.ofNullable(value(attributes, KubernetesAttributesExtractor.PLURAL))
-          .flatMap(plural -> Optional.ofNullable(value(attributes, KubernetesAttributesExtractor.NAME))
-              .map(name -> new ObjectKey(plural, value(attributes, KubernetesAttributesExtractor.NAMESPACE), name)));
+          .flatMap(
+              plural ->
+                  Optional.ofNullable(value(attributes, KubernetesAttributesExtractor.NAME))
+                      .map(
+                          name ->
+                              new ObjectKey(
+                                  plural,
+                                  value(attributes, KubernetesAttributesExtractor.NAMESPACE),
+                                  name)));
     }
 
     /**
@@ -56,10 +65,15 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
      * objects under several keys: no namespace or name, a wildcard, or a set or negated attribute.
      */
     static Optional<ObjectKey> ofRequest(AttributeSet request) {
-      for (String required : List.of(KubernetesAttributesExtractor.PLURAL, KubernetesAttributesExtractor.NAMESPACE,
-          KubernetesAttributesExtractor.NAME)) {
+      for (String required :
+          List.of(
+              KubernetesAttributesExtractor.PLURAL,
+              KubernetesAttributesExtractor.NAMESPACE,
+              KubernetesAttributesExtractor.NAME)) {
         Attribute attribute = request.getAttribute(required);
-        if (attribute == null || attribute.getType() != AttributeType.WITH || attribute.getValues().size() != 1
+        if (attribute == null
+            || attribute.getType() != AttributeType.WITH
+            || attribute.getValues().size() != 1
             || "*".equals(attribute.getValues().get(0).toString())) {
           return Optional.empty();
         }
@@ -69,7 +83,9 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
     private static String value(AttributeSet attributes, String key) {
       Attribute attribute = attributes.getAttribute(key);
-      return attribute == null || attribute.getValues().size() != 1 ? null : attribute.getValues().get(0).toString();
+      return attribute == null || attribute.getValues().size() != 1
+          ? null
+          : attribute.getValues().get(0).toString();
     }
   }
 
@@ -83,10 +99,12 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
   /**
    * The stock store ignores {@code dryRun}: it would store the object. A real API server answers a
-   * dry run as it would the creation and stores nothing; so does this (no validation, as ever here).
+   * dry run as it would the creation and stores nothing; so does this (no validation, as ever
+   * here).
    */
   public static MockResponse dryRunCreate(RecordedRequest request) {
-    return new MockResponse().setResponseCode(HttpURLConnection.HTTP_CREATED)
+    return new MockResponse()
+        .setResponseCode(HttpURLConnection.HTTP_CREATED)
         .setHeader("Content-Type", "application/json")
         .setBody(new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8));
   }
@@ -114,11 +132,12 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
   @Override
   public void reset() {
-    writing(() -> {
-      super.reset();
-      byObject.clear();
-      return null;
-    });
+    writing(
+        () -> {
+          super.reset();
+          byObject.clear();
+          return null;
+        });
   }
 
   @Override
@@ -146,30 +165,49 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
   }
 
   @Override
-  public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
-      GenericKubernetesResource resource, String newState) {
+  public void processEvent(
+      String path,
+      AttributeSet pathAttributes,
+      AttributeSet oldAttributes,
+      GenericKubernetesResource resource,
+      String newState) {
     super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
     if (oldAttributes != null) {
-      ObjectKey.ofStored(oldAttributes).ifPresent(key -> byObject.computeIfPresent(key, (k, bucket) -> {
-        List<AttributeSet> rest = new ArrayList<>(bucket);
-        rest.remove(oldAttributes);
-        return rest.isEmpty() ? null : List.copyOf(rest);
-      }));
+      ObjectKey.ofStored(oldAttributes)
+          .ifPresent(
+              key ->
+                  byObject.computeIfPresent(
+                      key,
+                      (k, bucket) -> {
+                        List<AttributeSet> rest = new ArrayList<>(bucket);
+                        rest.remove(oldAttributes);
+                        return rest.isEmpty() ? null : List.copyOf(rest);
+                      }));
     }
     if (newState != null) {
       AttributeSet stored = storedAttributes(pathAttributes, resource, newState);
-      ObjectKey.ofStored(stored).ifPresent(key -> byObject.merge(key, List.of(stored), (bucket, added) -> {
-        List<AttributeSet> all = new ArrayList<>(bucket);
-        all.addAll(added);
-        return List.copyOf(all);
-      }));
+      ObjectKey.ofStored(stored)
+          .ifPresent(
+              key ->
+                  byObject.merge(
+                      key,
+                      List.of(stored),
+                      (bucket, added) -> {
+                        List<AttributeSet> all = new ArrayList<>(bucket);
+                        all.addAll(added);
+                        return List.copyOf(all);
+                      }));
     }
   }
 
-  /** The attributes the stock {@code processEvent} stores a new state under, computed the same way. */
-  private AttributeSet storedAttributes(AttributeSet pathAttributes, GenericKubernetesResource resource, String newState) {
+  /**
+   * The attributes the stock {@code processEvent} stores a new state under, computed the same way.
+   */
+  private AttributeSet storedAttributes(
+      AttributeSet pathAttributes, GenericKubernetesResource resource, String newState) {
     KubernetesAttributesExtractor extractor = (KubernetesAttributesExtractor) attributeExtractor;
-    AttributeSet attributes = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
+    AttributeSet attributes =
+        resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
     return attributes.containsKey(KubernetesAttributesExtractor.PLURAL)
         ? attributes
         : AttributeSet.merge(pathAttributes, attributes);

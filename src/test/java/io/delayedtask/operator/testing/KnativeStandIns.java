@@ -18,9 +18,12 @@ public final class KnativeStandIns {
   private KnativeStandIns() {}
 
   /** The stand-in CRD, written to a file in {@code dir}. */
-  public static Path crd(Path dir, String group, String kind, String plural, String shortName) throws IOException {
+  public static Path crd(Path dir, String group, String kind, String plural, String shortName)
+      throws IOException {
     Path file = dir.resolve(plural + "." + group + ".yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         apiVersion: apiextensions.k8s.io/v1
         kind: CustomResourceDefinition
         metadata:
@@ -38,21 +41,37 @@ public final class KnativeStandIns {
                 openAPIV3Schema:
                   type: object
                   x-kubernetes-preserve-unknown-fields: true
-        """.formatted(plural, group, group, kind, plural, kind.toLowerCase(), shortName));
+        """
+            .formatted(plural, group, group, kind, plural, kind.toLowerCase(), shortName));
     return file;
   }
 
   /** Creates the object (once), then writes its status.address.url (null: none yet). */
-  public static void address(KubernetesClient admin, String namespace, String apiVersion, String kind, String name,
+  public static void address(
+      KubernetesClient admin,
+      String namespace,
+      String apiVersion,
+      String kind,
+      String name,
       String url) {
     var resources = admin.genericKubernetesResources(apiVersion, kind).inNamespace(namespace);
     GenericKubernetesResource existing = resources.withName(name).get();
     if (existing == null) {
-      existing = resources.resource(new GenericKubernetesResourceBuilder().withApiVersion(apiVersion).withKind(kind)
-          .withNewMetadata().withName(name).endMetadata().build()).create();
+      existing =
+          resources
+              .resource(
+                  new GenericKubernetesResourceBuilder()
+                      .withApiVersion(apiVersion)
+                      .withKind(kind)
+                      .withNewMetadata()
+                      .withName(name)
+                      .endMetadata()
+                      .build())
+              .create();
     }
-    existing.setAdditionalProperty("status", url == null ? Map.of("observedGeneration", 1)
-        : Map.of("address", Map.of("url", url)));
+    existing.setAdditionalProperty(
+        "status",
+        url == null ? Map.of("observedGeneration", 1) : Map.of("address", Map.of("url", url)));
     resources.resource(existing).updateStatus();
   }
 }

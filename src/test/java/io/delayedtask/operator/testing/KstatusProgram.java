@@ -11,12 +11,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Go program {@code tools/kstatus} (the real kstatus library of sigs.k8s.io/cli-utils), built
- * once into {@code target/kstatus}, offline: its modules are fetched, and its packages compiled into Go's
- * build cache, by {@code tools/build-control-plane.sh}
- * (a missing one fails the build naming it). {@code go build} is cached by Go itself: cold it compiles
- * cli-utils and apimachinery (minutes on a busy 2-core machine), warm it takes well under a second.
- * Without {@code go} on the PATH (or {@code DELAYEDTASK_GO}) the test skips loudly, and fails with
- * CI=true ({@link RequiredTool}).
+ * once into {@code target/kstatus}, offline: its modules are fetched, and its packages compiled
+ * into Go's build cache, by {@code tools/build-control-plane.sh} (a missing one fails the build
+ * naming it). {@code go build} is cached by Go itself: cold it compiles cli-utils and apimachinery
+ * (minutes on a busy 2-core machine), warm it takes well under a second. Without {@code go} on the
+ * PATH (or {@code DELAYEDTASK_GO}) the test skips loudly, and fails with CI=true ({@link
+ * RequiredTool}).
  */
 public final class KstatusProgram {
   private static final Path SOURCE = Path.of("tools/kstatus");
@@ -29,10 +29,15 @@ public final class KstatusProgram {
 
   /** Builds (or re-links from Go's cache) the program and returns it. */
   public static synchronized KstatusProgram build() {
-    Path go = RequiredTool.find("go", "DELAYEDTASK_GO",
-        "Go 1.26 from go.dev/dl on the PATH, as tools/build-control-plane.sh needs it too");
-    ProcessBuilder builder = new ProcessBuilder(go.toString(), "build", "-o", BINARY.toString(), ".")
-        .directory(SOURCE.toFile()).redirectErrorStream(true);
+    Path go =
+        RequiredTool.find(
+            "go",
+            "DELAYEDTASK_GO",
+            "Go 1.26 from go.dev/dl on the PATH, as tools/build-control-plane.sh needs it too");
+    ProcessBuilder builder =
+        new ProcessBuilder(go.toString(), "build", "-o", BINARY.toString(), ".")
+            .directory(SOURCE.toFile())
+            .redirectErrorStream(true);
     // Only the Go on this machine (no toolchain download); go.mod/go.sum as committed; the modules
     // from Go's cache only, as tools/build-control-plane.sh (run by .ci/run and mvn verify) fetched
     // them: the test downloads nothing.
@@ -41,12 +46,16 @@ public final class KstatusProgram {
     builder.environment().put("GOPROXY", "off");
     String output = run(builder, null, 15);
     if (!Files.isExecutable(BINARY)) {
-      throw new IllegalStateException("go build of tools/kstatus produced no " + BINARY + ": " + output);
+      throw new IllegalStateException(
+          "go build of tools/kstatus produced no " + BINARY + ": " + output);
     }
     return new KstatusProgram(BINARY);
   }
 
-  /** kstatus of every object in a JSON List: "namespace/name" to its status (Current, InProgress, Failed, ...). */
+  /**
+   * kstatus of every object in a JSON List: "namespace/name" to its status (Current, InProgress,
+   * Failed, ...).
+   */
   public Map<String, Line> compute(String listJson) {
     String output = run(new ProcessBuilder(binary.toString()), listJson, 1);
     Map<String, Line> lines = new LinkedHashMap<>();
@@ -72,11 +81,13 @@ public final class KstatusProgram {
       byte[] out = process.getInputStream().readAllBytes();
       if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
         process.destroyForcibly();
-        throw new IllegalStateException(builder.command() + " did not finish in " + minutes + " min");
+        throw new IllegalStateException(
+            builder.command() + " did not finish in " + minutes + " min");
       }
       String text = new String(out, StandardCharsets.UTF_8);
       if (process.exitValue() != 0) {
-        throw new IllegalStateException(builder.command() + " exited " + process.exitValue() + ": " + text);
+        throw new IllegalStateException(
+            builder.command() + " exited " + process.exitValue() + ": " + text);
       }
       return text;
     } catch (IOException e) {

@@ -9,9 +9,13 @@ import java.nio.file.Path;
 public final class Kubeconfig {
   private Kubeconfig() {}
 
-  /** A kubeconfig for {@code serverUrl} (http or https; TLS verification off for the mock's self-signed cert). */
+  /**
+   * A kubeconfig for {@code serverUrl} (http or https; TLS verification off for the mock's
+   * self-signed cert).
+   */
   public static Path write(Path file, String serverUrl, String namespace) {
-    String yaml = """
+    String yaml =
+        """
         apiVersion: v1
         kind: Config
         clusters:
@@ -30,7 +34,8 @@ public final class Kubeconfig {
             user: sandbox
             namespace: %s
         current-context: sandbox
-        """.formatted(serverUrl, namespace);
+        """
+            .formatted(serverUrl, namespace);
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
       Files.writeString(file, yaml);

@@ -14,13 +14,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The {@code kubectl dt} plugin (the Go program in {@code kubectl-dt/}), built once into
- * {@code target/kubectl-dt/kubectl-dt} offline, as {@link KstatusProgram} builds tools/kstatus: its
- * modules are fetched, and its packages compiled into Go's build cache, by
- * {@code tools/build-control-plane.sh}. Then installed as a user installs it: the one file copied
- * into a directory of its own that goes first on the PATH, where both {@code kubectl-dt} and the
- * real {@code kubectl dt} (kubectl's plugin lookup) find it. Without {@code go} on the PATH (or
- * {@code DELAYEDTASK_GO}) the test skips loudly, and fails with CI=true ({@link RequiredTool}).
+ * The {@code kubectl dt} plugin (the Go program in {@code kubectl-dt/}), built once into {@code
+ * target/kubectl-dt/kubectl-dt} offline, as {@link KstatusProgram} builds tools/kstatus: its
+ * modules are fetched, and its packages compiled into Go's build cache, by {@code
+ * tools/build-control-plane.sh}. Then installed as a user installs it: the one file copied into a
+ * directory of its own that goes first on the PATH, where both {@code kubectl-dt} and the real
+ * {@code kubectl dt} (kubectl's plugin lookup) find it. Without {@code go} on the PATH (or {@code
+ * DELAYEDTASK_GO}) the test skips loudly, and fails with CI=true ({@link RequiredTool}).
  */
 public final class KubectlDtProgram {
   public static final Path SOURCE = Path.of("kubectl-dt");
@@ -35,17 +35,33 @@ public final class KubectlDtProgram {
     this.kubectl = kubectl;
   }
 
-  /** Builds (or re-links from Go's cache) the plugin into target/kubectl-dt and returns that file. */
+  /**
+   * Builds (or re-links from Go's cache) the plugin into target/kubectl-dt and returns that file.
+   */
   public static synchronized Path build() {
-    Path go = RequiredTool.find("go", "DELAYEDTASK_GO",
-        "Go 1.26 from go.dev/dl on the PATH, as tools/build-control-plane.sh needs it too");
-    ProcessBuilder builder = new ProcessBuilder(go.toString(), "build", "-trimpath", "-ldflags", "-s -w",
-        "-o", BUILT.toString(), ".").directory(SOURCE.toFile());
+    Path go =
+        RequiredTool.find(
+            "go",
+            "DELAYEDTASK_GO",
+            "Go 1.26 from go.dev/dl on the PATH, as tools/build-control-plane.sh needs it too");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                go.toString(),
+                "build",
+                "-trimpath",
+                "-ldflags",
+                "-s -w",
+                "-o",
+                BUILT.toString(),
+                ".")
+            .directory(SOURCE.toFile());
     offline(builder);
     Result built = run(builder, 20);
     if (!built.ok() || !Files.isExecutable(BUILT)) {
-      throw new IllegalStateException("go build of kubectl-dt (offline, modules from Go's cache: run "
-          + "tools/build-control-plane.sh once to fetch them) failed: " + built.output());
+      throw new IllegalStateException(
+          "go build of kubectl-dt (offline, modules from Go's cache: run "
+              + "tools/build-control-plane.sh once to fetch them) failed: "
+              + built.output());
     }
     return BUILT;
   }
@@ -53,7 +69,8 @@ public final class KubectlDtProgram {
   /** {@code go test ./...} of the plugin, offline; its output (the test fails when it does). */
   public static Result goTest() {
     Path go = RequiredTool.find("go", "DELAYEDTASK_GO", "Go 1.26 from go.dev/dl on the PATH");
-    ProcessBuilder builder = new ProcessBuilder(go.toString(), "test", "./...").directory(SOURCE.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(go.toString(), "test", "./...").directory(SOURCE.toFile());
     offline(builder);
     return run(builder, 20);
   }
@@ -80,8 +97,9 @@ public final class KubectlDtProgram {
   }
 
   /**
-   * {@code kubectl-dt ARGS --kubeconfig=...}: the installed file (Java looks a command up on its own
-   * PATH, not the child's, so it is named by its path; {@link #viaKubectl} has kubectl look it up).
+   * {@code kubectl-dt ARGS --kubeconfig=...}: the installed file (Java looks a command up on its
+   * own PATH, not the child's, so it is named by its path; {@link #viaKubectl} has kubectl look it
+   * up).
    */
   public Result run(String... args) {
     return run(kubeconfig, args);
@@ -125,7 +143,8 @@ public final class KubectlDtProgram {
    * What a run printed, its exit code, and when (ms after the start) its first line of standard
    * output came and it ended.
    */
-  public record Result(int exitCode, String stdout, String stderr, long firstLineMillis, long endMillis) {
+  public record Result(
+      int exitCode, String stdout, String stderr, long firstLineMillis, long endMillis) {
     public boolean ok() {
       return exitCode == 0;
     }
@@ -146,17 +165,21 @@ public final class KubectlDtProgram {
       long started = System.nanoTime();
       Process process = builder.start();
       process.getOutputStream().close();
-      CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> {
-        try {
-          return new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      CompletableFuture<String> err =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return new String(
+                      process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
       StringBuilder out = new StringBuilder();
       long first = -1;
-      try (BufferedReader reader = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      try (BufferedReader reader =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
         while ((line = reader.readLine()) != null) {
           if (first < 0) {
@@ -167,11 +190,16 @@ public final class KubectlDtProgram {
       }
       if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
         process.destroyForcibly();
-        throw new IllegalStateException(builder.command() + " did not finish in " + minutes + " min");
+        throw new IllegalStateException(
+            builder.command() + " did not finish in " + minutes + " min");
       }
       long end = System.nanoTime() - started;
-      return new Result(process.exitValue(), out.toString(), err.join(),
-          first < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(first), TimeUnit.NANOSECONDS.toMillis(end));
+      return new Result(
+          process.exitValue(),
+          out.toString(),
+          err.join(),
+          first < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(first),
+          TimeUnit.NANOSECONDS.toMillis(end));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -11,10 +11,12 @@ final class KwokCondition implements ExecutionCondition {
   public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
     Optional<String> why = whyNot();
     if (why.isEmpty()) {
-      return ConditionEvaluationResult.enabled("kube-controller-manager, kube-scheduler and kwok found");
+      return ConditionEvaluationResult.enabled(
+          "kube-controller-manager, kube-scheduler and kwok found");
     }
     if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-      throw new IllegalStateException("CI must not skip tests of Jobs run by the real Job controller: " + why.get());
+      throw new IllegalStateException(
+          "CI must not skip tests of Jobs run by the real Job controller: " + why.get());
     }
     String line = "SKIPPED " + context.getDisplayName() + ": " + why.get();
     System.err.println("\n!!!!!!!! " + line + " !!!!!!!!\n");
@@ -24,7 +26,9 @@ final class KwokCondition implements ExecutionCondition {
   private static Optional<String> whyNot() {
     return ControlPlaneBinaries.find()
         .map(KwokCluster::missing)
-        .orElse(Optional.of("no kube-apiserver/etcd/kubectl under ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/: "
-            + "run tools/build-control-plane.sh"));
+        .orElse(
+            Optional.of(
+                "no kube-apiserver/etcd/kubectl under ${KUBE_API_TEST_DIR:-~/.kubeapitest}/k8s/: "
+                    + "run tools/build-control-plane.sh"));
   }
 }

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * what is never logged at any level.
  */
 public final class LogCapture implements AutoCloseable {
-  private static final List<String> DEBUG_LOGGERS = List.of("io.delayedtask", "io.lettuce", "okhttp3");
+  private static final List<String> DEBUG_LOGGERS =
+      List.of("io.delayedtask", "io.lettuce", "okhttp3");
 
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
   private final Logger root;
@@ -44,8 +45,14 @@ public final class LogCapture implements AutoCloseable {
 
   /** Each event as its message and, if any, its stack trace. */
   public List<String> lines() {
-    return events().stream().map(e -> e.getFormattedMessage()
-        + (e.getThrowableProxy() == null ? "" : "\n" + ThrowableProxyUtil.asString(e.getThrowableProxy()))).toList();
+    return events().stream()
+        .map(
+            e ->
+                e.getFormattedMessage()
+                    + (e.getThrowableProxy() == null
+                        ? ""
+                        : "\n" + ThrowableProxyUtil.asString(e.getThrowableProxy())))
+        .toList();
   }
 
   /** How many events' messages start with {@code start}. */

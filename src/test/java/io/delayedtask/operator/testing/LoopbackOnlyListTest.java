@@ -17,27 +17,31 @@ import org.junit.jupiter.api.Test;
 /**
  * The ITs that start the operator with the real resolver and sockets (as a process, or the sandbox)
  * are marked {@link RequiresLoopbackOnlyNetwork}, and exactly the marked ones (with LinkLocalSinkIT
- * and SinkReachIT) are pom.xml's loopbackOnlyITs and the default execution's excludes: a new such IT
- * cannot quietly run in the host's network, nor a marked one be skipped by every execution.
+ * and SinkReachIT) are pom.xml's loopbackOnlyITs and the default execution's excludes: a new such
+ * IT cannot quietly run in the host's network, nor a marked one be skipped by every execution.
  */
 class LoopbackOnlyListTest {
   private static final Path TESTS = Path.of("src/test/java");
+
   /**
    * What an IT's source names when it starts the operator outside OperatorFixture's guarded sockets
    * (a test that only reads the jar, as RuntimeJarIT does, starts nothing).
    */
   private static final Pattern STARTS_OPERATOR =
       Pattern.compile("OperatorProcess|FaultLab|new DevSandbox\\(|\"-jar\"");
+
   private static final Set<String> UNMARKED_IN_LIST = Set.of("LinkLocalSinkIT", "SinkReachIT");
 
   @Test
-  void everyItThatStartsTheOperatorIsMarkedAndListedAndExcludedFromTheDefaultExecution() throws IOException {
+  void everyItThatStartsTheOperatorIsMarkedAndListedAndExcludedFromTheDefaultExecution()
+      throws IOException {
     String pom = Files.readString(Path.of("pom.xml"));
     Matcher list = Pattern.compile("<loopbackOnlyITs>([^<]*)</loopbackOnlyITs>").matcher(pom);
     assertThat(list.find()).as("pom.xml's loopbackOnlyITs property").isTrue();
     Set<String> listed = new TreeSet<>(Arrays.asList(list.group(1).split(",")));
     Set<String> excluded = new TreeSet<>();
-    Matcher exclude = Pattern.compile("<exclude>\\*\\*/([A-Za-z0-9]+)\\.java</exclude>").matcher(pom);
+    Matcher exclude =
+        Pattern.compile("<exclude>\\*\\*/([A-Za-z0-9]+)\\.java</exclude>").matcher(pom);
     while (exclude.find()) {
       excluded.add(exclude.group(1));
     }
@@ -55,7 +59,9 @@ class LoopbackOnlyListTest {
       }
     }
 
-    assertThat(marked).as("ITs that start the operator with the real resolver").containsAll(startingTheOperator);
+    assertThat(marked)
+        .as("ITs that start the operator with the real resolver")
+        .containsAll(startingTheOperator);
     Set<String> expected = new TreeSet<>(marked);
     expected.addAll(UNMARKED_IN_LIST);
     assertThat(listed).as("pom.xml's loopbackOnlyITs").isEqualTo(expected);

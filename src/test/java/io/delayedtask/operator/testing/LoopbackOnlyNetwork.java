@@ -5,13 +5,16 @@ import java.net.SocketException;
 import java.util.List;
 
 /**
- * Whether this JVM runs in a network namespace that has only loopback (tools/loopback-only/bin/java):
- * there no packet can leave the machine, whatever the code under test connects to.
+ * Whether this JVM runs in a network namespace that has only loopback
+ * (tools/loopback-only/bin/java): there no packet can leave the machine, whatever the code under
+ * test connects to.
  */
 public final class LoopbackOnlyNetwork {
   private LoopbackOnlyNetwork() {}
 
-  /** The names of the interfaces that are up and not loopback; empty in a loopback-only namespace. */
+  /**
+   * The names of the interfaces that are up and not loopback; empty in a loopback-only namespace.
+   */
   static List<String> otherInterfacesUp() {
     try {
       return NetworkInterface.networkInterfaces()
@@ -31,9 +34,12 @@ public final class LoopbackOnlyNetwork {
   public static void warnUnlessIsolated() {
     List<String> others = otherInterfacesUp();
     if (!others.isEmpty()) {
-      System.err.println("*** NOT IN A LOOPBACK-ONLY NETWORK: this JVM sees interfaces " + others + " up; mvn verify "
-          + "runs this test through tools/loopback-only/bin/java, which needs unshare --net (root or CAP_SYS_ADMIN) "
-          + "and ip(8). Running with loopback-only sockets alone ***");
+      System.err.println(
+          "*** NOT IN A LOOPBACK-ONLY NETWORK: this JVM sees interfaces "
+              + others
+              + " up; mvn verify "
+              + "runs this test through tools/loopback-only/bin/java, which needs unshare --net (root or CAP_SYS_ADMIN) "
+              + "and ip(8). Running with loopback-only sockets alone ***");
     }
   }
 

@@ -43,7 +43,8 @@ public final class LoopbackOnlySockets extends SocketFactory {
         InetAddress address = endpoint instanceof InetSocketAddress inet ? inet.getAddress() : null;
         Integer standIn = address == null ? null : standIns.get(address);
         if (standIn != null) {
-          super.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), standIn), timeout);
+          super.connect(
+              new InetSocketAddress(InetAddress.getByName("127.0.0.1"), standIn), timeout);
           return;
         }
         if (address == null || !address.isLoopbackAddress()) {
@@ -71,7 +72,8 @@ public final class LoopbackOnlySockets extends SocketFactory {
   }
 
   @Override
-  public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) {
+  public Socket createSocket(
+      InetAddress address, int port, InetAddress localAddress, int localPort) {
     throw new UnsupportedOperationException("connect through createSocket() only");
   }
 }

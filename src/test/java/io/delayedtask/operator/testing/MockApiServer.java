@@ -25,15 +25,16 @@ import java.util.function.UnaryOperator;
 /**
  * The fabric8 mock API server in CRUD mode over plain http, ready for operator processes: the
  * DelayedTask CRD registered (so the status subresource rules apply), the SelfSubjectRulesReview
- * that JOSDK posts before leader election answered with "everything allowed", faults injectable
- * and every request recorded.
+ * that JOSDK posts before leader election answered with "everything allowed", faults injectable and
+ * every request recorded.
  *
  * <p>The tests' only mock API server, kept for what a real one cannot do on cue: inject 409/429/500
  * bursts ({@link ApiFault}), hold requests, plant a foreign object, skip CEL (BadInputIT), count
  * requests (the scale runs). Everything else runs on {@link RealKubernetes}.
  */
 public final class MockApiServer implements AutoCloseable {
-  private static final String RULES_REVIEW = """
+  private static final String RULES_REVIEW =
+      """
       {"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{},
        "status":{"incomplete":false,"nonResourceRules":[{"verbs":["*"],"nonResourceURLs":["*"]}],
        "resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}]}}""";
@@ -48,10 +49,15 @@ public final class MockApiServer implements AutoCloseable {
   private MockApiServer() {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     dispatcher = new FaultyDispatcher(responses);
-    server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, dispatcher, false);
+    server =
+        new KubernetesMockServer(new Context(), new MockWebServer(), responses, dispatcher, false);
     server.init(InetAddress.getLoopbackAddress(), 0);
-    server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
-        .andReturn(201, RULES_REVIEW).always();
+    server
+        .expect()
+        .post()
+        .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+        .andReturn(201, RULES_REVIEW)
+        .always();
     client = server.createClient();
     registerCrds();
   }
@@ -71,7 +77,10 @@ public final class MockApiServer implements AutoCloseable {
     return Kubeconfig.write(file, url(), namespace);
   }
 
-  /** A client for the test itself; injected faults match its requests too, so inject after setting up. */
+  /**
+   * A client for the test itself; injected faults match its requests too, so inject after setting
+   * up.
+   */
   public KubernetesClient client() {
     return client;
   }
@@ -128,12 +137,14 @@ public final class MockApiServer implements AutoCloseable {
     try (DirectoryStream<Path> files = Files.newDirectoryStream(crds, "*.yml")) {
       for (Path file : files) {
         try (InputStream in = Files.newInputStream(file)) {
-          CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
+          CustomResourceDefinition crd =
+              Serialization.unmarshal(in, CustomResourceDefinition.class);
           client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("could not register the CRDs from " + crds.toAbsolutePath(), e);
+      throw new UncheckedIOException(
+          "could not register the CRDs from " + crds.toAbsolutePath(), e);
     }
   }
 }

@@ -11,20 +11,24 @@ import java.util.function.UnaryOperator;
 import org.awaitility.Awaitility;
 
 /**
- * Starts the real operator in-process against an API server (real or mock) and a real Redis, with
- * a short leader Lease but production's schedule resync: a reconcile that forgets to write or move
- * its Redis entry is not quietly repaired a second later. A test about the resync opts in to
- * {@link #SHORT_RESYNC}.
+ * Starts the real operator in-process against an API server (real or mock) and a real Redis, with a
+ * short leader Lease but production's schedule resync: a reconcile that forgets to write or move
+ * its Redis entry is not quietly repaired a second later. A test about the resync opts in to {@link
+ * #SHORT_RESYNC}.
  */
 public final class OperatorFixture {
   /** Add to {@link #env} for a test whose subject is the resync's repair. */
   public static final Map<String, String> SHORT_RESYNC = Map.of(OperatorConfig.RESYNC_SECONDS, "1");
+
   /** Everything the resync wrote back into Redis, by the operator's own count. */
   public static final String RESYNC_REPAIRS = "delayedtask_resync_repairs_total";
 
   private OperatorFixture() {}
 
-  /** Environment for an operator under test: its Redis, its identity, an ephemeral HTTP port, a 4 s Lease. */
+  /**
+   * Environment for an operator under test: its Redis, its identity, an ephemeral HTTP port, a 4 s
+   * Lease.
+   */
   public static Map<String, String> env(RedisProcess redis, String keyPrefix, String identity) {
     Map<String, String> env = new HashMap<>();
     env.put(OperatorConfig.REDIS_URI, redis.uri());
@@ -68,22 +72,30 @@ public final class OperatorFixture {
     return start(env, client, UnaryOperator.identity());
   }
 
-  /** As {@link #start(Map, KubernetesClient)}, with {@code adjust} applied to {@link #testOptions()}. */
-  public static DelayedTaskOperator start(Map<String, String> env, KubernetesClient client,
+  /**
+   * As {@link #start(Map, KubernetesClient)}, with {@code adjust} applied to {@link
+   * #testOptions()}.
+   */
+  public static DelayedTaskOperator start(
+      Map<String, String> env,
+      KubernetesClient client,
       UnaryOperator<DelayedTaskOperator.Options> adjust) {
     Map<String, String> otel = new HashMap<>();
-    env.forEach((name, value) -> {
-      if (name.startsWith("OTEL_")) {
-        otel.put(name, value); // OpenTelemetry's own variables, for its SDK (trace/Tracing)
-      }
-    });
-    return DelayedTaskOperator.start(OperatorConfig.fromEnv(withoutAdmissionPolicy(env)), client,
+    env.forEach(
+        (name, value) -> {
+          if (name.startsWith("OTEL_")) {
+            otel.put(name, value); // OpenTelemetry's own variables, for its SDK (trace/Tracing)
+          }
+        });
+    return DelayedTaskOperator.start(
+        OperatorConfig.fromEnv(withoutAdmissionPolicy(env)),
+        client,
         adjust.apply(testOptions().withTracingEnv(otel)));
   }
 
   /**
-   * {@code env} with {@code DELAYEDTASK_ADMISSION_POLICY=none} unless it sets the variable: the mock
-   * has no ValidatingAdmissionPolicy, and the tests on a real API server whose subject is not
+   * {@code env} with {@code DELAYEDTASK_ADMISSION_POLICY=none} unless it sets the variable: the
+   * mock has no ValidatingAdmissionPolicy, and the tests on a real API server whose subject is not
    * admission install none (AdmissionPolicyIT and AdmissionPolicyMissingIT install the shipped one
    * and run the operator with the check on).
    */
@@ -99,7 +111,8 @@ public final class OperatorFixture {
    * Lease there, so test classes sharing one server never see each other's tasks. Returns once it
    * leads. {@code extraEnv} adds to or overrides {@link #env}.
    */
-  public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name, Map<String, String> extraEnv) {
+  public static OnRealKubernetes startOnRealKubernetes(
+      RealKubernetes kube, String name, Map<String, String> extraEnv) {
     return startOnRealKubernetes(kube, name, extraEnv, UnaryOperator.identity());
   }
 
@@ -107,7 +120,10 @@ public final class OperatorFixture {
    * As {@link #startOnRealKubernetes(RealKubernetes, String, Map)}, with {@code adjust} applied to
    * {@link #testOptions()} (an operator with a clock of its own, say).
    */
-  public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name, Map<String, String> extraEnv,
+  public static OnRealKubernetes startOnRealKubernetes(
+      RealKubernetes kube,
+      String name,
+      Map<String, String> extraEnv,
       UnaryOperator<DelayedTaskOperator.Options> adjust) {
     return startOnRealKubernetes(kube, name, namespace -> extraEnv, adjust);
   }
@@ -116,13 +132,16 @@ public final class OperatorFixture {
    * As {@link #startOnRealKubernetes(RealKubernetes, String, Map, UnaryOperator)}, with the extra
    * environment made from the new namespace's name (to watch another namespace beside it, say).
    */
-  public static OnRealKubernetes startOnRealKubernetes(RealKubernetes kube, String name,
-      Function<String, Map<String, String>> extraEnvFor, UnaryOperator<DelayedTaskOperator.Options> adjust) {
+  public static OnRealKubernetes startOnRealKubernetes(
+      RealKubernetes kube,
+      String name,
+      Function<String, Map<String, String>> extraEnvFor,
+      UnaryOperator<DelayedTaskOperator.Options> adjust) {
     String namespace = kube.createNamespace(name);
     RedisProcess redis = RedisProcess.start();
     KubernetesClient operatorClient = kube.newClient();
-    DelayedTaskOperator operator = startLeading(operatorClient, redis, namespace, name, extraEnvFor.apply(namespace),
-        adjust);
+    DelayedTaskOperator operator =
+        startLeading(operatorClient, redis, namespace, name, extraEnvFor.apply(namespace), adjust);
     return new OnRealKubernetes(kube, namespace, redis, operator, operatorClient);
   }
 
@@ -133,8 +152,12 @@ public final class OperatorFixture {
    * only a ServiceAccount's rights; the mock API server), or that starts a second operator on the
    * same Redis. Returns once it leads. {@code extraEnv} adds to or overrides {@link #env}.
    */
-  public static DelayedTaskOperator startLeading(KubernetesClient operatorClient, RedisProcess redis, String namespace,
-      String name, Map<String, String> extraEnv) {
+  public static DelayedTaskOperator startLeading(
+      KubernetesClient operatorClient,
+      RedisProcess redis,
+      String namespace,
+      String name,
+      Map<String, String> extraEnv) {
     return startLeading(operatorClient, redis, namespace, name, extraEnv, UnaryOperator.identity());
   }
 
@@ -142,15 +165,22 @@ public final class OperatorFixture {
    * As {@link #startLeading(KubernetesClient, RedisProcess, String, String, Map)}, with {@code
    * adjust} applied to {@link #testOptions()}.
    */
-  public static DelayedTaskOperator startLeading(KubernetesClient operatorClient, RedisProcess redis, String namespace,
-      String name, Map<String, String> extraEnv, UnaryOperator<DelayedTaskOperator.Options> adjust) {
+  public static DelayedTaskOperator startLeading(
+      KubernetesClient operatorClient,
+      RedisProcess redis,
+      String namespace,
+      String name,
+      Map<String, String> extraEnv,
+      UnaryOperator<DelayedTaskOperator.Options> adjust) {
     Map<String, String> env = env(redis, name, "op-" + name);
     env.put(OperatorConfig.NAMESPACES, namespace);
     env.put(OperatorConfig.LEASE_NAMESPACE, namespace);
     env.putAll(extraEnv);
     DelayedTaskOperator operator = start(env, operatorClient, adjust);
     try {
-      Awaitility.await("the operator leads").atMost(Duration.ofSeconds(60)).until(operator::isFiring);
+      Awaitility.await("the operator leads")
+          .atMost(Duration.ofSeconds(60))
+          .until(operator::isFiring);
     } catch (RuntimeException | Error e) {
       operator.close(); // not left running behind a failed test
       throw e;
@@ -162,8 +192,13 @@ public final class OperatorFixture {
    * What {@link #startOnRealKubernetes} started; closing stops the operator, then closes its client
    * and its Redis.
    */
-  public record OnRealKubernetes(RealKubernetes kube, String namespace, RedisProcess redis,
-      DelayedTaskOperator operator, KubernetesClient operatorClient) implements AutoCloseable {
+  public record OnRealKubernetes(
+      RealKubernetes kube,
+      String namespace,
+      RedisProcess redis,
+      DelayedTaskOperator operator,
+      KubernetesClient operatorClient)
+      implements AutoCloseable {
     @Override
     public void close() {
       operator.close();

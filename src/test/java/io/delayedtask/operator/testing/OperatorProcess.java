@@ -23,7 +23,8 @@ public final class OperatorProcess implements AutoCloseable {
   private final Path jar;
   private Process process;
 
-  private OperatorProcess(String name, Map<String, String> environment, Path log, List<String> jvmOptions, Path jar) {
+  private OperatorProcess(
+      String name, Map<String, String> environment, Path log, List<String> jvmOptions, Path jar) {
     this.name = name;
     this.jar = jar;
     this.environment = Map.copyOf(environment);
@@ -32,30 +33,42 @@ public final class OperatorProcess implements AutoCloseable {
   }
 
   /** The JVM options of a test operator: small heap, fast start. */
-  public static final List<String> TEST_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+  public static final List<String> TEST_JVM =
+      List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
   /** The runnable jar that {@code mvn package} built; failsafe passes its path as a property. */
   public static Path jar() {
     Path jar = Path.of(System.getProperty("operator.jar", "target/delayed-task-operator.jar"));
     if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException(jar + " is missing: run these tests with 'mvn verify' (after package)");
+      throw new IllegalStateException(
+          jar + " is missing: run these tests with 'mvn verify' (after package)");
     }
     return jar;
   }
 
-  /** Starts an operator process named {@code name} (its DELAYEDTASK_IDENTITY) with the given environment. */
+  /**
+   * Starts an operator process named {@code name} (its DELAYEDTASK_IDENTITY) with the given
+   * environment.
+   */
   public static OperatorProcess start(String name, Map<String, String> environment) {
     return start(name, environment, TEST_JVM);
   }
 
-  /** As {@link #start(String, Map)} with other JVM options (the scale runs want a real heap and JIT). */
-  public static OperatorProcess start(String name, Map<String, String> environment, List<String> jvmOptions) {
+  /**
+   * As {@link #start(String, Map)} with other JVM options (the scale runs want a real heap and
+   * JIT).
+   */
+  public static OperatorProcess start(
+      String name, Map<String, String> environment, List<String> jvmOptions) {
     return start(name, environment, jvmOptions, jar());
   }
 
-  /** As {@link #start(String, Map, List)} from another build of the operator (a scale run's baseline). */
-  public static OperatorProcess start(String name, Map<String, String> environment, List<String> jvmOptions,
-      Path jar) {
+  /**
+   * As {@link #start(String, Map, List)} from another build of the operator (a scale run's
+   * baseline).
+   */
+  public static OperatorProcess start(
+      String name, Map<String, String> environment, List<String> jvmOptions, Path jar) {
     try {
       Path log = Files.createTempFile("operator-" + name + "-", ".log");
       Map<String, String> env = new HashMap<>(OperatorFixture.withoutAdmissionPolicy(environment));
@@ -81,18 +94,24 @@ public final class OperatorProcess implements AutoCloseable {
   }
 
   /**
-   * The sum of every sample of {@code metric} (Prometheus text name, e.g.
-   * {@code delayedtask_resync_repairs_total}) whose labels contain {@code labelFilter}, read from
-   * the process's /metrics; 0 when absent.
+   * The sum of every sample of {@code metric} (Prometheus text name, e.g. {@code
+   * delayedtask_resync_repairs_total}) whose labels contain {@code labelFilter}, read from the
+   * process's /metrics; 0 when absent.
    */
   public double metric(String metric, String labelFilter) {
-    return OperatorHttp.metric(Integer.parseInt(environment.get("DELAYEDTASK_HTTP_PORT")), metric, labelFilter);
+    return OperatorHttp.metric(
+        Integer.parseInt(environment.get("DELAYEDTASK_HTTP_PORT")), metric, labelFilter);
   }
 
-  /** Whether its /readyz answers 200: started, informers synced, Redis reachable (a pod the Deployment counts). */
+  /**
+   * Whether its /readyz answers 200: started, informers synced, Redis reachable (a pod the
+   * Deployment counts).
+   */
   public boolean ready() {
     try {
-      return OperatorHttp.get(Integer.parseInt(environment.get("DELAYEDTASK_HTTP_PORT")), "/readyz").statusCode() == 200;
+      return OperatorHttp.get(Integer.parseInt(environment.get("DELAYEDTASK_HTTP_PORT")), "/readyz")
+              .statusCode()
+          == 200;
     } catch (RuntimeException e) {
       return false;
     }
@@ -102,7 +121,8 @@ public final class OperatorProcess implements AutoCloseable {
   public int waitForExit(Duration timeout) {
     try {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException(name + " did not exit within " + timeout + "; log:\n" + log());
+        throw new IllegalStateException(
+            name + " did not exit within " + timeout + "; log:\n" + log());
       }
       return process.exitValue();
     } catch (InterruptedException e) {
@@ -117,7 +137,9 @@ public final class OperatorProcess implements AutoCloseable {
     waitForExit(Duration.ofSeconds(30));
   }
 
-  /** SIGSTOP: the JVM freezes, holding its Lease and its Redis connections, as in a long GC pause. */
+  /**
+   * SIGSTOP: the JVM freezes, holding its Lease and its Redis connections, as in a long GC pause.
+   */
   public void pause() {
     signal("STOP");
   }
@@ -155,16 +177,23 @@ public final class OperatorProcess implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.addAll(List.of("-jar", jar.toString()));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     // Only what the test sets: the operator must not pick up the developer's real cluster or Redis.
-    builder.environment().keySet().removeIf(key -> key.startsWith("DELAYEDTASK_") || key.startsWith("KUBE"));
+    builder
+        .environment()
+        .keySet()
+        .removeIf(key -> key.startsWith("DELAYEDTASK_") || key.startsWith("KUBE"));
     builder.environment().putAll(environment);
     process = builder.start();
   }
 
   private void signal(String signal) {
     try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+      Process kill =
+          new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+              .inheritIO()
+              .start();
       if (kill.waitFor() != 0) {
         throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
       }

@@ -27,8 +27,17 @@ import java.util.concurrent.Executors;
  */
 public final class OtlpReceiver implements AutoCloseable {
   /** One span as received, its ids in lower-case hex, its attributes as strings. */
-  public record ReceivedSpan(String name, String traceId, String spanId, String parentSpanId, Span.SpanKind kind,
-      long startNanos, long endNanos, Map<String, String> attributes, String serviceName, int statusCode) {
+  public record ReceivedSpan(
+      String name,
+      String traceId,
+      String spanId,
+      String parentSpanId,
+      Span.SpanKind kind,
+      long startNanos,
+      long endNanos,
+      Map<String, String> attributes,
+      String serviceName,
+      int statusCode) {
     public String attribute(String key) {
       return attributes.get(key);
     }
@@ -44,7 +53,8 @@ public final class OtlpReceiver implements AutoCloseable {
 
   public static OtlpReceiver start() {
     try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+      HttpServer server =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
       OtlpReceiver receiver = new OtlpReceiver(server);
       server.createContext("/", receiver::handle);
       server.setExecutor(Executors.newFixedThreadPool(2));
@@ -73,22 +83,35 @@ public final class OtlpReceiver implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
-    try (exchange; InputStream in = exchange.getRequestBody()) {
+    try (exchange;
+        InputStream in = exchange.getRequestBody()) {
       paths.add(exchange.getRequestURI().getPath());
       ExportTraceServiceRequest request = ExportTraceServiceRequest.parseFrom(in.readAllBytes());
       for (ResourceSpans resource : request.getResourceSpansList()) {
-        String service = resource.getResource().getAttributesList().stream()
-            .filter(kv -> kv.getKey().equals("service.name")).map(kv -> text(kv.getValue())).findFirst().orElse("");
+        String service =
+            resource.getResource().getAttributesList().stream()
+                .filter(kv -> kv.getKey().equals("service.name"))
+                .map(kv -> text(kv.getValue()))
+                .findFirst()
+                .orElse("");
         for (ScopeSpans scope : resource.getScopeSpansList()) {
           for (Span span : scope.getSpansList()) {
             Map<String, String> attributes = new LinkedHashMap<>();
             for (KeyValue kv : span.getAttributesList()) {
               attributes.put(kv.getKey(), text(kv.getValue()));
             }
-            spans.add(new ReceivedSpan(span.getName(), hex(span.getTraceId().toByteArray()),
-                hex(span.getSpanId().toByteArray()), hex(span.getParentSpanId().toByteArray()), span.getKind(),
-                span.getStartTimeUnixNano(), span.getEndTimeUnixNano(), attributes, service,
-                span.getStatus().getCodeValue()));
+            spans.add(
+                new ReceivedSpan(
+                    span.getName(),
+                    hex(span.getTraceId().toByteArray()),
+                    hex(span.getSpanId().toByteArray()),
+                    hex(span.getParentSpanId().toByteArray()),
+                    span.getKind(),
+                    span.getStartTimeUnixNano(),
+                    span.getEndTimeUnixNano(),
+                    attributes,
+                    service,
+                    span.getStatus().getCodeValue()));
           }
         }
       }

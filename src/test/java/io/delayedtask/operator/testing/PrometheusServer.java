@@ -19,9 +19,9 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /**
- * A real Prometheus server (Debian's {@code prometheus} package, or the binary named by
- * {@code DELAYEDTASK_TEST_PROMETHEUS}) on a free loopback port, scraping one target every second,
- * with its TSDB and log in a temporary directory, and optionally a rules file to evaluate.
+ * A real Prometheus server (Debian's {@code prometheus} package, or the binary named by {@code
+ * DELAYEDTASK_TEST_PROMETHEUS}) on a free loopback port, scraping one target every second, with its
+ * TSDB and log in a temporary directory, and optionally a rules file to evaluate.
  */
 public final class PrometheusServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,10 +39,14 @@ public final class PrometheusServer implements AutoCloseable {
 
   /**
    * Starts Prometheus scraping {@code target} (host:port, path /metrics) as job {@code job}, with
-   * {@code targetLabels} (YAML flow map, e.g. {@code {namespace: ops}}) and {@code rules} (may be null).
+   * {@code targetLabels} (YAML flow map, e.g. {@code {namespace: ops}}) and {@code rules} (may be
+   * null).
    */
-  public static PrometheusServer start(String job, String target, String targetLabels, String rules) {
-    Path binary = RequiredTool.find("prometheus", "DELAYEDTASK_TEST_PROMETHEUS", "apt-get install -y prometheus");
+  public static PrometheusServer start(
+      String job, String target, String targetLabels, String rules) {
+    Path binary =
+        RequiredTool.find(
+            "prometheus", "DELAYEDTASK_TEST_PROMETHEUS", "apt-get install -y prometheus");
     try {
       Path dir = Files.createTempDirectory("prometheus-");
       String ruleFiles = "";
@@ -50,26 +54,34 @@ public final class PrometheusServer implements AutoCloseable {
         Files.writeString(dir.resolve("rules.yaml"), rules);
         ruleFiles = "rule_files: [" + dir.resolve("rules.yaml") + "]\n";
       }
-      Files.writeString(dir.resolve("prometheus.yml"), """
+      Files.writeString(
+          dir.resolve("prometheus.yml"),
+          """
           global: {scrape_interval: 1s, scrape_timeout: 900ms, evaluation_interval: 1s}
           %sscrape_configs:
           - job_name: %s
             static_configs:
             - targets: ['%s']
               labels: %s
-          """.formatted(ruleFiles, job, target, targetLabels));
+          """
+              .formatted(ruleFiles, job, target, targetLabels));
       int port = Ports.freePort();
-      Process process = new ProcessBuilder(binary.toString(),
-          "--config.file=" + dir.resolve("prometheus.yml"),
-          "--storage.tsdb.path=" + dir.resolve("data"),
-          "--web.listen-address=127.0.0.1:" + port,
-          "--log.level=warn")
-          .redirectErrorStream(true)
-          .redirectOutput(dir.resolve("prometheus.log").toFile())
-          .start();
-      PrometheusServer server = new PrometheusServer(process, dir, URI.create("http://127.0.0.1:" + port));
+      Process process =
+          new ProcessBuilder(
+                  binary.toString(),
+                  "--config.file=" + dir.resolve("prometheus.yml"),
+                  "--storage.tsdb.path=" + dir.resolve("data"),
+                  "--web.listen-address=127.0.0.1:" + port,
+                  "--log.level=warn")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("prometheus.log").toFile())
+              .start();
+      PrometheusServer server =
+          new PrometheusServer(process, dir, URI.create("http://127.0.0.1:" + port));
       try {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(200))
             .until(() -> server.ready() || !process.isAlive());
         if (!process.isAlive()) {
           throw new IllegalStateException("prometheus exited: " + server.log());
@@ -84,7 +96,9 @@ public final class PrometheusServer implements AutoCloseable {
     }
   }
 
-  /** GET /api/v1/query: the whole response ({@code status}, {@code data.result}, or {@code error}). */
+  /**
+   * GET /api/v1/query: the whole response ({@code status}, {@code data.result}, or {@code error}).
+   */
   public JsonNode query(String promql) {
     return get("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
   }
@@ -96,8 +110,10 @@ public final class PrometheusServer implements AutoCloseable {
 
   public JsonNode get(String pathAndQuery) {
     try {
-      HttpResponse<String> response = http.send(HttpRequest.newBuilder(base.resolve(pathAndQuery)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(base.resolve(pathAndQuery)).build(),
+              HttpResponse.BodyHandlers.ofString());
       return JSON.readTree(response.body());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -117,8 +133,11 @@ public final class PrometheusServer implements AutoCloseable {
 
   private boolean ready() {
     try {
-      return http.send(HttpRequest.newBuilder(base.resolve("/-/ready")).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+      return http.send(
+                  HttpRequest.newBuilder(base.resolve("/-/ready")).build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {

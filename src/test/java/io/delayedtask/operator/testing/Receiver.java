@@ -39,8 +39,9 @@ import javax.net.ssl.SSLContext;
 /**
  * An HTTP server on 127.0.0.1 that records every request a sink receives (on its own clock), reads
  * each back through the CloudEvents SDK's HTTP reader (a request that is not a valid binary-mode
- * CloudEvent is answered 400 and fails {@link Request#event()}), and answers the others as scripted per path: a queue of answers, the last one repeated. Loopback only: no test
- * reaches anything else.
+ * CloudEvent is answered 400 and fails {@link Request#event()}), and answers the others as scripted
+ * per path: a queue of answers, the last one repeated. Loopback only: no test reaches anything
+ * else.
  */
 public final class Receiver implements AutoCloseable {
   /**
@@ -48,22 +49,36 @@ public final class Receiver implements AutoCloseable {
    * CloudEvents SDK's HTTP reader made of it (absent, with the reason, when it is not a valid
    * binary-mode CloudEvent: such a request was answered 400, as a CloudEvents receiver would).
    */
-  public record Request(Instant at, String method, String path, Map<String, String> headers, String body,
-      Optional<CloudEvent> cloudEvent, String notACloudEvent) {
+  public record Request(
+      Instant at,
+      String method,
+      String path,
+      Map<String, String> headers,
+      String body,
+      Optional<CloudEvent> cloudEvent,
+      String notACloudEvent) {
     public String header(String name) {
       return headers.get(name.toLowerCase(Locale.ROOT));
     }
 
-    /** The request read back as a CloudEvent by the SDK; fails the test when it is not a binary-mode one. */
+    /**
+     * The request read back as a CloudEvent by the SDK; fails the test when it is not a binary-mode
+     * one.
+     */
     public CloudEvent event() {
-      return cloudEvent.orElseThrow(() -> new AssertionError("not a binary-mode CloudEvent: " + notACloudEvent
-          + "; headers " + headers));
+      return cloudEvent.orElseThrow(
+          () ->
+              new AssertionError(
+                  "not a binary-mode CloudEvent: " + notACloudEvent + "; headers " + headers));
     }
 
     /** The CloudEvent's extension (or attribute) as the SDK read it, as text; null when absent. */
     public String attribute(String name) {
       CloudEvent event = event();
-      Object value = event.getAttributeNames().contains(name) ? event.getAttribute(name) : event.getExtension(name);
+      Object value =
+          event.getAttributeNames().contains(name)
+              ? event.getAttribute(name)
+              : event.getExtension(name);
       return value == null ? null : value.toString();
     }
   }
@@ -94,7 +109,7 @@ public final class Receiver implements AutoCloseable {
   private final String caPem;
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final Map<String, Deque<Answer>> script = new ConcurrentHashMap<>();
-  private volatile BiConsumer<Request, Answer> listener = (request, answer) -> { };
+  private volatile BiConsumer<Request, Answer> listener = (request, answer) -> {};
 
   private Receiver(HttpServer server, String scheme, String caPem) {
     this.server = server;
@@ -104,7 +119,10 @@ public final class Receiver implements AutoCloseable {
 
   public static Receiver start() {
     try {
-      return started(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64), "http", null);
+      return started(
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64),
+          "http",
+          null);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start a receiver on loopback", e);
     }
@@ -112,7 +130,8 @@ public final class Receiver implements AutoCloseable {
 
   /**
    * The same over https, with a self-signed certificate for IP 127.0.0.1 made by the JDK's keytool
-   * in {@code dir} (trusted by no one unless given {@link #caPem()}, as a task's {@code sink.caCerts}).
+   * in {@code dir} (trusted by no one unless given {@link #caPem()}, as a task's {@code
+   * sink.caCerts}).
    */
   /** {@link #startHttps(Path)} in a temporary directory of its own. */
   public static Receiver startHttps() {
@@ -127,21 +146,49 @@ public final class Receiver implements AutoCloseable {
     try {
       char[] password = "changeit".toCharArray();
       Path keystore = dir.resolve("receiver.p12");
-      keytool("-genkeypair", "-alias", "receiver", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
-          "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-keystore", keystore.toString(),
-          "-storetype", "PKCS12", "-storepass", new String(password));
+      keytool(
+          "-genkeypair",
+          "-alias",
+          "receiver",
+          "-keyalg",
+          "EC",
+          "-groupname",
+          "secp256r1",
+          "-validity",
+          "2",
+          "-dname",
+          "CN=127.0.0.1",
+          "-ext",
+          "SAN=ip:127.0.0.1",
+          "-keystore",
+          keystore.toString(),
+          "-storetype",
+          "PKCS12",
+          "-storepass",
+          new String(password));
       Path certificate = dir.resolve("receiver.pem");
-      keytool("-exportcert", "-rfc", "-alias", "receiver", "-keystore", keystore.toString(), "-storepass",
-          new String(password), "-file", certificate.toString());
+      keytool(
+          "-exportcert",
+          "-rfc",
+          "-alias",
+          "receiver",
+          "-keystore",
+          keystore.toString(),
+          "-storepass",
+          new String(password),
+          "-file",
+          certificate.toString());
       KeyStore keys = KeyStore.getInstance("PKCS12");
       try (InputStream in = Files.newInputStream(keystore)) {
         keys.load(in, password);
       }
-      KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      KeyManagerFactory keyManagers =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       keyManagers.init(keys, password);
       SSLContext tls = SSLContext.getInstance("TLS");
       tls.init(keyManagers.getKeyManagers(), null, null);
-      HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+      HttpsServer server =
+          HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
       server.setHttpsConfigurator(new HttpsConfigurator(tls));
       return started(server, "https", Files.readString(certificate));
     } catch (IOException | GeneralSecurityException e) {
@@ -150,7 +197,9 @@ public final class Receiver implements AutoCloseable {
   }
 
   private static void keytool(String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -168,11 +217,13 @@ public final class Receiver implements AutoCloseable {
   private static Receiver started(HttpServer server, String scheme, String caPem) {
     Receiver receiver = new Receiver(server, scheme, caPem);
     server.createContext("/", receiver::handle);
-    server.setExecutor(Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "receiver");
-      thread.setDaemon(true);
-      return thread;
-    }));
+    server.setExecutor(
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread = new Thread(runnable, "receiver");
+              thread.setDaemon(true);
+              return thread;
+            }));
     server.start();
     return receiver;
   }
@@ -202,7 +253,10 @@ public final class Receiver implements AutoCloseable {
     return this;
   }
 
-  /** {@code listener} is told of every request as it arrives, with the answer it gets (the sandbox prints them). */
+  /**
+   * {@code listener} is told of every request as it arrives, with the answer it gets (the sandbox
+   * prints them).
+   */
   public Receiver onRequest(BiConsumer<Request, Answer> listener) {
     this.listener = listener;
     return this;
@@ -230,10 +284,15 @@ public final class Receiver implements AutoCloseable {
     }
     String body = new String(bytes, StandardCharsets.UTF_8);
     Map<String, String> headers = new TreeMap<>();
-    exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT),
-        String.join(",", values)));
-    String path = exchange.getRequestURI().getRawPath()
-        + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery());
+    exchange
+        .getRequestHeaders()
+        .forEach(
+            (name, values) -> headers.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
+    String path =
+        exchange.getRequestURI().getRawPath()
+            + (exchange.getRequestURI().getRawQuery() == null
+                ? ""
+                : "?" + exchange.getRequestURI().getRawQuery());
     Optional<CloudEvent> event = Optional.empty();
     String problem = null;
     try {
@@ -246,9 +305,11 @@ public final class Receiver implements AutoCloseable {
     } catch (RuntimeException e) {
       problem = String.valueOf(e.getMessage());
     }
-    Request request = new Request(at, exchange.getRequestMethod(), path, headers, body, event, problem);
+    Request request =
+        new Request(at, exchange.getRequestMethod(), path, headers, body, event, problem);
     requests.add(request);
-    Answer answer = event.isPresent() ? next(exchange.getRequestURI().getRawPath()) : Answer.status(400);
+    Answer answer =
+        event.isPresent() ? next(exchange.getRequestURI().getRawPath()) : Answer.status(400);
     listener.accept(request, answer);
     try {
       if (!answer.delay().isZero()) {
@@ -256,7 +317,8 @@ public final class Receiver implements AutoCloseable {
       }
       answer.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
       byte[] answerBody = answer.body().getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(answer.status(), answerBody.length == 0 ? -1 : answerBody.length);
+      exchange.sendResponseHeaders(
+          answer.status(), answerBody.length == 0 ? -1 : answerBody.length);
       if (answerBody.length > 0) {
         exchange.getResponseBody().write(answerBody);
       }

@@ -48,12 +48,18 @@ public final class RedisCluster implements AutoCloseable {
     for (RedisProcess other : nodes.subList(1, nodes.size())) {
       on(nodes.get(0), redis -> redis.clusterMeet("127.0.0.1", other.port()));
     }
-    Awaitility.await("cluster_state:ok on every node").atMost(Duration.ofSeconds(30))
+    Awaitility.await("cluster_state:ok on every node")
+        .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> nodes.stream().allMatch(node -> {
-          String info = on(node, RedisCommands::clusterInfo);
-          return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes.size());
-        }));
+        .until(
+            () ->
+                nodes.stream()
+                    .allMatch(
+                        node -> {
+                          String info = on(node, RedisCommands::clusterInfo);
+                          return info.contains("cluster_state:ok")
+                              && info.contains("cluster_known_nodes:" + nodes.size());
+                        }));
   }
 
   private int firstSlot(int node) {

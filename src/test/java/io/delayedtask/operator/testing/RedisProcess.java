@@ -47,16 +47,21 @@ public final class RedisProcess implements AutoCloseable {
     return startBinary(binary().toPath(), extraArgs);
   }
 
-  /** Starts this redis-server binary (a TLS-capable one, ...) standalone with no persistence on a free port. */
+  /**
+   * Starts this redis-server binary (a TLS-capable one, ...) standalone with no persistence on a
+   * free port.
+   */
   public static RedisProcess startBinary(Path binary, String... extraArgs) {
-    RedisProcess redis = new RedisProcess(binary.toFile(), freePortWithBusPort(), List.of(extraArgs));
+    RedisProcess redis =
+        new RedisProcess(binary.toFile(), freePortWithBusPort(), List.of(extraArgs));
     redis.startProcess();
     return redis;
   }
 
   /** Starts a Redis Cluster node (cluster-enabled, no slots yet) on a free port. */
   public static RedisProcess startClusterNode(String... extraArgs) {
-    List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-node-timeout", "2000"));
+    List<String> args =
+        new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-node-timeout", "2000"));
     args.addAll(List.of(extraArgs));
     return start(args.toArray(String[]::new));
   }
@@ -97,7 +102,8 @@ public final class RedisProcess implements AutoCloseable {
   /** Sends a POSIX signal (STOP, CONT, ...) to the server. */
   public void signal(String name) {
     try {
-      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      Process kill =
+          new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
       if (kill.waitFor() != 0) {
         throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
       }
@@ -117,27 +123,45 @@ public final class RedisProcess implements AutoCloseable {
   private void startProcess() {
     List<String> command = new ArrayList<>();
     command.add(binary.getAbsolutePath());
-    command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
-        "--appendonly", "no", "--protected-mode", "no", "--dir", workDir.toString(),
-        "--daemonize", "no", "--loglevel", "warning"));
+    command.addAll(
+        List.of(
+            "--port",
+            Integer.toString(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--protected-mode",
+            "no",
+            "--dir",
+            workDir.toString(),
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning"));
     command.addAll(extraArgs);
     try {
-      process = new ProcessBuilder(command)
-          .redirectErrorStream(true)
-          .redirectOutput(workDir.resolve("redis.log").toFile())
-          .start();
+      process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(workDir.resolve("redis.log").toFile())
+              .start();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start " + command, e);
     }
     Awaitility.await("redis-server on port " + port)
         .atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(20))
-        .until(() -> {
-          if (!process.isAlive()) {
-            throw new IllegalStateException("redis-server exited: " + Files.readString(workDir.resolve("redis.log")));
-          }
-          return accepts(port);
-        });
+        .until(
+            () -> {
+              if (!process.isAlive()) {
+                throw new IllegalStateException(
+                    "redis-server exited: " + Files.readString(workDir.resolve("redis.log")));
+              }
+              return accepts(port);
+            });
   }
 
   private void waitForExit() {
@@ -170,11 +194,15 @@ public final class RedisProcess implements AutoCloseable {
       }
       return ExecutableProvider.newJarResourceProvider().get();
     } catch (IOException e) {
-      throw new UncheckedIOException("could not find a redis-server binary; set " + BINARY_VARIABLE, e);
+      throw new UncheckedIOException(
+          "could not find a redis-server binary; set " + BINARY_VARIABLE, e);
     }
   }
 
-  /** Not plain {@link Ports#freePort}: a cluster node also needs its bus port (port + 10000) free and valid. */
+  /**
+   * Not plain {@link Ports#freePort}: a cluster node also needs its bus port (port + 10000) free
+   * and valid.
+   */
   private static int freePortWithBusPort() {
     for (int attempt = 0; attempt < 100; attempt++) {
       int port = Ports.freePort();

@@ -13,8 +13,7 @@ import org.junit.jupiter.api.Assumptions;
  * the test fails, so CI never passes by skipping.
  */
 public final class RequiredTool {
-  private RequiredTool() {
-  }
+  private RequiredTool() {}
 
   /**
    * The program's path: the environment variable {@code override} if set, else {@code name} on the
@@ -44,8 +43,12 @@ public final class RequiredTool {
   }
 
   static void unusable(String why, String install, Map<String, String> env) {
-    String line = "REQUIRED TOOL MISSING: " + why + "; install it with `" + install
-        + "` (tools/install-test-packages.sh)";
+    String line =
+        "REQUIRED TOOL MISSING: "
+            + why
+            + "; install it with `"
+            + install
+            + "` (tools/install-test-packages.sh)";
     if ("true".equalsIgnoreCase(env.get("CI"))) {
       throw new AssertionError(line + " -- failing, not skipping, because CI=true");
     }

@@ -14,35 +14,55 @@ import org.opentest4j.TestAbortedException;
 
 class RequiredToolTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void findsAnExecutableOnThePath() throws IOException {
     Path tool = executable("promtool");
-    assertThat(RequiredTool.find("promtool", "DTO_PROMTOOL", "apt-get install -y prometheus",
-        Map.of("PATH", "/nonexistent:" + dir))).isEqualTo(tool);
+    assertThat(
+            RequiredTool.find(
+                "promtool",
+                "DTO_PROMTOOL",
+                "apt-get install -y prometheus",
+                Map.of("PATH", "/nonexistent:" + dir)))
+        .isEqualTo(tool);
   }
 
   @Test
   void theOverrideVariableWins() throws IOException {
     Path tool = executable("my-promtool");
-    assertThat(RequiredTool.find("promtool", "DTO_PROMTOOL", "x", Map.of("DTO_PROMTOOL", tool.toString(), "PATH", "")))
+    assertThat(
+            RequiredTool.find(
+                "promtool",
+                "DTO_PROMTOOL",
+                "x",
+                Map.of("DTO_PROMTOOL", tool.toString(), "PATH", "")))
         .isEqualTo(tool);
   }
 
   @Test
   void missingSkipsOnADevelopersMachine() {
-    assertThatThrownBy(() -> RequiredTool.find("promtool", "DTO_PROMTOOL", "apt-get install -y prometheus",
-        Map.of("PATH", dir.toString())))
+    assertThatThrownBy(
+            () ->
+                RequiredTool.find(
+                    "promtool",
+                    "DTO_PROMTOOL",
+                    "apt-get install -y prometheus",
+                    Map.of("PATH", dir.toString())))
         .isInstanceOf(TestAbortedException.class)
-        .hasMessageContaining("promtool").hasMessageContaining("apt-get install -y prometheus");
+        .hasMessageContaining("promtool")
+        .hasMessageContaining("apt-get install -y prometheus");
   }
 
   @Test
   void missingFailsOnCi() {
-    assertThatThrownBy(() -> RequiredTool.find("promtool", "DTO_PROMTOOL", "apt-get install -y prometheus",
-        Map.of("PATH", dir.toString(), "CI", "true")))
+    assertThatThrownBy(
+            () ->
+                RequiredTool.find(
+                    "promtool",
+                    "DTO_PROMTOOL",
+                    "apt-get install -y prometheus",
+                    Map.of("PATH", dir.toString(), "CI", "true")))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("CI=true");
   }
@@ -50,10 +70,16 @@ class RequiredToolTest {
   @Test
   void aToolThatCannotDoTheJobSkipsOnADevelopersMachineAndFailsOnCi() {
     String why = "/usr/bin/redis-server has no TLS support";
-    assertThatThrownBy(() -> RequiredTool.unusable(why, "apt-get install -y redis-server", Map.of()))
-        .isInstanceOf(TestAbortedException.class).hasMessageContaining(why);
-    assertThatThrownBy(() -> RequiredTool.unusable(why, "apt-get install -y redis-server", Map.of("CI", "true")))
-        .isInstanceOf(AssertionError.class).hasMessageContaining(why).hasMessageContaining("CI=true");
+    assertThatThrownBy(
+            () -> RequiredTool.unusable(why, "apt-get install -y redis-server", Map.of()))
+        .isInstanceOf(TestAbortedException.class)
+        .hasMessageContaining(why);
+    assertThatThrownBy(
+            () ->
+                RequiredTool.unusable(why, "apt-get install -y redis-server", Map.of("CI", "true")))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining(why)
+        .hasMessageContaining("CI=true");
   }
 
   @Test

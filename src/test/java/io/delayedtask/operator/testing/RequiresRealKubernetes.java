@@ -16,8 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(RealKubernetesCondition.class)
 public @interface RequiresRealKubernetes {
   /**
-   * The minor release the class needs ({@code "1.30"}, see {@link ControlPlaneBinaries#find(String)});
-   * empty: the newest there is.
+   * The minor release the class needs ({@code "1.30"}, see {@link
+   * ControlPlaneBinaries#find(String)}); empty: the newest there is.
    */
   String minor() default "";
 }

@@ -39,31 +39,40 @@ public final class SentinelProcess implements AutoCloseable {
    * after {@code downAfter} without an answer, and a failover that stalls is retried after twice
    * {@code failoverTimeout}.
    */
-  public static SentinelProcess monitor(String masterName, RedisProcess master, Duration downAfter,
-      Duration failoverTimeout) {
+  public static SentinelProcess monitor(
+      String masterName, RedisProcess master, Duration downAfter, Duration failoverTimeout) {
     int port = Ports.freePort(); // a sentinel has no cluster bus port
     try {
       Path dir = Files.createTempDirectory("sentinel-" + port + "-");
       Path conf = dir.resolve("sentinel.conf");
-      Files.writeString(conf, String.join("\n",
-          "port " + port,
-          "bind 127.0.0.1",
-          "dir " + dir,
-          "loglevel verbose",
-          "sentinel monitor " + masterName + " 127.0.0.1 " + master.port() + " 1",
-          "sentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis(),
-          "sentinel failover-timeout " + masterName + " " + failoverTimeout.toMillis(),
-          ""));
-      Process process = new ProcessBuilder(RedisProcess.binary().getAbsolutePath(), conf.toString(), "--sentinel")
-          .redirectErrorStream(true).redirectOutput(dir.resolve("sentinel.log").toFile()).start();
+      Files.writeString(
+          conf,
+          String.join(
+              "\n",
+              "port " + port,
+              "bind 127.0.0.1",
+              "dir " + dir,
+              "loglevel verbose",
+              "sentinel monitor " + masterName + " 127.0.0.1 " + master.port() + " 1",
+              "sentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis(),
+              "sentinel failover-timeout " + masterName + " " + failoverTimeout.toMillis(),
+              ""));
+      Process process =
+          new ProcessBuilder(RedisProcess.binary().getAbsolutePath(), conf.toString(), "--sentinel")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("sentinel.log").toFile())
+              .start();
       SentinelProcess sentinel = new SentinelProcess(port, masterName, dir, process);
-      Awaitility.await("sentinel on port " + port).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
-          .until(() -> {
-            if (!process.isAlive()) {
-              throw new IllegalStateException("the sentinel exited: " + sentinel.log());
-            }
-            return RedisProcess.accepts(port);
-          });
+      Awaitility.await("sentinel on port " + port)
+          .atMost(Duration.ofSeconds(20))
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () -> {
+                if (!process.isAlive()) {
+                  throw new IllegalStateException("the sentinel exited: " + sentinel.log());
+                }
+                return RedisProcess.accepts(port);
+              });
       return sentinel;
     } catch (IOException e) {
       throw new UncheckedIOException("could not start a sentinel", e);
@@ -81,7 +90,10 @@ public final class SentinelProcess implements AutoCloseable {
     return ((InetSocketAddress) address).getPort();
   }
 
-  /** The replicas the sentinel knows of, each as SENTINEL REPLICAS describes it (ip, port, flags, ...). */
+  /**
+   * The replicas the sentinel knows of, each as SENTINEL REPLICAS describes it (ip, port, flags,
+   * ...).
+   */
   public List<Map<String, String>> replicas() {
     return ask(sentinel -> sentinel.replicas(masterName));
   }
@@ -95,7 +107,9 @@ public final class SentinelProcess implements AutoCloseable {
     }
   }
 
-  private <T> T ask(Function<io.lettuce.core.sentinel.api.sync.RedisSentinelCommands<String, String>, T> question) {
+  private <T> T ask(
+      Function<io.lettuce.core.sentinel.api.sync.RedisSentinelCommands<String, String>, T>
+          question) {
     try (StatefulRedisSentinelConnection<String, String> connection =
         client.connectSentinel(RedisURI.create("redis://127.0.0.1:" + port))) {
       return question.apply(connection.sync());
@@ -112,5 +126,4 @@ public final class SentinelProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
   }
-
 }

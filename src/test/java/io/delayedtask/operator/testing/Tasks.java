@@ -33,41 +33,62 @@ public final class Tasks {
 
   /** Fires by creating a Job from a small template. */
   public static DelayedTask withJob(String namespace, String name, Instant runAt) {
-    return task(namespace, name, spec -> {
-      spec.setRunAt(rfc3339(runAt));
-      spec.setJobTemplate(jobTemplate());
-    });
+    return task(
+        namespace,
+        name,
+        spec -> {
+          spec.setRunAt(rfc3339(runAt));
+          spec.setJobTemplate(jobTemplate());
+        });
   }
 
   /** The smallest Job template: one container that exits at once. */
   public static JobTemplateSpec jobTemplate() {
     return new JobTemplateSpecBuilder()
-        .withNewMetadata().addToLabels("app", "fault-test").endMetadata()
+        .withNewMetadata()
+        .addToLabels("app", "fault-test")
+        .endMetadata()
         .withNewSpec()
-          .withBackoffLimit(0)
-          .withNewTemplate().withNewSpec()
-            .addNewContainer().withName("main").withImage("busybox:1.36").withCommand("true").endContainer()
-            .withRestartPolicy("Never")
-          .endSpec().endTemplate()
+        .withBackoffLimit(0)
+        .withNewTemplate()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox:1.36")
+        .withCommand("true")
+        .endContainer()
+        .withRestartPolicy("Never")
+        .endSpec()
+        .endTemplate()
         .endSpec()
         .build();
   }
 
   /** RFC 3339 to the millisecond: due times are kept in whole ms. */
   public static String rfc3339(Instant instant) {
-    return DateTimeFormatter.ISO_INSTANT.format(instant.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+    return DateTimeFormatter.ISO_INSTANT.format(
+        instant.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
   }
 
   /** A Job template running busybox once, with a label and an annotation of its own. */
   public static JobTemplateSpec busyboxJob() {
     return new JobTemplateSpecBuilder()
-        .withNewMetadata().addToLabels("team", "billing").addToAnnotations("owner", "ops@example.com").endMetadata()
+        .withNewMetadata()
+        .addToLabels("team", "billing")
+        .addToAnnotations("owner", "ops@example.com")
+        .endMetadata()
         .withNewSpec()
-          .withBackoffLimit(0)
-          .withNewTemplate().withNewSpec()
-            .addNewContainer().withName("main").withImage("busybox").withCommand("echo", "hello").endContainer()
-            .withRestartPolicy("Never")
-          .endSpec().endTemplate()
+        .withBackoffLimit(0)
+        .withNewTemplate()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .withCommand("echo", "hello")
+        .endContainer()
+        .withRestartPolicy("Never")
+        .endSpec()
+        .endTemplate()
         .endSpec()
         .build();
   }
@@ -77,19 +98,30 @@ public final class Tasks {
   }
 
   public static Optional<Phase> phase(KubernetesClient client, String namespace, String name) {
-    return Optional.ofNullable(get(client, namespace, name)).map(DelayedTask::getStatus).map(DelayedTaskStatus::getPhase);
+    return Optional.ofNullable(get(client, namespace, name))
+        .map(DelayedTask::getStatus)
+        .map(DelayedTaskStatus::getPhase);
   }
 
   public static DelayedTask create(KubernetesClient client, DelayedTask task) {
-    return client.resources(DelayedTask.class).inNamespace(task.getMetadata().getNamespace()).resource(task).create();
+    return client
+        .resources(DelayedTask.class)
+        .inNamespace(task.getMetadata().getNamespace())
+        .resource(task)
+        .create();
   }
 
   /** Changes the spec the way kubectl edit would (read, change, write back). */
-  public static DelayedTask editSpec(KubernetesClient client, String namespace, String name,
-      Consumer<DelayedTaskSpec> change) {
-    return client.resources(DelayedTask.class).inNamespace(namespace).withName(name).edit(t -> {
-      change.accept(t.getSpec());
-      return t;
-    });
+  public static DelayedTask editSpec(
+      KubernetesClient client, String namespace, String name, Consumer<DelayedTaskSpec> change) {
+    return client
+        .resources(DelayedTask.class)
+        .inNamespace(namespace)
+        .withName(name)
+        .edit(
+            t -> {
+              change.accept(t.getSpec());
+              return t;
+            });
   }
 }

@@ -15,19 +15,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A loopback TCP proxy in front of a server, so a test can cut every connection mid-flight
- * ({@link #dropConnections()}) or refuse new ones for a while ({@link #setAccepting(boolean)}), as
- * a network partition or a load balancer restart would.
+ * A loopback TCP proxy in front of a server, so a test can cut every connection mid-flight ({@link
+ * #dropConnections()}) or refuse new ones for a while ({@link #setAccepting(boolean)}), as a
+ * network partition or a load balancer restart would.
  */
 public final class TcpProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final InetSocketAddress target;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-  private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-    Thread thread = new Thread(r, "tcp-proxy");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService threads =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread thread = new Thread(r, "tcp-proxy");
+            thread.setDaemon(true);
+            return thread;
+          });
   private final AtomicBoolean accepting = new AtomicBoolean(true);
   private volatile boolean closed;
 
@@ -97,7 +99,8 @@ public final class TcpProxy implements AutoCloseable {
 
   private void pump(Socket from, Socket to) {
     byte[] buffer = new byte[16 * 1024];
-    try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+    try (InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream()) {
       int read;
       while ((read = in.read(buffer)) >= 0) {
         out.write(buffer, 0, read);

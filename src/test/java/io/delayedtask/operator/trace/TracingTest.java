@@ -18,7 +18,10 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The SDK only when OpenTelemetry's variables ask for an exporter; the spans' ids are the ones propagated. */
+/**
+ * The SDK only when OpenTelemetry's variables ask for an exporter; the spans' ids are the ones
+ * propagated.
+ */
 class TracingTest {
   private static final Instant DUE = Instant.parse("2026-12-05T18:00:00Z");
   private static final String GIVEN = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -44,37 +47,58 @@ class TracingTest {
   @Test
   void offWithoutAnExporterAsked() {
     assertThat(Tracing.wanted(Map.of())).isFalse();
-    assertThat(Tracing.wanted(Map.of("OTEL_SERVICE_NAME", "x", "OTEL_TRACES_EXPORTER", "otlp"))).isFalse();
-    assertThat(Tracing.wanted(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"))).isTrue();
-    assertThat(Tracing.wanted(Map.of("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:4318/v1/traces")))
+    assertThat(Tracing.wanted(Map.of("OTEL_SERVICE_NAME", "x", "OTEL_TRACES_EXPORTER", "otlp")))
+        .isFalse();
+    assertThat(Tracing.wanted(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")))
+        .isTrue();
+    assertThat(
+            Tracing.wanted(
+                Map.of("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:4318/v1/traces")))
         .isTrue();
     assertThat(Tracing.wanted(Map.of("OTEL_TRACES_EXPORTER", "logging"))).isTrue();
-    assertThat(Tracing.wanted(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318",
-        "OTEL_SDK_DISABLED", "true"))).isFalse();
-    assertThat(Tracing.wanted(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318",
-        "OTEL_TRACES_EXPORTER", "none"))).isFalse();
+    assertThat(
+            Tracing.wanted(
+                Map.of(
+                    "OTEL_EXPORTER_OTLP_ENDPOINT",
+                    "http://127.0.0.1:4318",
+                    "OTEL_SDK_DISABLED",
+                    "true")))
+        .isFalse();
+    assertThat(
+            Tracing.wanted(
+                Map.of(
+                    "OTEL_EXPORTER_OTLP_ENDPOINT",
+                    "http://127.0.0.1:4318",
+                    "OTEL_TRACES_EXPORTER",
+                    "none")))
+        .isFalse();
   }
 
   @Test
   void offNothingIsExportedAndNoExporterThreadRunsYetAttemptsGetSpanIds() {
     try (OtlpReceiver otlp = OtlpReceiver.start()) {
       // Everything but the endpoint: still off.
-      Tracing tracing = Tracing.fromEnvironment(Map.of("OTEL_BSP_SCHEDULE_DELAY", "10", "OTEL_SERVICE_NAME", "x"));
+      Tracing tracing =
+          Tracing.fromEnvironment(
+              Map.of("OTEL_BSP_SCHEDULE_DELAY", "10", "OTEL_SERVICE_NAME", "x"));
       TaskTrace trace = TaskTrace.of(task(null), DUE);
 
       Tracing.Delivery first = tracing.deliver(trace, "ns", "t", "uid-1", 1, false, URL);
       Tracing.Delivery second = tracing.deliver(trace, "ns", "t", "uid-1", 2, false, URL);
       first.end(OptionalInt.of(200), null);
-      tracing.fired(trace, "ns", "t", "uid-1", DUE, Duration.ZERO, "sink", "succeeded", DUE.plusSeconds(1));
+      tracing.fired(
+          trace, "ns", "t", "uid-1", DUE, Duration.ZERO, "sink", "succeeded", DUE.plusSeconds(1));
       tracing.close();
 
       assertThat(tracing.exporting()).isFalse();
       assertThat(exporterThreadRuns()).isFalse();
       assertThat(first.context().getTraceId()).isEqualTo(trace.firing().getTraceId());
-      assertThat(first.context().getSpanId()).isNotEqualTo(second.context().getSpanId())
+      assertThat(first.context().getSpanId())
+          .isNotEqualTo(second.context().getSpanId())
           .isNotEqualTo(trace.firing().getSpanId());
-      assertThat(first.headers().get("traceparent")).isEqualTo("00-" + trace.firing().getTraceId() + "-"
-          + first.context().getSpanId() + "-01");
+      assertThat(first.headers().get("traceparent"))
+          .isEqualTo(
+              "00-" + trace.firing().getTraceId() + "-" + first.context().getSpanId() + "-01");
       assertThat(otlp.paths()).isEmpty();
     }
   }
@@ -93,27 +117,49 @@ class TracingTest {
       first.end(OptionalInt.of(503), null);
       Tracing.Delivery second = tracing.deliver(trace, "ns", "t", "uid-1", 2, false, URL);
       second.end(OptionalInt.empty(), "connection refused");
-      tracing.fired(trace, "ns", "t", "uid-1", DUE, Duration.ofMillis(7), "sink", "failed",
+      tracing.fired(
+          trace,
+          "ns",
+          "t",
+          "uid-1",
+          DUE,
+          Duration.ofMillis(7),
+          "sink",
+          "failed",
           DUE.plusSeconds(2));
       tracing.close(); // flushes
 
       assertThat(otlp.paths()).isNotEmpty().allMatch("/v1/traces"::equals);
       var delivered = otlp.spans(Tracing.DELIVER);
       assertThat(delivered).hasSize(2);
-      var one = delivered.stream().filter(s -> "1".equals(s.attribute("delayedtask.attempt"))).findFirst().orElseThrow();
+      var one =
+          delivered.stream()
+              .filter(s -> "1".equals(s.attribute("delayedtask.attempt")))
+              .findFirst()
+              .orElseThrow();
       assertThat(one.traceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
       assertThat(one.spanId()).isEqualTo(first.context().getSpanId());
       assertThat(one.parentSpanId()).isEqualTo(trace.firing().getSpanId());
       assertThat(one.kind()).isEqualTo(SpanKind.SPAN_KIND_CLIENT);
       assertThat(one.serviceName()).isEqualTo("operator-under-test");
-      assertThat(one.attributes()).containsEntry("http.request.method", "POST")
-          .containsEntry("url.full", URL.toString()).containsEntry("server.address", "receiver.test")
-          .containsEntry("server.port", "8080").containsEntry("http.response.status_code", "503")
-          .containsEntry("error.type", "503").containsEntry("delayedtask.namespace", "ns")
+      assertThat(one.attributes())
+          .containsEntry("http.request.method", "POST")
+          .containsEntry("url.full", URL.toString())
+          .containsEntry("server.address", "receiver.test")
+          .containsEntry("server.port", "8080")
+          .containsEntry("http.response.status_code", "503")
+          .containsEntry("error.type", "503")
+          .containsEntry("delayedtask.namespace", "ns")
           .doesNotContainKey("http.request.resend_count");
-      var two = delivered.stream().filter(s -> "2".equals(s.attribute("delayedtask.attempt"))).findFirst().orElseThrow();
-      assertThat(two.attributes()).containsEntry("error.type", "connection refused")
-          .containsEntry("http.request.resend_count", "1").doesNotContainKey("http.response.status_code");
+      var two =
+          delivered.stream()
+              .filter(s -> "2".equals(s.attribute("delayedtask.attempt")))
+              .findFirst()
+              .orElseThrow();
+      assertThat(two.attributes())
+          .containsEntry("error.type", "connection refused")
+          .containsEntry("http.request.resend_count", "1")
+          .doesNotContainKey("http.response.status_code");
 
       var fired = otlp.spans(Tracing.FIRE);
       assertThat(fired).hasSize(1);
@@ -122,38 +168,56 @@ class TracingTest {
       assertThat(fired.get(0).parentSpanId()).isEqualTo("00f067aa0ba902b7");
       assertThat(fired.get(0).startNanos()).isEqualTo(DUE.toEpochMilli() * 1_000_000L);
       assertThat(fired.get(0).endNanos()).isEqualTo(DUE.plusSeconds(2).toEpochMilli() * 1_000_000L);
-      assertThat(fired.get(0).attributes()).containsEntry("delayedtask.uid", "uid-1")
-          .containsEntry("delayedtask.due_time", "2026-12-05T18:00:00.000Z").containsEntry("delayedtask.lag_ms", "7")
-          .containsEntry("delayedtask.kind", "sink").containsEntry("delayedtask.outcome", "failed")
-          .containsEntry("delayedtask.name", "t").containsEntry("delayedtask.namespace", "ns");
+      assertThat(fired.get(0).attributes())
+          .containsEntry("delayedtask.uid", "uid-1")
+          .containsEntry("delayedtask.due_time", "2026-12-05T18:00:00.000Z")
+          .containsEntry("delayedtask.lag_ms", "7")
+          .containsEntry("delayedtask.kind", "sink")
+          .containsEntry("delayedtask.outcome", "failed")
+          .containsEntry("delayedtask.name", "t")
+          .containsEntry("delayedtask.namespace", "ns");
     }
   }
 
   @Test
   void aNewTraceIsTheFiringsRootAndTheSamplerDecidesForAllOfIt() {
     try (OtlpReceiver otlp = OtlpReceiver.start()) {
-      Tracing tracing = Tracing.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", otlp.endpoint()));
+      Tracing tracing =
+          Tracing.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", otlp.endpoint()));
       TaskTrace trace = TaskTrace.of(task(null), DUE);
       tracing.deliver(trace, "ns", "t", "uid-1", 1, false, URL).end(OptionalInt.of(200), null);
-      tracing.fired(trace, "ns", "t", "uid-1", DUE, Duration.ZERO, "sink", "succeeded", DUE.plusSeconds(1));
+      tracing.fired(
+          trace, "ns", "t", "uid-1", DUE, Duration.ZERO, "sink", "succeeded", DUE.plusSeconds(1));
       tracing.close();
 
       var fired = otlp.spans(Tracing.FIRE);
-      assertThat(fired).singleElement().satisfies(span -> {
-        assertThat(span.traceId()).isEqualTo(trace.firing().getTraceId());
-        assertThat(span.spanId()).isEqualTo(trace.firing().getSpanId());
-        assertThat(span.parentSpanId()).isEmpty();
-      });
-      assertThat(otlp.spans(Tracing.DELIVER)).singleElement()
+      assertThat(fired)
+          .singleElement()
+          .satisfies(
+              span -> {
+                assertThat(span.traceId()).isEqualTo(trace.firing().getTraceId());
+                assertThat(span.spanId()).isEqualTo(trace.firing().getSpanId());
+                assertThat(span.parentSpanId()).isEmpty();
+              });
+      assertThat(otlp.spans(Tracing.DELIVER))
+          .singleElement()
           .satisfies(span -> assertThat(span.parentSpanId()).isEqualTo(trace.firing().getSpanId()));
     }
     try (OtlpReceiver otlp = OtlpReceiver.start()) {
-      Tracing tracing = Tracing.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", otlp.endpoint(),
-          "OTEL_TRACES_SAMPLER", "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG", "0"));
+      Tracing tracing =
+          Tracing.fromEnvironment(
+              Map.of(
+                  "OTEL_EXPORTER_OTLP_ENDPOINT",
+                  otlp.endpoint(),
+                  "OTEL_TRACES_SAMPLER",
+                  "parentbased_traceidratio",
+                  "OTEL_TRACES_SAMPLER_ARG",
+                  "0"));
       TaskTrace trace = TaskTrace.of(task(null), DUE);
       Tracing.Delivery attempt = tracing.deliver(trace, "ns", "t", "uid-1", 1, false, URL);
       attempt.end(OptionalInt.of(200), null);
-      tracing.fired(trace, "ns", "t", "uid-1", DUE, Duration.ZERO, "sink", "succeeded", DUE.plusSeconds(1));
+      tracing.fired(
+          trace, "ns", "t", "uid-1", DUE, Duration.ZERO, "sink", "succeeded", DUE.plusSeconds(1));
       tracing.close();
 
       assertThat(attempt.headers().get("traceparent")).endsWith("-00");
@@ -173,8 +237,16 @@ class TracingTest {
 
   @Test
   void aValueTheSdkRefusesStopsTheStartNamingIt() {
-    assertThatThrownBy(() -> Tracing.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1",
-        "OTEL_TRACES_SAMPLER", "sometimes")))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("sometimes").hasMessageContaining("OTEL_");
+    assertThatThrownBy(
+            () ->
+                Tracing.fromEnvironment(
+                    Map.of(
+                        "OTEL_EXPORTER_OTLP_ENDPOINT",
+                        "http://127.0.0.1:1",
+                        "OTEL_TRACES_SAMPLER",
+                        "sometimes")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("sometimes")
+        .hasMessageContaining("OTEL_");
   }
 }

@@ -8,8 +8,9 @@ import io.fabric8.generator.annotation.Required;
 import java.util.Objects;
 
 /** A standard Kubernetes condition (metav1.Condition), with the descriptions our CRD shows. */
-@JsonClassDescription("One condition of the task, as metav1.Condition: at most one per type (the list is a map "
-    + "keyed by type).")
+@JsonClassDescription(
+    "One condition of the task, as metav1.Condition: at most one per type (the list is a map "
+        + "keyed by type).")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true) // fields of a newer metav1.Condition
 public class Condition {
@@ -17,17 +18,25 @@ public class Condition {
   public static final String FIRED = "Fired";
   public static final String COMPLETE = "Complete";
   public static final String FAILED = "Failed";
-  /** The task is due and its queue holds it (QueuePaused, QueueMissing, RateLimited, ConcurrencyLimited). */
+
+  /**
+   * The task is due and its queue holds it (QueuePaused, QueueMissing, RateLimited,
+   * ConcurrencyLimited).
+   */
   public static final String QUEUED = "Queued";
+
   /** kstatus: the task is in the state its spec asks for (scheduled, suspended, or done). */
   public static final String READY = "Ready";
+
   /** kstatus: work towards the spec is under way (its Job runs). */
   public static final String RECONCILING = "Reconciling";
+
   /** kstatus: the task will not get further by itself (Failed, Missed, Invalid). */
   public static final String STALLED = "Stalled";
 
   @Required // the key of the conditions map list
-  @JsonPropertyDescription("Scheduled, Queued, Fired, Complete, Failed, Ready, Reconciling or Stalled.")
+  @JsonPropertyDescription(
+      "Scheduled, Queued, Fired, Complete, Failed, Ready, Reconciling or Stalled.")
   private String type;
 
   @JsonPropertyDescription("True, False or Unknown.")
@@ -47,7 +56,12 @@ public class Condition {
 
   public Condition() {}
 
-  public Condition(String type, String status, String reason, String message, String lastTransitionTime,
+  public Condition(
+      String type,
+      String status,
+      String reason,
+      String message,
+      String lastTransitionTime,
       Long observedGeneration) {
     this.type = type;
     this.status = status;
@@ -113,8 +127,10 @@ public class Condition {
     if (!(o instanceof Condition that)) {
       return false;
     }
-    return Objects.equals(type, that.type) && Objects.equals(status, that.status)
-        && Objects.equals(reason, that.reason) && Objects.equals(message, that.message)
+    return Objects.equals(type, that.type)
+        && Objects.equals(status, that.status)
+        && Objects.equals(reason, that.reason)
+        && Objects.equals(message, that.message)
         && Objects.equals(lastTransitionTime, that.lastTransitionTime)
         && Objects.equals(observedGeneration, that.observedGeneration);
   }

@@ -24,32 +24,51 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Singular("delayedtaskqueue")
 @ShortNames("dtq")
 // In this order after NAME (api.PrinterColumnOrder puts them back in it, as for DelayedTask).
-@AdditionalPrinterColumn(name = "Paused", jsonPath = ".spec.paused", type = AdditionalPrinterColumn.Type.BOOLEAN)
-@AdditionalPrinterColumn(name = "Rate", jsonPath = ".spec.maxDispatchesPerSecond",
+@AdditionalPrinterColumn(
+    name = "Paused",
+    jsonPath = ".spec.paused",
+    type = AdditionalPrinterColumn.Type.BOOLEAN)
+@AdditionalPrinterColumn(
+    name = "Rate",
+    jsonPath = ".spec.maxDispatchesPerSecond",
     type = AdditionalPrinterColumn.Type.NUMBER)
-@AdditionalPrinterColumn(name = "Concurrency", jsonPath = ".spec.maxConcurrentDispatches",
+@AdditionalPrinterColumn(
+    name = "Concurrency",
+    jsonPath = ".spec.maxConcurrentDispatches",
     type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Waiting", jsonPath = ".status.waiting", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "In-Flight", jsonPath = ".status.inFlight", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+    name = "Waiting",
+    jsonPath = ".status.waiting",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "In-Flight",
+    jsonPath = ".status.inFlight",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "Age",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
 @JsonIgnoreProperties(ignoreUnknown = true)
-@JsonClassDescription("A queue for the DelayedTasks of its namespace that name it in spec.queue, as a Cloud Tasks "
-    + "queue: at most maxDispatchesPerSecond firings a second (a token bucket of maxBurst), at most "
-    + "maxConcurrentDispatches in flight at once (Jobs not finished, sink requests not answered), and none at all "
-    + "while paused. Tasks that fall due while held wait, and fire oldest-due first when the queue lets them.")
+@JsonClassDescription(
+    "A queue for the DelayedTasks of its namespace that name it in spec.queue, as a Cloud Tasks "
+        + "queue: at most maxDispatchesPerSecond firings a second (a token bucket of maxBurst), at most "
+        + "maxConcurrentDispatches in flight at once (Jobs not finished, sink requests not answered), and none at all "
+        + "while paused. Tasks that fall due while held wait, and fire oldest-due first when the queue lets them.")
 public class DelayedTaskQueue extends CustomResource<DelayedTaskQueueSpec, DelayedTaskQueueStatus>
     implements Namespaced {
 
   @Override
-  @JsonPropertyDescription("The queue's limits and its pause; every field optional (no limit, not paused).")
+  @JsonPropertyDescription(
+      "The queue's limits and its pause; every field optional (no limit, not paused).")
   public DelayedTaskQueueSpec getSpec() {
     return super.getSpec();
   }
 
   @Override
-  @JsonPropertyDescription("What the operator observed, written by it at most once per 5 s: the tasks pending, "
-      + "waiting and in flight, the oldest waiting due time, the dispatches so far, and the conditions Ready and "
-      + "Paused.")
+  @JsonPropertyDescription(
+      "What the operator observed, written by it at most once per 5 s: the tasks pending, "
+          + "waiting and in flight, the oldest waiting due time, the dispatches so far, and the conditions Ready and "
+          + "Paused.")
   public DelayedTaskQueueStatus getStatus() {
     return super.getStatus();
   }

@@ -17,26 +17,31 @@ public class DelayedTaskQueueStatus {
   @JsonPropertyDescription("Tasks of the queue scheduled and not yet due.")
   private Long pending;
 
-  @JsonPropertyDescription("Tasks of the queue due and held by it (paused, rate or concurrency limit).")
+  @JsonPropertyDescription(
+      "Tasks of the queue due and held by it (paused, rate or concurrency limit).")
   private Long waiting;
 
-  @JsonPropertyDescription("Dispatches of the queue in flight: Jobs created and not finished, sink requests not "
-      + "answered.")
+  @JsonPropertyDescription(
+      "Dispatches of the queue in flight: Jobs created and not finished, sink requests not "
+          + "answered.")
   private Long inFlight;
 
-  @JsonPropertyDescription("The due time of the task that has waited longest, UTC (2026-12-03T07:00:00.000Z); "
-      + "absent when none waits.")
+  @JsonPropertyDescription(
+      "The due time of the task that has waited longest, UTC (2026-12-03T07:00:00.000Z); "
+          + "absent when none waits.")
   private String oldestWaitingDueTime;
 
-  @JsonPropertyDescription("Dispatches of the queue's tasks since the queue's counters began: Jobs created, "
-      + "status-only firings and delivery attempts.")
+  @JsonPropertyDescription(
+      "Dispatches of the queue's tasks since the queue's counters began: Jobs created, "
+          + "status-only firings and delivery attempts.")
   private Long dispatchedTotal;
 
   @JsonPropertyDescription("The metadata.generation this status describes.")
   private Long observedGeneration;
 
-  @JsonPropertyDescription("Standard conditions: Ready (the operator applies the queue's spec) and Paused, as "
-      + "kstatus (Flux, Argo CD) reads them.")
+  @JsonPropertyDescription(
+      "Standard conditions: Ready (the operator applies the queue's spec) and Paused, as "
+          + "kstatus (Flux, Argo CD) reads them.")
   private List<Condition> conditions = new ArrayList<>();
 
   public Long getPending() {
@@ -97,16 +102,25 @@ public class DelayedTaskQueueStatus {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof DelayedTaskQueueStatus that && Objects.equals(pending, that.pending)
-        && Objects.equals(waiting, that.waiting) && Objects.equals(inFlight, that.inFlight)
+    return o instanceof DelayedTaskQueueStatus that
+        && Objects.equals(pending, that.pending)
+        && Objects.equals(waiting, that.waiting)
+        && Objects.equals(inFlight, that.inFlight)
         && Objects.equals(oldestWaitingDueTime, that.oldestWaitingDueTime)
         && Objects.equals(dispatchedTotal, that.dispatchedTotal)
-        && Objects.equals(observedGeneration, that.observedGeneration) && Objects.equals(conditions, that.conditions);
+        && Objects.equals(observedGeneration, that.observedGeneration)
+        && Objects.equals(conditions, that.conditions);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(pending, waiting, inFlight, oldestWaitingDueTime, dispatchedTotal, observedGeneration,
+    return Objects.hash(
+        pending,
+        waiting,
+        inFlight,
+        oldestWaitingDueTime,
+        dispatchedTotal,
+        observedGeneration,
         conditions);
   }
 }

@@ -6,7 +6,11 @@ package io.delayedtask.operator.api.v1alpha1;
  */
 final class DelayedTaskSpecDeserializer extends LenientDeserializer<DelayedTaskSpec> {
   DelayedTaskSpecDeserializer() {
-    super(DelayedTaskSpec.class, "spec", DelayedTaskSpec::new, DelayedTaskSpec::markUnreadable,
+    super(
+        DelayedTaskSpec.class,
+        "spec",
+        DelayedTaskSpec::new,
+        DelayedTaskSpec::markUnreadable,
         java.util.Map.of("jobTemplate", DelayedTaskSpec.JOB_TEMPLATE_MAX_BYTES));
   }
 }

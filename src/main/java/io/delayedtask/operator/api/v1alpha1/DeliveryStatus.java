@@ -9,11 +9,13 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
 public class DeliveryStatus {
-  @JsonPropertyDescription("Requests sent for this due time (to the sink, then to the dead-letter sink).")
+  @JsonPropertyDescription(
+      "Requests sent for this due time (to the sink, then to the dead-letter sink).")
   private Integer attempts;
 
-  @JsonPropertyDescription("Requests the sink got before its delivery failed for good; the attempts after them went to"
-      + " the dead-letter sink. Absent while the sink is still tried.")
+  @JsonPropertyDescription(
+      "Requests the sink got before its delivery failed for good; the attempts after them went to"
+          + " the dead-letter sink. Absent while the sink is still tried.")
   private Integer sinkAttempts;
 
   @JsonPropertyDescription("When the last attempt was sent, UTC.")
@@ -91,15 +93,18 @@ public class DeliveryStatus {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof DeliveryStatus other && Objects.equals(attempts, other.attempts)
+    return o instanceof DeliveryStatus other
+        && Objects.equals(attempts, other.attempts)
         && Objects.equals(sinkAttempts, other.sinkAttempts)
         && Objects.equals(lastAttemptTime, other.lastAttemptTime)
         && Objects.equals(nextAttemptTime, other.nextAttemptTime)
-        && Objects.equals(responseCode, other.responseCode) && Objects.equals(deadLettered, other.deadLettered);
+        && Objects.equals(responseCode, other.responseCode)
+        && Objects.equals(deadLettered, other.deadLettered);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(attempts, sinkAttempts, lastAttemptTime, nextAttemptTime, responseCode, deadLettered);
+    return Objects.hash(
+        attempts, sinkAttempts, lastAttemptTime, nextAttemptTime, responseCode, deadLettered);
   }
 }

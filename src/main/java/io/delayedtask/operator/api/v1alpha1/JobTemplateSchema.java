@@ -9,9 +9,9 @@ import java.util.Map;
  * The CRD schema of spec.jobTemplate (never instantiated): labels and annotations typed, and the
  * Job spec with the whole batch/v1 JobSpec schema of the fabric8 model, so {@code kubectl explain
  * dt.spec.jobTemplate.spec} lists the Job's fields and the API server refuses a wrong type at once.
- * Every object under it also keeps unknown fields (api/PrinterColumnOrder adds that at build
- * time): a Job field newer than the model is passed on, never pruned. The API server validates the
- * Job itself in the dry run when the task is scheduled.
+ * Every object under it also keeps unknown fields (api/PrinterColumnOrder adds that at build time):
+ * a Job field newer than the model is passed on, never pruned. The API server validates the Job
+ * itself in the dry run when the task is scheduled.
  */
 final class JobTemplateSchema {
 
@@ -19,8 +19,9 @@ final class JobTemplateSchema {
   public Metadata metadata;
 
   @PreserveUnknownFields
-  @JsonPropertyDescription("A batch/v1 JobSpec: the Job to run when the task fires. kubectl explain job.spec "
-      + "describes its fields.")
+  @JsonPropertyDescription(
+      "A batch/v1 JobSpec: the Job to run when the task fires. kubectl explain job.spec "
+          + "describes its fields.")
   public JobSpec spec;
 
   private JobTemplateSchema() {}
@@ -32,7 +33,8 @@ final class JobTemplateSchema {
     @JsonPropertyDescription("Annotations copied onto the Job.")
     public Map<String, String> annotations;
 
-    @JsonPropertyDescription("Must be empty or the task's own namespace: the Job always lives beside its task.")
+    @JsonPropertyDescription(
+        "Must be empty or the task's own namespace: the Job always lives beside its task.")
     public String namespace;
 
     private Metadata() {}

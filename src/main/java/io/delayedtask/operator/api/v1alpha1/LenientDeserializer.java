@@ -38,8 +38,12 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
   private final String path;
   private final Supplier<T> factory;
   private final BiConsumer<T, List<String>> unreadable;
-  /** The largest JSON, in bytes, kept of a property (by name); a larger one is left unset and named. */
+
+  /**
+   * The largest JSON, in bytes, kept of a property (by name); a larger one is left unset and named.
+   */
   private final Map<String, Integer> largestBytes;
+
   /**
    * The class's settable properties, introspected once: every informer event, clone and API answer
    * reads a spec and a status, and introspecting the class each time cost more than the reading.
@@ -49,8 +53,11 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
   /** A property to set: its JSON name, its setter or field, and its type. */
   private record Property(String name, AnnotatedMember mutator, JavaType type) {}
 
-  /** {@code path} names the object in messages ("spec"); {@code unreadable} receives the problems. */
-  LenientDeserializer(Class<T> type, String path, Supplier<T> factory, BiConsumer<T, List<String>> unreadable) {
+  /**
+   * {@code path} names the object in messages ("spec"); {@code unreadable} receives the problems.
+   */
+  LenientDeserializer(
+      Class<T> type, String path, Supplier<T> factory, BiConsumer<T, List<String>> unreadable) {
     this(type, path, factory, unreadable, Map.of());
   }
 
@@ -58,7 +65,11 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
    * {@code largestBytes}: for these properties, a value whose JSON is longer is not read at all (so
    * it is not kept in the informer's cache either, where every task lives) and is named instead.
    */
-  LenientDeserializer(Class<T> type, String path, Supplier<T> factory, BiConsumer<T, List<String>> unreadable,
+  LenientDeserializer(
+      Class<T> type,
+      String path,
+      Supplier<T> factory,
+      BiConsumer<T, List<String>> unreadable,
       Map<String, Integer> largestBytes) {
     super(type);
     this.path = path;
@@ -86,8 +97,15 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
       if (largest != null) {
         long bytes = jsonBytes(value);
         if (bytes > largest) {
-          problems.add(path + "." + property.name() + " is " + bytes + " bytes as JSON, more than the " + largest
-              + " allowed; move large scripts or data into a ConfigMap or Secret the Job mounts");
+          problems.add(
+              path
+                  + "."
+                  + property.name()
+                  + " is "
+                  + bytes
+                  + " bytes as JSON, more than the "
+                  + largest
+                  + " allowed; move large scripts or data into a ConfigMap or Secret the Job mounts");
           continue;
         }
       }
@@ -97,7 +115,8 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
       } catch (DatabindException e) {
         problems.add(describe(property.name(), value, type, e));
       } catch (IOException | RuntimeException e) {
-        problems.add(path + "." + property.name() + " must be " + expected(type) + ", not " + shown(value));
+        problems.add(
+            path + "." + property.name() + " must be " + expected(type) + ", not " + shown(value));
       }
     }
     unreadable.accept(bean, problems);
@@ -113,7 +132,8 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
     return counter.count;
   }
 
-  private static final JsonFactory JSON = new com.fasterxml.jackson.databind.ObjectMapper().getFactory();
+  private static final JsonFactory JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper().getFactory();
 
   private static final class CountingStream extends OutputStream {
     long count;
@@ -132,7 +152,8 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
   private List<Property> properties(DeserializationContext context) {
     List<Property> known = properties;
     if (known == null) {
-      BeanDescription description = context.getConfig().introspect(context.constructType(handledType()));
+      BeanDescription description =
+          context.getConfig().introspect(context.constructType(handledType()));
       List<Property> found = new ArrayList<>();
       for (BeanPropertyDefinition property : description.findProperties()) {
         AnnotatedMember mutator = property.getNonConstructorMutator();
@@ -148,15 +169,31 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
 
   private String describe(String field, JsonNode value, JavaType type, DatabindException e) {
     // A nested field (spec.jobTemplate.spec.backoffLimit: "x"): name the innermost one.
-    List<JsonMappingException.Reference> inner = e instanceof JsonMappingException m ? m.getPath() : List.of();
-    String innerPath = inner.stream()
-        .map(ref -> ref.getFieldName() != null ? "." + ref.getFieldName() : "[" + ref.getIndex() + "]")
-        .collect(Collectors.joining());
+    List<JsonMappingException.Reference> inner =
+        e instanceof JsonMappingException m ? m.getPath() : List.of();
+    String innerPath =
+        inner.stream()
+            .map(
+                ref ->
+                    ref.getFieldName() != null
+                        ? "." + ref.getFieldName()
+                        : "[" + ref.getIndex() + "]")
+            .collect(Collectors.joining());
     if (innerPath.isEmpty()) {
       return path + "." + field + " must be " + expected(type) + ", not " + shown(value);
     }
-    return path + "." + field + innerPath + " has the wrong type (" + firstLine(e.getOriginalMessage()) + "); "
-        + path + "." + field + " must be " + expected(type);
+    return path
+        + "."
+        + field
+        + innerPath
+        + " has the wrong type ("
+        + firstLine(e.getOriginalMessage())
+        + "); "
+        + path
+        + "."
+        + field
+        + " must be "
+        + expected(type);
   }
 
   /** What a user should write, in words. */
@@ -172,7 +209,10 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
       return "a string";
     }
     if (raw.isEnum()) {
-      return "one of " + Arrays.stream(raw.getEnumConstants()).map(Object::toString).collect(Collectors.joining(", "));
+      return "one of "
+          + Arrays.stream(raw.getEnumConstants())
+              .map(Object::toString)
+              .collect(Collectors.joining(", "));
     }
     if (Map.class.isAssignableFrom(raw)) {
       return "a map of " + expected(type.getContentType()).replaceFirst("^an? ", "") + " values";
@@ -185,7 +225,9 @@ abstract class LenientDeserializer<T> extends StdDeserializer<T> {
 
   private static String shown(JsonNode value) {
     String text = value.toString();
-    return text.length() <= SHOWN_VALUE_LENGTH ? text : text.substring(0, SHOWN_VALUE_LENGTH) + "...";
+    return text.length() <= SHOWN_VALUE_LENGTH
+        ? text
+        : text.substring(0, SHOWN_VALUE_LENGTH) + "...";
   }
 
   private static String firstLine(String message) {

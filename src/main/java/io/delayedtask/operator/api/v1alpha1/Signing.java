@@ -15,20 +15,23 @@ import io.fabric8.generator.annotation.Size;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
 public class Signing {
-  /** A Secret's data key: letters, digits, '-', '_' and '.' (Kubernetes' own rule for ConfigMap and Secret keys). */
+  /**
+   * A Secret's data key: letters, digits, '-', '_' and '.' (Kubernetes' own rule for ConfigMap and
+   * Secret keys).
+   */
   public static final String KEY = "^[-._a-zA-Z0-9]+$";
 
   @Required
   @Size(min = 1, max = 253)
   @Pattern(KEY)
-  @JsonPropertyDescription("The key, in the Secret the operator's DELAYEDTASK_SINK_SIGNING_SECRET names (default "
-      + "delayedtask-signing) in the task's namespace, whose value is the signing secret in the Standard Webhooks "
-      + "form whsec_<base64> (several separated by spaces while rotating). Every attempt then carries the headers "
-      + "webhook-id, webhook-timestamp and webhook-signature. Admitted only for an author who may get that Secret.")
+  @JsonPropertyDescription(
+      "The key, in the Secret the operator's DELAYEDTASK_SINK_SIGNING_SECRET names (default "
+          + "delayedtask-signing) in the task's namespace, whose value is the signing secret in the Standard Webhooks "
+          + "form whsec_<base64> (several separated by spaces while rotating). Every attempt then carries the headers "
+          + "webhook-id, webhook-timestamp and webhook-signature. Admitted only for an author who may get that Secret.")
   private String key;
 
-  public Signing() {
-  }
+  public Signing() {}
 
   public Signing(String key) {
     this.key = key;

@@ -26,10 +26,13 @@ public final class SigningKeys {
   public static final String ID = "webhook-id";
   public static final String TIMESTAMP = "webhook-timestamp";
   public static final String SIGNATURE = "webhook-signature";
+
   /** The specification's prefix of a serialized symmetric secret. */
   public static final String PREFIX = "whsec_";
+
   /** The specification's shortest secret: 24 bytes (192 bits). */
   public static final int MIN_BYTES = 24;
+
   private static final String HMAC = "HmacSHA256";
 
   private final List<SecretKeySpec> keys;
@@ -42,9 +45,9 @@ public final class SigningKeys {
    * The secrets in {@code value} (a Secret's value, decoded to text).
    *
    * @param where how the message names the value's place (the Secret, its namespace and key)
-   * @param fix   what the message says to do (how to write a good value)
-   * @throws SigningSecretException naming {@code where}, which secret of several, what is wrong and {@code fix},
-   *                                never the value
+   * @param fix what the message says to do (how to write a good value)
+   * @throws SigningSecretException naming {@code where}, which secret of several, what is wrong and
+   *     {@code fix}, never the value
    */
   public static SigningKeys parse(String value, String where, String fix) {
     Objects.requireNonNull(value, "value");
@@ -57,20 +60,37 @@ public final class SigningKeys {
       String which = parts.length == 1 ? "" : " (secret " + (i + 1) + " of " + parts.length + ")";
       String part = parts[i];
       if (!part.startsWith(PREFIX)) {
-        throw new SigningSecretException(where + which + " does not start with " + PREFIX + ": it must be in the "
-            + "Standard Webhooks form whsec_<base64>; " + fix);
+        throw new SigningSecretException(
+            where
+                + which
+                + " does not start with "
+                + PREFIX
+                + ": it must be in the "
+                + "Standard Webhooks form whsec_<base64>; "
+                + fix);
       }
       byte[] secret;
       try {
         secret = Base64.getDecoder().decode(part.substring(PREFIX.length()));
       } catch (IllegalArgumentException e) {
         // The decoder's message quotes the offending character: not shown.
-        throw new SigningSecretException(where + which + " is not whsec_ followed by base64 (standard alphabet, "
-            + "with padding); " + fix);
+        throw new SigningSecretException(
+            where
+                + which
+                + " is not whsec_ followed by base64 (standard alphabet, "
+                + "with padding); "
+                + fix);
       }
       if (secret.length < MIN_BYTES) {
-        throw new SigningSecretException(where + which + " is " + secret.length + " bytes long, shorter than the "
-            + MIN_BYTES + " bytes (192 bits) the Standard Webhooks specification asks for; " + fix);
+        throw new SigningSecretException(
+            where
+                + which
+                + " is "
+                + secret.length
+                + " bytes long, shorter than the "
+                + MIN_BYTES
+                + " bytes (192 bits) the Standard Webhooks specification asks for; "
+                + fix);
       }
       keys.add(new SecretKeySpec(secret, HMAC));
     }
@@ -85,9 +105,9 @@ public final class SigningKeys {
   /**
    * The three headers that sign one attempt.
    *
-   * @param id     {@code webhook-id}: the same for every attempt of one event (the CloudEvent's id)
+   * @param id {@code webhook-id}: the same for every attempt of one event (the CloudEvent's id)
    * @param sentAt the attempt's send time; {@code webhook-timestamp} is its epoch second
-   * @param body   the body exactly as sent
+   * @param body the body exactly as sent
    */
   public Map<String, String> headers(String id, Instant sentAt, byte[] body) {
     String timestamp = Long.toString(sentAt.getEpochSecond());
@@ -98,7 +118,10 @@ public final class SigningKeys {
     return headers;
   }
 
-  /** {@code webhook-signature}: {@code v1,<base64>} per secret, space-separated, in the order written. */
+  /**
+   * {@code webhook-signature}: {@code v1,<base64>} per secret, space-separated, in the order
+   * written.
+   */
   String signature(String id, String timestamp, byte[] body) {
     byte[] prefix = (id + "." + timestamp + ".").getBytes(StandardCharsets.UTF_8);
     StringBuilder header = new StringBuilder();

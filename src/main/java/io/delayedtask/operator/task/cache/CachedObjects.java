@@ -33,11 +33,18 @@ import java.util.TreeMap;
 public final class CachedObjects {
   /** Tasks whose large fields stay in the cache: every one at the contract's usual sizes. */
   public static final int KEEP_UP_TO_CHARS = 32 * 1024;
-  /** What a large task keeps of its annotations: each at most 512 characters (key and value), 4 KiB in all. */
+
+  /**
+   * What a large task keeps of its annotations: each at most 512 characters (key and value), 4 KiB
+   * in all.
+   */
   static final int KEEP_ANNOTATION_CHARS = 4 * 1024;
+
   private static final int KEEP_ANNOTATION_ENTRY_CHARS = 512;
+
   /** kubectl's copy of the whole object: never kept of a large task. */
   private static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
   /** Set on a cached task that was cached without its large fields. Never written. */
   static final String TRIMMED = "delayedtask.io/cached-without-payload-data-and-job-template";
 
@@ -46,8 +53,10 @@ public final class CachedObjects {
   /** Drops the large fields of a large task, marking it. */
   public static void trimTask(DelayedTask task) {
     DelayedTaskSpec spec = task.getSpec();
-    if (spec == null || task.getMetadata() == null
-        || largeFieldChars(spec) + annotationChars(task.getMetadata().getAnnotations()) <= KEEP_UP_TO_CHARS) {
+    if (spec == null
+        || task.getMetadata() == null
+        || largeFieldChars(spec) + annotationChars(task.getMetadata().getAnnotations())
+            <= KEEP_UP_TO_CHARS) {
       return;
     }
     spec.setPayload(null);
@@ -61,14 +70,18 @@ public final class CachedObjects {
       spec.getDelivery().getDeadLetterSink().setCaCerts(null);
     }
     Map<String, String> annotations = new HashMap<>();
-    Map<String, String> written = task.getMetadata().getAnnotations() == null
-        ? Map.of() : new TreeMap<>(task.getMetadata().getAnnotations());
+    Map<String, String> written =
+        task.getMetadata().getAnnotations() == null
+            ? Map.of()
+            : new TreeMap<>(task.getMetadata().getAnnotations());
     int kept = 0;
     for (Map.Entry<String, String> entry : written.entrySet()) {
       int chars = entryChars(entry);
       if (entry.getKey().equals(GitOpsOwner.ARGO_CD_TRACKING_ID)) {
-        annotations.put(entry.getKey(), chars <= KEEP_ANNOTATION_ENTRY_CHARS ? entry.getValue() : "");
-      } else if (!entry.getKey().equals(LAST_APPLIED) && chars <= KEEP_ANNOTATION_ENTRY_CHARS
+        annotations.put(
+            entry.getKey(), chars <= KEEP_ANNOTATION_ENTRY_CHARS ? entry.getValue() : "");
+      } else if (!entry.getKey().equals(LAST_APPLIED)
+          && chars <= KEEP_ANNOTATION_ENTRY_CHARS
           && kept + chars <= KEEP_ANNOTATION_CHARS) {
         annotations.put(entry.getKey(), entry.getValue());
         kept += chars;
@@ -79,17 +92,23 @@ public final class CachedObjects {
   }
 
   private static long annotationChars(Map<String, String> annotations) {
-    return annotations == null ? 0 : annotations.entrySet().stream().mapToLong(CachedObjects::entryChars).sum();
+    return annotations == null
+        ? 0
+        : annotations.entrySet().stream().mapToLong(CachedObjects::entryChars).sum();
   }
 
   private static int entryChars(Map.Entry<String, String> entry) {
     return entry.getKey().length() + (entry.getValue() == null ? 0 : entry.getValue().length());
   }
 
-  /** Whether this copy came from the cache without its large fields (read it whole before deciding). */
+  /**
+   * Whether this copy came from the cache without its large fields (read it whole before deciding).
+   */
   public static boolean isTrimmed(DelayedTask task) {
     ObjectMeta metadata = task.getMetadata();
-    return metadata != null && metadata.getAnnotations() != null && metadata.getAnnotations().containsKey(TRIMMED);
+    return metadata != null
+        && metadata.getAnnotations() != null
+        && metadata.getAnnotations().containsKey(TRIMMED);
   }
 
   /** Drops a Job's pod template and payload annotations: nothing the operator reads. */
@@ -98,7 +117,10 @@ public final class CachedObjects {
       job.getSpec().setTemplate(null);
     }
     if (job.getMetadata() != null && job.getMetadata().getAnnotations() != null) {
-      job.getMetadata().getAnnotations().keySet().removeIf(key -> key.startsWith(TaskLabels.PAYLOAD_PREFIX));
+      job.getMetadata()
+          .getAnnotations()
+          .keySet()
+          .removeIf(key -> key.startsWith(TaskLabels.PAYLOAD_PREFIX));
     }
   }
 
@@ -106,11 +128,14 @@ public final class CachedObjects {
     long chars = spec.getData() == null ? 0 : spec.getData().length();
     if (spec.getPayload() != null) {
       for (Map.Entry<String, String> entry : spec.getPayload().entrySet()) {
-        chars += entry.getKey().length() + (entry.getValue() == null ? 0 : entry.getValue().length());
+        chars +=
+            entry.getKey().length() + (entry.getValue() == null ? 0 : entry.getValue().length());
       }
     }
-    for (Destination destination : new Destination[] {spec.getSink(),
-        spec.getDelivery() == null ? null : spec.getDelivery().getDeadLetterSink()}) {
+    for (Destination destination :
+        new Destination[] {
+          spec.getSink(), spec.getDelivery() == null ? null : spec.getDelivery().getDeadLetterSink()
+        }) {
       if (destination != null && destination.getCaCerts() != null) {
         chars += destination.getCaCerts().length();
       }

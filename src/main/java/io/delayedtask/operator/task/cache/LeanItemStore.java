@@ -24,8 +24,7 @@ public final class LeanItemStore<V extends HasMetadata> extends BasicItemStore<V
 
   /** Any kind, without managedFields only. */
   public static <V extends HasMetadata> LeanItemStore<V> withoutManagedFields() {
-    return new LeanItemStore<>(object -> {
-    });
+    return new LeanItemStore<>(object -> {});
   }
 
   /** Any kind, without managedFields and with what {@code trim} drops. */

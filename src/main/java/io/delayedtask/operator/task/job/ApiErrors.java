@@ -19,7 +19,9 @@ public final class ApiErrors {
 
   /** The API server's own explanation, for status.message. */
   public static String reason(Throwable error) {
-    if (error instanceof KubernetesClientException e && e.getStatus() != null && e.getStatus().getMessage() != null) {
+    if (error instanceof KubernetesClientException e
+        && e.getStatus() != null
+        && e.getStatus().getMessage() != null) {
       return e.getStatus().getMessage();
     }
     return error.getMessage();
@@ -32,23 +34,34 @@ public final class ApiErrors {
    */
   public static String jobTemplateReason(Throwable error) {
     String reason = reason(error);
-    if (reason == null || !(error instanceof KubernetesClientException e) || e.getStatus() == null
-        || e.getStatus().getDetails() == null || e.getStatus().getDetails().getCauses() == null) {
+    if (reason == null
+        || !(error instanceof KubernetesClientException e)
+        || e.getStatus() == null
+        || e.getStatus().getDetails() == null
+        || e.getStatus().getDetails().getCauses() == null) {
       return reason;
     }
-    java.util.Set<String> fields = new java.util.TreeSet<>(java.util.Comparator.comparingInt(String::length).reversed()
-        .thenComparing(java.util.Comparator.naturalOrder()));
+    java.util.Set<String> fields =
+        new java.util.TreeSet<>(
+            java.util.Comparator.comparingInt(String::length)
+                .reversed()
+                .thenComparing(java.util.Comparator.naturalOrder()));
     for (StatusCause cause : e.getStatus().getDetails().getCauses()) {
       String field = cause.getField();
-      if (field != null && (field.startsWith("spec.") || field.startsWith("metadata.labels")
-          || field.startsWith("metadata.annotations"))) {
+      if (field != null
+          && (field.startsWith("spec.")
+              || field.startsWith("metadata.labels")
+              || field.startsWith("metadata.annotations"))) {
         fields.add(field);
       }
     }
     String result = reason;
-    for (String field : fields) { // longest first: a field that prefixes another is not rewritten twice
-      result = result.replaceAll("(?<![\\w.])" + java.util.regex.Pattern.quote(field) + "(?=[:\\s,]|$)",
-          java.util.regex.Matcher.quoteReplacement("spec.jobTemplate." + field));
+    for (String field :
+        fields) { // longest first: a field that prefixes another is not rewritten twice
+      result =
+          result.replaceAll(
+              "(?<![\\w.])" + java.util.regex.Pattern.quote(field) + "(?=[:\\s,]|$)",
+              java.util.regex.Matcher.quoteReplacement("spec.jobTemplate." + field));
     }
     return result;
   }

@@ -19,14 +19,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Builds the Job a task creates when it fires: its template, our name, owner, labels and annotations. */
+/**
+ * Builds the Job a task creates when it fires: its template, our name, owner, labels and
+ * annotations.
+ */
 public final class JobFactory {
 
   private JobFactory() {}
 
   public static Job jobFor(DelayedTask task, Instant due, Instant firedAt) {
     JobTemplateSpec template = task.getSpec().getJobTemplate();
-    ObjectMeta templateMeta = template.getMetadata() == null ? new ObjectMeta() : template.getMetadata();
+    ObjectMeta templateMeta =
+        template.getMetadata() == null ? new ObjectMeta() : template.getMetadata();
     String taskName = task.getMetadata().getName();
     String uid = task.getMetadata().getUid();
 
@@ -42,18 +46,20 @@ public final class JobFactory {
       annotations.putAll(templateMeta.getAnnotations());
     }
     if (task.getSpec().getPayload() != null) {
-      task.getSpec().getPayload().forEach((key, value) -> annotations.put(TaskLabels.PAYLOAD_PREFIX + key, value));
+      task.getSpec()
+          .getPayload()
+          .forEach((key, value) -> annotations.put(TaskLabels.PAYLOAD_PREFIX + key, value));
     }
     annotations.put(TaskLabels.DUE_TIME, Times.format(due));
     annotations.put(TaskLabels.FIRED_TIME, Times.format(firedAt));
 
     return new JobBuilder()
         .withNewMetadata()
-          .withName(JobNames.jobName(taskName, uid, due))
-          .withNamespace(task.getMetadata().getNamespace())
-          .withLabels(labels)
-          .withAnnotations(annotations)
-          .withOwnerReferences(controllerReference(task))
+        .withName(JobNames.jobName(taskName, uid, due))
+        .withNamespace(task.getMetadata().getNamespace())
+        .withLabels(labels)
+        .withAnnotations(annotations)
+        .withOwnerReferences(controllerReference(task))
         .endMetadata()
         .withSpec(withTraceContext(template.getSpec(), TaskTrace.of(task, due)))
         .build();
@@ -62,7 +68,8 @@ public final class JobFactory {
   /**
    * A copy of the template's spec whose every container and init container has the firing's trace
    * context as {@code TRACEPARENT} (and {@code TRACESTATE}), OpenTelemetry's environment-variable
-   * carrier; the template's own variables of those names are replaced. The task's own template is not changed.
+   * carrier; the template's own variables of those names are replaced. The task's own template is
+   * not changed.
    */
   static JobSpec withTraceContext(JobSpec spec, TaskTrace trace) {
     if (spec == null || spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
@@ -71,10 +78,14 @@ public final class JobFactory {
     JobSpec copy = new JobSpecBuilder(spec).build();
     Map<String, String> env = trace.environment();
     PodSpec pod = copy.getTemplate().getSpec();
-    for (List<Container> containers : List.of(orEmpty(pod.getContainers()), orEmpty(pod.getInitContainers()))) {
+    for (List<Container> containers :
+        List.of(orEmpty(pod.getContainers()), orEmpty(pod.getInitContainers()))) {
       for (Container container : containers) {
         List<EnvVar> vars = new ArrayList<>(orEmpty(container.getEnv()));
-        vars.removeIf(v -> TaskTrace.TRACEPARENT_ENV.equals(v.getName()) || TaskTrace.TRACESTATE_ENV.equals(v.getName()));
+        vars.removeIf(
+            v ->
+                TaskTrace.TRACEPARENT_ENV.equals(v.getName())
+                    || TaskTrace.TRACESTATE_ENV.equals(v.getName()));
         env.forEach((name, value) -> vars.add(new EnvVar(name, value, null)));
         container.setEnv(vars);
       }
@@ -99,7 +110,11 @@ public final class JobFactory {
 
   /** True when the Job's controller is this task (same uid). */
   public static boolean isControlledBy(Job job, DelayedTask task) {
-    return job.getMetadata().getOwnerReferences() != null && job.getMetadata().getOwnerReferences().stream()
-        .anyMatch(ref -> Boolean.TRUE.equals(ref.getController()) && task.getMetadata().getUid().equals(ref.getUid()));
+    return job.getMetadata().getOwnerReferences() != null
+        && job.getMetadata().getOwnerReferences().stream()
+            .anyMatch(
+                ref ->
+                    Boolean.TRUE.equals(ref.getController())
+                        && task.getMetadata().getUid().equals(ref.getUid()));
   }
 }

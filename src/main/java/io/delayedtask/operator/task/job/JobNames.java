@@ -8,13 +8,14 @@ import java.time.Instant;
 import java.util.HexFormat;
 
 /**
- * Deterministic names (docs/reference.md, "Firing at most once per due time"): the Job of a task for a
- * due time is always {@code <task-name>-<8 hex>}, so a second attempt meets AlreadyExists instead
- * of creating a second Job.
+ * Deterministic names (docs/reference.md, "Firing at most once per due time"): the Job of a task
+ * for a due time is always {@code <task-name>-<8 hex>}, so a second attempt meets AlreadyExists
+ * instead of creating a second Job.
  */
 public final class JobNames {
   /** A DNS label, and the limit of label values (the Job controller copies the name into one). */
   public static final int MAX_LENGTH = 63;
+
   private static final int HASH_LENGTH = 8;
   private static final int MAX_PREFIX = MAX_LENGTH - HASH_LENGTH - 1;
 
@@ -22,7 +23,8 @@ public final class JobNames {
 
   /** The Job's name for this task uid and due time. */
   public static String jobName(String taskName, String taskUid, Instant due) {
-    String prefix = shorten(taskName.toLowerCase(java.util.Locale.ROOT).replace('.', '-'), MAX_PREFIX);
+    String prefix =
+        shorten(taskName.toLowerCase(java.util.Locale.ROOT).replace('.', '-'), MAX_PREFIX);
     return prefix + "-" + hash(taskUid + "/" + Times.format(due));
   }
 
@@ -49,7 +51,8 @@ public final class JobNames {
 
   static String hash(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest).substring(0, HASH_LENGTH);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has SHA-256", e);

@@ -21,41 +21,45 @@ import java.util.function.Predicate;
 
 /**
  * The W3C trace context of one firing (docs/reference.md, "Trace context"): the trace of the task's
- * {@code delayedtask.io/traceparent} annotation when it holds a valid value (with its
- * {@code delayedtask.io/tracestate}), else a new trace derived from the task's uid and due time, so
- * every attempt of one due time, before and after a restart, shares it without anything recorded.
+ * {@code delayedtask.io/traceparent} annotation when it holds a valid value (with its {@code
+ * delayedtask.io/tracestate}), else a new trace derived from the task's uid and due time, so every
+ * attempt of one due time, before and after a restart, shares it without anything recorded.
  *
  * <p>{@link #firing()} is the context of the firing's own span ({@code delayedtask.fire}): the
- * trace id, a span id derived from uid and due time, the sampled flag. A Job gets it as
- * {@code TRACEPARENT}; each delivery attempt is a span of its own whose parent it is
- * ({@link #attempt}). Parsing and formatting are OpenTelemetry's ({@link W3CTraceContextPropagator}).
+ * trace id, a span id derived from uid and due time, the sampled flag. A Job gets it as {@code
+ * TRACEPARENT}; each delivery attempt is a span of its own whose parent it is ({@link #attempt}).
+ * Parsing and formatting are OpenTelemetry's ({@link W3CTraceContextPropagator}).
  *
- * @param firing            the firing's span context
- * @param parent            the annotation's context (the firing's parent), empty for a new trace
+ * @param firing the firing's span context
+ * @param parent the annotation's context (the firing's parent), empty for a new trace
  * @param invalidAnnotation the annotation's value when it was set and is not a valid traceparent
  */
-public record TaskTrace(SpanContext firing, Optional<SpanContext> parent, Optional<String> invalidAnnotation) {
+public record TaskTrace(
+    SpanContext firing, Optional<SpanContext> parent, Optional<String> invalidAnnotation) {
   public static final String TRACEPARENT_ANNOTATION = "delayedtask.io/traceparent";
   public static final String TRACESTATE_ANNOTATION = "delayedtask.io/tracestate";
   public static final String TRACEPARENT = "traceparent";
   public static final String TRACESTATE = "tracestate";
+
   /** OpenTelemetry's environment-variable carrier. */
   public static final String TRACEPARENT_ENV = "TRACEPARENT";
+
   public static final String TRACESTATE_ENV = "TRACESTATE";
 
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final HexFormat HEX = HexFormat.of();
-  private static final TextMapGetter<Map<String, String>> MAP_GETTER = new TextMapGetter<>() {
-    @Override
-    public Iterable<String> keys(Map<String, String> carrier) {
-      return carrier.keySet();
-    }
+  private static final TextMapGetter<Map<String, String>> MAP_GETTER =
+      new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(Map<String, String> carrier) {
+          return carrier.keySet();
+        }
 
-    @Override
-    public String get(Map<String, String> carrier, String key) {
-      return carrier == null ? null : carrier.get(key);
-    }
-  };
+        @Override
+        public String get(Map<String, String> carrier, String key) {
+          return carrier == null ? null : carrier.get(key);
+        }
+      };
 
   /**
    * Whether a new trace is sampled, asked with its trace id: the SDK's sampler when tracing is on
@@ -78,14 +82,20 @@ public record TaskTrace(SpanContext firing, Optional<SpanContext> parent, Option
       Optional<SpanContext> given = parse(value, annotations.get(TRACESTATE_ANNOTATION));
       if (given.isPresent()) {
         SpanContext parent = given.get();
-        return new TaskTrace(SpanContext.createFromRemoteParent(parent.getTraceId(), fireSpanId,
-            parent.getTraceFlags(), parent.getTraceState()), given, Optional.empty());
+        return new TaskTrace(
+            SpanContext.createFromRemoteParent(
+                parent.getTraceId(), fireSpanId, parent.getTraceFlags(), parent.getTraceState()),
+            given,
+            Optional.empty());
       }
     }
     String traceId = HEX.formatHex(digest("delayedtask.trace " + key), 0, 16);
-    TraceFlags flags = newTraceSampled.test(traceId) ? TraceFlags.getSampled() : TraceFlags.getDefault();
-    return new TaskTrace(SpanContext.createFromRemoteParent(traceId, fireSpanId, flags, TraceState.getDefault()),
-        Optional.empty(), Optional.ofNullable(value));
+    TraceFlags flags =
+        newTraceSampled.test(traceId) ? TraceFlags.getSampled() : TraceFlags.getDefault();
+    return new TaskTrace(
+        SpanContext.createFromRemoteParent(traceId, fireSpanId, flags, TraceState.getDefault()),
+        Optional.empty(),
+        Optional.ofNullable(value));
   }
 
   /**
@@ -98,31 +108,43 @@ public record TaskTrace(SpanContext firing, Optional<SpanContext> parent, Option
     if (tracestate != null) {
       carrier.put(TRACESTATE, tracestate.trim());
     }
-    Context extracted = W3CTraceContextPropagator.getInstance().extract(Context.root(), carrier, MAP_GETTER);
+    Context extracted =
+        W3CTraceContextPropagator.getInstance().extract(Context.root(), carrier, MAP_GETTER);
     SpanContext context = Span.fromContext(extracted).getSpanContext();
     return context.isValid() ? Optional.of(context) : Optional.empty();
   }
 
-  /** A delivery attempt's span context when no SDK chose its span id: a random one, the firing its parent. */
+  /**
+   * A delivery attempt's span context when no SDK chose its span id: a random one, the firing its
+   * parent.
+   */
   public SpanContext attempt() {
     byte[] id = new byte[8];
     do {
       RANDOM.nextBytes(id);
     } while (isZero(id));
-    return SpanContext.create(firing.getTraceId(), HEX.formatHex(id), firing.getTraceFlags(), firing.getTraceState());
+    return SpanContext.create(
+        firing.getTraceId(), HEX.formatHex(id), firing.getTraceFlags(), firing.getTraceState());
   }
 
-  /** The {@code traceparent} and, when not empty, {@code tracestate} HTTP headers for {@code span}. */
+  /**
+   * The {@code traceparent} and, when not empty, {@code tracestate} HTTP headers for {@code span}.
+   */
   public static Map<String, String> headers(SpanContext span) {
     Map<String, String> headers = new LinkedHashMap<>();
-    W3CTraceContextPropagator.getInstance().inject(Context.root().with(Span.wrap(span)), headers, Map::put);
+    W3CTraceContextPropagator.getInstance()
+        .inject(Context.root().with(Span.wrap(span)), headers, Map::put);
     return headers;
   }
 
-  /** {@code TRACEPARENT} and, when not empty, {@code TRACESTATE}: the firing's, for a Job's containers. */
+  /**
+   * {@code TRACEPARENT} and, when not empty, {@code TRACESTATE}: the firing's, for a Job's
+   * containers.
+   */
   public Map<String, String> environment() {
     Map<String, String> env = new LinkedHashMap<>();
-    headers(firing).forEach((name, value) -> env.put(name.toUpperCase(java.util.Locale.ROOT), value));
+    headers(firing)
+        .forEach((name, value) -> env.put(name.toUpperCase(java.util.Locale.ROOT), value));
     return env;
   }
 
@@ -137,7 +159,8 @@ public record TaskTrace(SpanContext firing, Optional<SpanContext> parent, Option
 
   private static byte[] digest(String text) {
     try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] hash =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       if (isZero(java.util.Arrays.copyOf(hash, 8))) {
         hash[7] = 1; // an all-zero id is invalid; 2^-64 away, and deterministic all the same
       }

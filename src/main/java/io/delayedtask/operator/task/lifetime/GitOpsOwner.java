@@ -35,7 +35,12 @@ public record GitOpsOwner(String tool, String mark) {
 
   /** Why the task is kept, for Ready's message and the Event. */
   public String keptMessage() {
-    return "kept: managed by " + tool + " (" + mark + "); deleting it would make " + tool
+    return "kept: managed by "
+        + tool
+        + " ("
+        + mark
+        + "); deleting it would make "
+        + tool
         + " re-create it and fire it again";
   }
 

@@ -14,16 +14,17 @@ import java.util.function.Function;
  *       DELAYEDTASK_FINISHED_TTL_SECONDS); none means kept for ever. Whether a GitOps-managed task
  *       may be deleted at all is {@link GitOpsOwner}'s question, not this one's.
  *   <li>{@link #startingDeadline}: how late after its due time a task may still fire
- *       (spec.startingDeadlineSeconds, DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS); none means no
- *       deadline. The default keeps a task re-created from Git long after its runAt (a new uid, so a
- *       new firing) from firing old work again: it is Missed instead.
+ *       (spec.startingDeadlineSeconds, DELAYEDTASK_DEFAULT_STARTING_DEADLINE_SECONDS); none means
+ *       no deadline. The default keeps a task re-created from Git long after its runAt (a new uid,
+ *       so a new firing) from firing old work again: it is Missed instead.
  * </ul>
  */
 public final class SecondsSetting {
   private final Function<DelayedTaskSpec, Long> ownSeconds;
   private final Optional<Long> defaultSeconds;
 
-  private SecondsSetting(Function<DelayedTaskSpec, Long> ownSeconds, Optional<Long> defaultSeconds) {
+  private SecondsSetting(
+      Function<DelayedTaskSpec, Long> ownSeconds, Optional<Long> defaultSeconds) {
     this.ownSeconds = ownSeconds;
     this.defaultSeconds = defaultSeconds;
   }

@@ -10,17 +10,18 @@ import java.util.Optional;
  */
 public interface SpecRules {
   /** Rules that refuse nothing: a validator for specs without a sink. */
-  SpecRules NONE = new SpecRules() {
-    @Override
-    public Optional<Validation.Invalid> refusal(DelayedTask task) {
-      return Optional.empty();
-    }
+  SpecRules NONE =
+      new SpecRules() {
+        @Override
+        public Optional<Validation.Invalid> refusal(DelayedTask task) {
+          return Optional.empty();
+        }
 
-    @Override
-    public boolean settled(DelayedTask task) {
-      return true;
-    }
-  };
+        @Override
+        public boolean settled(DelayedTask task) {
+          return true;
+        }
+      };
 
   /** Why these rules refuse the task's spec (the message names the field and the fix), or empty. */
   Optional<Validation.Invalid> refusal(DelayedTask task);

@@ -20,7 +20,9 @@ final class SpecVerdicts {
   /** The verdict remembered for this generation of the task, if any. */
   Optional<Validation> of(String uid, long generation) {
     Verdict known = byUid.get(uid);
-    return known != null && known.generation() == generation ? Optional.of(known.validation()) : Optional.empty();
+    return known != null && known.generation() == generation
+        ? Optional.of(known.validation())
+        : Optional.empty();
   }
 
   void remember(String uid, long generation, Validation validation) {

@@ -31,7 +31,8 @@ public final class Conditions {
     copy.setSinkUri(status.getSinkUri());
     copy.setFireNowHandled(status.getFireNowHandled());
     copy.setAdmission(status.getAdmission());
-    copy.setDelivery(status.getDelivery() == null ? null : new DeliveryStatus(status.getDelivery()));
+    copy.setDelivery(
+        status.getDelivery() == null ? null : new DeliveryStatus(status.getDelivery()));
     List<Condition> conditions = new ArrayList<>();
     java.util.Set<String> types = new java.util.HashSet<>();
     for (Condition c : status.getConditions()) {
@@ -41,8 +42,14 @@ public final class Conditions {
       if (c.getType() == null || !types.add(c.getType())) {
         continue;
       }
-      conditions.add(new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
-          c.getLastTransitionTime(), c.getObservedGeneration()));
+      conditions.add(
+          new Condition(
+              c.getType(),
+              c.getStatus(),
+              c.getReason(),
+              c.getMessage(),
+              c.getLastTransitionTime(),
+              c.getObservedGeneration()));
     }
     copy.setConditions(conditions);
     return copy;
@@ -52,13 +59,21 @@ public final class Conditions {
    * Sets a condition; lastTransitionTime moves only when its status changes, so an unchanged
    * condition compares equal and causes no write.
    */
-  public static void set(DelayedTaskStatus status, String type, boolean value, String reason, String message,
-      Instant now, Long generation) {
+  public static void set(
+      DelayedTaskStatus status,
+      String type,
+      boolean value,
+      String reason,
+      String message,
+      Instant now,
+      Long generation) {
     String newStatus = value ? "True" : "False";
     Optional<Condition> existing = find(status, type);
-    String transition = existing.filter(c -> newStatus.equals(c.getStatus()))
-        .map(Condition::getLastTransitionTime)
-        .orElse(Times.format(now));
+    String transition =
+        existing
+            .filter(c -> newStatus.equals(c.getStatus()))
+            .map(Condition::getLastTransitionTime)
+            .orElse(Times.format(now));
     Condition condition = new Condition(type, newStatus, reason, message, transition, generation);
     List<Condition> conditions = new ArrayList<>(status.getConditions());
     conditions.removeIf(c -> type.equals(c.getType()));
@@ -74,14 +89,15 @@ public final class Conditions {
   }
 
   public static Optional<Condition> find(DelayedTaskStatus status, String type) {
-    return status == null ? Optional.empty()
+    return status == null
+        ? Optional.empty()
         : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
   /**
-   * When the task reached its current phase: the latest transition of any condition but the
-   * kstatus ones (Ready, Reconciling, Stalled), which an upgrade adds to tasks that finished long
-   * ago and which must not restart their TTL.
+   * When the task reached its current phase: the latest transition of any condition but the kstatus
+   * ones (Ready, Reconciling, Stalled), which an upgrade adds to tasks that finished long ago and
+   * which must not restart their TTL.
    */
   public static Optional<Instant> lastTransition(DelayedTaskStatus status) {
     return status.getConditions().stream()

@@ -20,8 +20,9 @@ public final class FireNow {
   public static final String ANNOTATION = "delayedtask.io/fire-now";
 
   /** RFC 3339 with its offset (the annotation has no time zone to read a wall-clock time in). */
-  private static final Pattern RFC3339 = Pattern.compile(
-      "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})");
+  private static final Pattern RFC3339 =
+      Pattern.compile(
+          "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})");
 
   private FireNow() {}
 
@@ -39,7 +40,8 @@ public final class FireNow {
 
   /** The annotation's value, if the task has it. */
   public static Optional<String> annotation(DelayedTask task) {
-    Map<String, String> annotations = task.getMetadata() == null ? null : task.getMetadata().getAnnotations();
+    Map<String, String> annotations =
+        task.getMetadata() == null ? null : task.getMetadata().getAnnotations();
     return Optional.ofNullable(annotations == null ? null : annotations.get(ANNOTATION));
   }
 
@@ -71,14 +73,21 @@ public final class FireNow {
     if (status == null || !Times.format(due).equals(status.getDueTime())) {
       return false;
     }
-    return TaskState.handledFor(status, due) || status.getFiredTime() != null
+    return TaskState.handledFor(status, due)
+        || status.getFiredTime() != null
         || TaskState.nextAttempt(status).isPresent();
   }
 
-  /** The message of the Warning Event for a value that is not a time, naming the annotation and the fix. */
+  /**
+   * The message of the Warning Event for a value that is not a time, naming the annotation and the
+   * fix.
+   */
   public static String malformedMessage(String value) {
-    return "the annotation " + ANNOTATION + " must be an RFC 3339 time such as 2026-12-03T07:00:00Z (not \""
-        + shown(value) + "\"); nothing fired: set it to the time to fire as, for example the current time";
+    return "the annotation "
+        + ANNOTATION
+        + " must be an RFC 3339 time such as 2026-12-03T07:00:00Z (not \""
+        + shown(value)
+        + "\"); nothing fired: set it to the time to fire as, for example the current time";
   }
 
   private static String shown(String value) {

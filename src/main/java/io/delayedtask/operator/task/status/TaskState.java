@@ -10,8 +10,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The one rule the reconciler and the resync share: does this task wait to fire, and
- * for which due time?
+ * The one rule the reconciler and the resync share: does this task wait to fire, and for which due
+ * time?
  */
 public final class TaskState {
   /**
@@ -23,16 +23,20 @@ public final class TaskState {
   private TaskState() {}
 
   /**
-   * True when the status says the API server refused this generation's jobTemplate (a dry run when it
-   * was scheduled): nothing the operator checks itself would find it, so the status is the record.
+   * True when the status says the API server refused this generation's jobTemplate (a dry run when
+   * it was scheduled): nothing the operator checks itself would find it, so the status is the
+   * record.
    */
   public static boolean jobTemplateRefused(DelayedTask task) {
     DelayedTaskStatus status = task.getStatus();
     Long generation = task.getMetadata() == null ? null : task.getMetadata().getGeneration();
-    return status != null && status.getPhase() == Phase.Invalid && generation != null
+    return status != null
+        && status.getPhase() == Phase.Invalid
+        && generation != null
         && generation.equals(status.getObservedGeneration())
         && Conditions.find(status, io.delayedtask.operator.api.v1alpha1.Condition.SCHEDULED)
-            .map(c -> JOB_TEMPLATE_REFUSED.equals(c.getReason())).orElse(false);
+            .map(c -> JOB_TEMPLATE_REFUSED.equals(c.getReason()))
+            .orElse(false);
   }
 
   /**
@@ -45,14 +49,15 @@ public final class TaskState {
       return false;
     }
     Phase phase = status.getPhase();
-    boolean afterFiring = status.getFiredTime() != null
-        || (phase != null && (phase == Phase.Running || phase.isFinished()));
+    boolean afterFiring =
+        status.getFiredTime() != null
+            || (phase != null && (phase == Phase.Running || phase.isFinished()));
     return afterFiring && Times.format(due).equals(status.getDueTime());
   }
 
   /**
-   * When a sink task's next delivery attempt is due (a retry, or the dead-letter sink's turn), as its
-   * status records it; empty when no attempt waits.
+   * When a sink task's next delivery attempt is due (a retry, or the dead-letter sink's turn), as
+   * its status records it; empty when no attempt waits.
    */
   public static Optional<Instant> nextAttempt(DelayedTaskStatus status) {
     if (status == null || status.getDelivery() == null) {
@@ -62,16 +67,18 @@ public final class TaskState {
   }
 
   /**
-   * When the task's schedule entry should be due, or empty when it is invalid (its jobTemplate refused included), suspended or already
-   * handled: its due time, or for a sink task whose retry waits, that retry's time; with a fire-now not yet
-   * acted on, the fire-now's time (suspended or not).
+   * When the task's schedule entry should be due, or empty when it is invalid (its jobTemplate
+   * refused included), suspended or already handled: its due time, or for a sink task whose retry
+   * waits, that retry's time; with a fire-now not yet acted on, the fire-now's time (suspended or
+   * not).
    */
   public static Optional<Instant> waitingDue(DelayedTask task, SpecValidator validator) {
     if (!(validator.validate(task) instanceof Validation.Valid valid) || jobTemplateRefused(task)) {
       return Optional.empty();
     }
     Optional<FireNow.Request> fireNow = FireNow.pending(task);
-    if (fireNow.isPresent() && fireNow.get() instanceof FireNow.Request.At at
+    if (fireNow.isPresent()
+        && fireNow.get() instanceof FireNow.Request.At at
         && !FireNow.firedFor(task.getStatus(), valid.due())) {
       return Optional.of(at.due()); // fires at once, suspended or not
     }
@@ -80,6 +87,8 @@ public final class TaskState {
     }
     DelayedTaskStatus status = task.getStatus();
     boolean sameDue = status != null && Times.format(valid.due()).equals(status.getDueTime());
-    return sameDue ? nextAttempt(status).or(() -> Optional.of(valid.due())) : Optional.of(valid.due());
+    return sameDue
+        ? nextAttempt(status).or(() -> Optional.of(valid.due()))
+        : Optional.of(valid.due());
   }
 }

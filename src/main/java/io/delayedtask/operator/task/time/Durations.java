@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 public final class Durations {
   /** How a message that refuses a duration says what to write instead. */
   public static final String EXAMPLE = "a duration such as 500ms, 45s, 10m, 1h30m, 1.5h or PT10M";
+
   private static final Pattern GO_PART = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)");
   private static final Pattern GO_WHOLE = Pattern.compile("(?:[0-9]+(?:\\.[0-9]+)?(?:ms|s|m|h))+");
 
@@ -46,12 +47,13 @@ public final class Durations {
     Matcher part = GO_PART.matcher(value);
     while (part.find()) {
       BigDecimal amount = new BigDecimal(part.group(1));
-      BigDecimal unitNanos = switch (part.group(2)) {
-        case "ms" -> BigDecimal.valueOf(1_000_000L);
-        case "s" -> BigDecimal.valueOf(1_000_000_000L);
-        case "m" -> BigDecimal.valueOf(60_000_000_000L);
-        default -> BigDecimal.valueOf(3_600_000_000_000L);
-      };
+      BigDecimal unitNanos =
+          switch (part.group(2)) {
+            case "ms" -> BigDecimal.valueOf(1_000_000L);
+            case "s" -> BigDecimal.valueOf(1_000_000_000L);
+            case "m" -> BigDecimal.valueOf(60_000_000_000L);
+            default -> BigDecimal.valueOf(3_600_000_000_000L);
+          };
       nanos = nanos.add(amount.multiply(unitNanos));
     }
     return ofNanos(nanos);

@@ -10,7 +10,10 @@ public final class Times {
   private static final DateTimeFormatter FORMAT =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
-  /** The latest time this format writes: four-digit years, so a later due time could not be recorded in status. */
+  /**
+   * The latest time this format writes: four-digit years, so a later due time could not be recorded
+   * in status.
+   */
   public static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
 
   private Times() {}
@@ -20,9 +23,9 @@ public final class Times {
   }
 
   /**
-   * {@code instant} plus {@code seconds}, or {@link Instant#MAX} ({@link Instant#MIN} for a negative
-   * amount) where the sum leaves Instant's range: a deadline or TTL that far away never comes, and
-   * must not throw on every decision of the task.
+   * {@code instant} plus {@code seconds}, or {@link Instant#MAX} ({@link Instant#MIN} for a
+   * negative amount) where the sum leaves Instant's range: a deadline or TTL that far away never
+   * comes, and must not throw on every decision of the task.
    */
   public static Instant plusSecondsCapped(Instant instant, long seconds) {
     try {

@@ -21,8 +21,13 @@ class LeanItemStoreTest {
   void keepsTasksWithoutTheirManagedFieldsUnderTheInformersKey() {
     LeanItemStore<DelayedTask> store = LeanItemStore.forTasks();
     DelayedTask task = Tasks.statusOnly("ns", "t", DUE);
-    task.getMetadata().setManagedFields(List.of(new ManagedFieldsEntryBuilder().withManager("kubectl")
-        .withOperation("Update").build()));
+    task.getMetadata()
+        .setManagedFields(
+            List.of(
+                new ManagedFieldsEntryBuilder()
+                    .withManager("kubectl")
+                    .withOperation("Update")
+                    .build()));
 
     store.put(store.getKey(task), task);
 
@@ -39,9 +44,13 @@ class LeanItemStoreTest {
     small.getSpec().setJobTemplate(Tasks.busyboxJob());
     int templateChars = Serialization.asJson(Tasks.busyboxJob()).length();
     // Key and value and template: exactly the limit.
-    small.getSpec().setPayload(Map.of("k", "v".repeat(CachedObjects.KEEP_UP_TO_CHARS - 1 - templateChars)));
+    small
+        .getSpec()
+        .setPayload(Map.of("k", "v".repeat(CachedObjects.KEEP_UP_TO_CHARS - 1 - templateChars)));
     DelayedTask large = Tasks.statusOnly("ns", "large", DUE);
-    large.getSpec().setPayload(Map.of("k", "v".repeat(CachedObjects.KEEP_UP_TO_CHARS - templateChars)));
+    large
+        .getSpec()
+        .setPayload(Map.of("k", "v".repeat(CachedObjects.KEEP_UP_TO_CHARS - templateChars)));
     large.getSpec().setJobTemplate(Tasks.busyboxJob());
     DelayedTask largeData = Tasks.statusOnly("ns", "data", DUE);
     largeData.getSpec().setData("d".repeat(CachedObjects.KEEP_UP_TO_CHARS + 1));
@@ -64,21 +73,29 @@ class LeanItemStoreTest {
   }
 
   @Test
-  void largeAnnotationsCaCertsAndCeOverridesCountAndAreNotKeptButSmallAnnotationsAndArgoCdsMarkAre() {
+  void
+      largeAnnotationsCaCertsAndCeOverridesCountAndAreNotKeptButSmallAnnotationsAndArgoCdsMarkAre() {
     LeanItemStore<DelayedTask> store = LeanItemStore.forTasks();
     String big = "x".repeat(CachedObjects.KEEP_UP_TO_CHARS + 1);
     DelayedTask annotated = Tasks.statusOnly("ns", "annotated", DUE);
-    annotated.getMetadata().setAnnotations(new HashMap<>(Map.of(
-        "kubectl.kubernetes.io/last-applied-configuration", big,
-        "argocd.argoproj.io/tracking-id", "app:delayedtask.io/DelayedTask:ns/annotated",
-        "team", "orders")));
+    annotated
+        .getMetadata()
+        .setAnnotations(
+            new HashMap<>(
+                Map.of(
+                    "kubectl.kubernetes.io/last-applied-configuration", big,
+                    "argocd.argoproj.io/tracking-id", "app:delayedtask.io/DelayedTask:ns/annotated",
+                    "team", "orders")));
     DelayedTask certs = Tasks.statusOnly("ns", "certs", DUE);
-    io.delayedtask.operator.api.v1alpha1.Destination sink = new io.delayedtask.operator.api.v1alpha1.Destination();
+    io.delayedtask.operator.api.v1alpha1.Destination sink =
+        new io.delayedtask.operator.api.v1alpha1.Destination();
     sink.setUri("https://hooks.example.com/x");
     sink.setCaCerts(big);
     certs.getSpec().setSink(sink);
     DelayedTask overrides = Tasks.statusOnly("ns", "overrides", DUE);
-    overrides.getSpec().setCeOverrides(new io.delayedtask.operator.api.v1alpha1.CeOverrides(Map.of("big", big)));
+    overrides
+        .getSpec()
+        .setCeOverrides(new io.delayedtask.operator.api.v1alpha1.CeOverrides(Map.of("big", big)));
     DelayedTask manySmall = Tasks.statusOnly("ns", "many", DUE);
     Map<String, String> small = new HashMap<>();
     for (int i = 0; i < 100; i++) {
@@ -92,37 +109,56 @@ class LeanItemStoreTest {
 
     DelayedTask kept = store.get("ns/annotated");
     assertThat(CachedObjects.isTrimmed(kept)).isTrue();
-    assertThat(kept.getMetadata().getAnnotations()).doesNotContainKey("kubectl.kubernetes.io/last-applied-configuration")
-        .containsEntry("argocd.argoproj.io/tracking-id", "app:delayedtask.io/DelayedTask:ns/annotated")
+    assertThat(kept.getMetadata().getAnnotations())
+        .doesNotContainKey("kubectl.kubernetes.io/last-applied-configuration")
+        .containsEntry(
+            "argocd.argoproj.io/tracking-id", "app:delayedtask.io/DelayedTask:ns/annotated")
         .containsEntry("team", "orders");
     assertThat(CachedObjects.isTrimmed(store.get("ns/certs"))).isTrue();
     assertThat(store.get("ns/certs").getSpec().getSink().getCaCerts()).isNull();
-    assertThat(store.get("ns/certs").getSpec().getSink().getUri()).isEqualTo("https://hooks.example.com/x");
+    assertThat(store.get("ns/certs").getSpec().getSink().getUri())
+        .isEqualTo("https://hooks.example.com/x");
     assertThat(CachedObjects.isTrimmed(store.get("ns/overrides"))).isTrue();
     assertThat(store.get("ns/overrides").getSpec().getCeOverrides()).isNull();
     DelayedTask many = store.get("ns/many");
     assertThat(CachedObjects.isTrimmed(many)).isTrue();
-    long annotationChars = many.getMetadata().getAnnotations().entrySet().stream()
-        .mapToLong(e -> e.getKey().length() + e.getValue().length()).sum();
+    long annotationChars =
+        many.getMetadata().getAnnotations().entrySet().stream()
+            .mapToLong(e -> e.getKey().length() + e.getValue().length())
+            .sum();
     assertThat(annotationChars).isLessThanOrEqualTo(CachedObjects.KEEP_ANNOTATION_CHARS + 100);
   }
 
   @Test
   void aJobIsKeptWithoutItsPodTemplateAndPayloadAnnotationsButWithItsFiringAnnotations() {
     LeanItemStore<Job> store = LeanItemStore.forJobs();
-    Map<String, String> annotations = new HashMap<>(Map.of(
-        "delayedtask.io/payload.order", "x".repeat(4096),
-        "delayedtask.io/fired-time", "2026-12-03T07:00:00.012Z",
-        "team", "a"));
-    Job job = new JobBuilder().withNewMetadata().withNamespace("ns").withName("j").withAnnotations(annotations)
-        .endMetadata().withNewSpec().withTemplate(Tasks.busyboxJob().getSpec().getTemplate()).endSpec()
-        .withNewStatus().withSucceeded(1).endStatus().build();
+    Map<String, String> annotations =
+        new HashMap<>(
+            Map.of(
+                "delayedtask.io/payload.order", "x".repeat(4096),
+                "delayedtask.io/fired-time", "2026-12-03T07:00:00.012Z",
+                "team", "a"));
+    Job job =
+        new JobBuilder()
+            .withNewMetadata()
+            .withNamespace("ns")
+            .withName("j")
+            .withAnnotations(annotations)
+            .endMetadata()
+            .withNewSpec()
+            .withTemplate(Tasks.busyboxJob().getSpec().getTemplate())
+            .endSpec()
+            .withNewStatus()
+            .withSucceeded(1)
+            .endStatus()
+            .build();
 
     store.put(store.getKey(job), job);
 
     Job kept = store.get("ns/j");
     assertThat(kept.getSpec().getTemplate()).isNull();
-    assertThat(kept.getMetadata().getAnnotations()).containsOnlyKeys("delayedtask.io/fired-time", "team");
+    assertThat(kept.getMetadata().getAnnotations())
+        .containsOnlyKeys("delayedtask.io/fired-time", "team");
     assertThat(kept.getStatus().getSucceeded()).isEqualTo(1);
   }
 }

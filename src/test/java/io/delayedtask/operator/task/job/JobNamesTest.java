@@ -13,12 +13,14 @@ import org.junit.jupiter.api.Test;
 
 class JobNamesTest {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-  private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  private static final Pattern LABEL_VALUE =
+      Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
   private static final Instant DUE = Instant.parse("2026-12-03T07:00:00Z");
 
   @Test
   void isTheTaskNameAndEightHexCharacters() {
-    assertThat(JobNames.jobName("nightly-report", "uid-1", DUE)).matches("nightly-report-[0-9a-f]{8}");
+    assertThat(JobNames.jobName("nightly-report", "uid-1", DUE))
+        .matches("nightly-report-[0-9a-f]{8}");
   }
 
   @Test
@@ -57,11 +59,18 @@ class JobNamesTest {
 
   /** Any DNS subdomain task name (up to 253 characters, with dots) gives a valid Job name. */
   @Property(tries = 300)
-  void alwaysAValidDnsLabel(@ForAll @StringLength(min = 1, max = 253)
-      @CharRange(from = 'a', to = 'z') @Chars({'-', '.', '0', '9'}) String raw, @ForAll long millis) {
+  void alwaysAValidDnsLabel(
+      @ForAll
+          @StringLength(min = 1, max = 253)
+          @CharRange(from = 'a', to = 'z')
+          @Chars({'-', '.', '0', '9'})
+          String raw,
+      @ForAll long millis) {
     String taskName = "t" + raw.substring(0, Math.min(raw.length(), 251)) + "0";
     Instant due = Instant.ofEpochMilli(Math.floorMod(millis, 253402300799999L));
-    assertThat(JobNames.jobName(taskName, "uid", due)).matches(DNS_LABEL).hasSizeLessThanOrEqualTo(63);
+    assertThat(JobNames.jobName(taskName, "uid", due))
+        .matches(DNS_LABEL)
+        .hasSizeLessThanOrEqualTo(63);
     assertThat(JobNames.taskLabelValue(taskName)).matches(LABEL_VALUE).hasSizeLessThanOrEqualTo(63);
   }
 }

@@ -8,23 +8,29 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The CRD's status.conditions is a map list keyed by type: what the operator writes has one per type. */
+/**
+ * The CRD's status.conditions is a map list keyed by type: what the operator writes has one per
+ * type.
+ */
 class ConditionsTest {
   private static final Instant NOW = Instant.parse("2026-12-04T12:00:00Z");
 
   @Test
   void aCopyKeepsTheFirstConditionOfEachTypeAndDropsTypelessOnes() {
     DelayedTaskStatus status = new DelayedTaskStatus();
-    status.setConditions(List.of(
-        new Condition("Ready", "True", "Scheduled", "first", "2026-12-01T00:00:00Z", 1L),
-        new Condition(null, "True", "Odd", "no type", "2026-12-01T00:00:00Z", 1L),
-        new Condition("Ready", "False", "Stale", "second", "2026-12-02T00:00:00Z", 1L),
-        new Condition("Scheduled", "True", "Scheduled", "due", "2026-12-01T00:00:00Z", 1L)));
+    status.setConditions(
+        List.of(
+            new Condition("Ready", "True", "Scheduled", "first", "2026-12-01T00:00:00Z", 1L),
+            new Condition(null, "True", "Odd", "no type", "2026-12-01T00:00:00Z", 1L),
+            new Condition("Ready", "False", "Stale", "second", "2026-12-02T00:00:00Z", 1L),
+            new Condition("Scheduled", "True", "Scheduled", "due", "2026-12-01T00:00:00Z", 1L)));
 
     DelayedTaskStatus copy = Conditions.copy(status);
 
-    assertThat(copy.getConditions()).extracting(Condition::getType, Condition::getMessage)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("Ready", "first"),
+    assertThat(copy.getConditions())
+        .extracting(Condition::getType, Condition::getMessage)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("Ready", "first"),
             org.assertj.core.groups.Tuple.tuple("Scheduled", "due"));
   }
 
@@ -35,8 +41,13 @@ class ConditionsTest {
     Conditions.set(status, Condition.READY, false, "Failed", "failed", NOW.plusSeconds(1), 2L);
     Conditions.set(status, Condition.SCHEDULED, true, "Scheduled", "waits", NOW, 1L);
 
-    assertThat(status.getConditions()).extracting(Condition::getType).doesNotHaveDuplicates()
+    assertThat(status.getConditions())
+        .extracting(Condition::getType)
+        .doesNotHaveDuplicates()
         .containsExactlyInAnyOrder(Condition.READY, Condition.SCHEDULED);
-    assertThat(Conditions.find(status, Condition.READY)).get().extracting(Condition::getStatus).isEqualTo("False");
+    assertThat(Conditions.find(status, Condition.READY))
+        .get()
+        .extracting(Condition::getStatus)
+        .isEqualTo("False");
   }
 }

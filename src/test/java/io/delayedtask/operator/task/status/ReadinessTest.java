@@ -26,15 +26,18 @@ class ReadinessTest {
         Arguments.of(Phase.Running, "False", "True", "False", "Job t-1a2b3c4d"),
         Arguments.of(Phase.Fired, "True", "False", "False", "fired at 2026-12-03T07:00:00.012Z"),
         Arguments.of(Phase.Succeeded, "True", "False", "False", "Job t-1a2b3c4d completed"),
-        Arguments.of(Phase.Failed, "False", "False", "True", "the API server refused Job t-1a2b3c4d"),
-        Arguments.of(Phase.Missed, "False", "False", "True", "the API server refused Job t-1a2b3c4d"),
-        Arguments.of(Phase.Invalid, "False", "False", "True", "the API server refused Job t-1a2b3c4d"));
+        Arguments.of(
+            Phase.Failed, "False", "False", "True", "the API server refused Job t-1a2b3c4d"),
+        Arguments.of(
+            Phase.Missed, "False", "False", "True", "the API server refused Job t-1a2b3c4d"),
+        Arguments.of(
+            Phase.Invalid, "False", "False", "True", "the API server refused Job t-1a2b3c4d"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("phases")
-  void eachPhaseReadsToKstatusAsTheContractSays(Phase phase, String ready, String reconciling, String stalled,
-      String readySays) {
+  void eachPhaseReadsToKstatusAsTheContractSays(
+      Phase phase, String ready, String reconciling, String stalled, String readySays) {
     DelayedTaskStatus status = status(phase);
 
     Readiness.apply(status, GENERATION, NOW);
@@ -54,9 +57,12 @@ class ReadinessTest {
     Readiness.apply(status, GENERATION, NOW);
 
     assertThat(status.getObservedGeneration()).isEqualTo(GENERATION);
-    assertThat(status.getConditions()).extracting(Condition::getType)
-        .containsExactly(Condition.FIRED, Condition.READY, Condition.RECONCILING, Condition.STALLED);
-    assertThat(status.getConditions()).allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(GENERATION));
+    assertThat(status.getConditions())
+        .extracting(Condition::getType)
+        .containsExactly(
+            Condition.FIRED, Condition.READY, Condition.RECONCILING, Condition.STALLED);
+    assertThat(status.getConditions())
+        .allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(GENERATION));
   }
 
   @Test
@@ -79,45 +85,88 @@ class ReadinessTest {
 
     Readiness.apply(status, GENERATION, fired);
 
-    assertThat(condition(status, Condition.READY).getLastTransitionTime()).isEqualTo(Times.format(fired));
+    assertThat(condition(status, Condition.READY).getLastTransitionTime())
+        .isEqualTo(Times.format(fired));
     status.setPhase(Phase.Succeeded);
     Readiness.apply(status, GENERATION, fired.plusSeconds(5));
     assertThat(condition(status, Condition.RECONCILING).getStatus()).isEqualTo("False");
-    assertThat(condition(status, Condition.STALLED).getLastTransitionTime()).isEqualTo(Times.format(NOW));
+    assertThat(condition(status, Condition.STALLED).getLastTransitionTime())
+        .isEqualTo(Times.format(NOW));
   }
 
   @Test
   void aNoteIsAddedToReadysMessage() {
     DelayedTaskStatus status = status(Phase.Fired);
 
-    Readiness.apply(status, GENERATION, NOW, "kept: managed by Flux (kustomize.toolkit.fluxcd.io/name)");
+    Readiness.apply(
+        status, GENERATION, NOW, "kept: managed by Flux (kustomize.toolkit.fluxcd.io/name)");
 
     assertThat(condition(status, Condition.READY).getMessage())
-        .isEqualTo("fired at 2026-12-03T07:00:00.012Z; kept: managed by Flux (kustomize.toolkit.fluxcd.io/name)");
+        .isEqualTo(
+            "fired at 2026-12-03T07:00:00.012Z; kept: managed by Flux (kustomize.toolkit.fluxcd.io/name)");
   }
 
-  /** Each kind of task reads in its own words: a Job's, a delivery's, a status-only firing's; never "Job null". */
+  /**
+   * Each kind of task reads in its own words: a Job's, a delivery's, a status-only firing's; never
+   * "Job null".
+   */
   static Stream<Arguments> kinds() {
     return Stream.of(
-        Arguments.of("Job, running", Phase.Running, "t-1a2b3c4d", null, null,
+        Arguments.of(
+            "Job, running",
+            Phase.Running,
+            "t-1a2b3c4d",
+            null,
+            null,
             "running: Job t-1a2b3c4d was created at 2026-12-03T07:00:00.012Z and has not finished"),
-        Arguments.of("Job, succeeded", Phase.Succeeded, "t-1a2b3c4d", null, null,
+        Arguments.of(
+            "Job, succeeded",
+            Phase.Succeeded,
+            "t-1a2b3c4d",
+            null,
+            null,
             "succeeded: Job t-1a2b3c4d completed (fired at 2026-12-03T07:00:00.012Z)"),
-        Arguments.of("sink, waiting for a retry", Phase.Running, null, "http://orders.shop.svc.cluster.local/cancel",
-            retrying(), "running: delivery attempt 2 to http://orders.shop.svc.cluster.local/cancel did not succeed; "
+        Arguments.of(
+            "sink, waiting for a retry",
+            Phase.Running,
+            null,
+            "http://orders.shop.svc.cluster.local/cancel",
+            retrying(),
+            "running: delivery attempt 2 to http://orders.shop.svc.cluster.local/cancel did not succeed; "
                 + "the next attempt is at 2026-12-03T07:00:03.000Z"),
-        Arguments.of("sink, delivered", Phase.Succeeded, null, "http://orders.shop.svc.cluster.local/cancel",
-            delivered(), "succeeded: delivered to http://orders.shop.svc.cluster.local/cancel on attempt 1 (fired at "
+        Arguments.of(
+            "sink, delivered",
+            Phase.Succeeded,
+            null,
+            "http://orders.shop.svc.cluster.local/cancel",
+            delivered(),
+            "succeeded: delivered to http://orders.shop.svc.cluster.local/cancel on attempt 1 (fired at "
                 + "2026-12-03T07:00:00.012Z)"),
-        Arguments.of("sink, no URL recorded yet", Phase.Running, null, null, null,
+        Arguments.of(
+            "sink, no URL recorded yet",
+            Phase.Running,
+            null,
+            null,
+            null,
             "running: delivering to the sink (fired at 2026-12-03T07:00:00.012Z)"),
-        Arguments.of("status-only, fired", Phase.Fired, null, null, null, "fired at 2026-12-03T07:00:00.012Z"));
+        Arguments.of(
+            "status-only, fired",
+            Phase.Fired,
+            null,
+            null,
+            null,
+            "fired at 2026-12-03T07:00:00.012Z"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("kinds")
-  void readySaysWhatEachKindOfTaskIsDoing(String kind, Phase phase, String jobName, String sinkUri,
-      io.delayedtask.operator.api.v1alpha1.DeliveryStatus delivery, String expected) {
+  void readySaysWhatEachKindOfTaskIsDoing(
+      String kind,
+      Phase phase,
+      String jobName,
+      String sinkUri,
+      io.delayedtask.operator.api.v1alpha1.DeliveryStatus delivery,
+      String expected) {
     DelayedTaskStatus status = new DelayedTaskStatus();
     status.setPhase(phase);
     status.setDueTime("2026-12-03T07:00:00.000Z");
@@ -128,7 +177,9 @@ class ReadinessTest {
 
     Readiness.apply(status, GENERATION, NOW);
 
-    assertThat(condition(status, Condition.READY).getMessage()).isEqualTo(expected).doesNotContain("null");
+    assertThat(condition(status, Condition.READY).getMessage())
+        .isEqualTo(expected)
+        .doesNotContain("null");
   }
 
   private static io.delayedtask.operator.api.v1alpha1.DeliveryStatus retrying() {
@@ -161,6 +212,7 @@ class ReadinessTest {
   }
 
   private static Condition condition(DelayedTaskStatus status, String type) {
-    return Conditions.find(status, type).orElseThrow(() -> new AssertionError("no " + type + " condition"));
+    return Conditions.find(status, type)
+        .orElseThrow(() -> new AssertionError("no " + type + " condition"));
   }
 }

@@ -21,17 +21,18 @@ class TaskStateTest {
 
   @ParameterizedTest(name = "{0} for {1}: handled={2}")
   @CsvSource({
-      "Scheduled, 2026-12-03T07:00:00.000Z, false",
-      "Suspended, 2026-12-03T07:00:00.000Z, false",
-      "Invalid, 2026-12-03T07:00:00.000Z, false",
-      "Running, 2026-12-03T07:00:00.000Z, true",
-      "Fired, 2026-12-03T07:00:00.000Z, true",
-      "Succeeded, 2026-12-03T07:00:00.000Z, true",
-      "Failed, 2026-12-03T07:00:00.000Z, true",
-      "Missed, 2026-12-03T07:00:00.000Z, true",
-      "Fired, 2026-12-03T06:00:00.000Z, false",
+    "Scheduled, 2026-12-03T07:00:00.000Z, false",
+    "Suspended, 2026-12-03T07:00:00.000Z, false",
+    "Invalid, 2026-12-03T07:00:00.000Z, false",
+    "Running, 2026-12-03T07:00:00.000Z, true",
+    "Fired, 2026-12-03T07:00:00.000Z, true",
+    "Succeeded, 2026-12-03T07:00:00.000Z, true",
+    "Failed, 2026-12-03T07:00:00.000Z, true",
+    "Missed, 2026-12-03T07:00:00.000Z, true",
+    "Fired, 2026-12-03T06:00:00.000Z, false",
   })
-  void aTaskIsHandledOnlyOnceItFiredForThisVeryDueTime(Phase phase, String dueTime, boolean handled) {
+  void aTaskIsHandledOnlyOnceItFiredForThisVeryDueTime(
+      Phase phase, String dueTime, boolean handled) {
     DelayedTaskStatus status = new DelayedTaskStatus();
     status.setPhase(phase);
     status.setDueTime(dueTime);
@@ -72,21 +73,31 @@ class TaskStateTest {
     DelayedTaskStatus status = new DelayedTaskStatus();
     Conditions.set(status, Condition.SCHEDULED, true, "Scheduled", "due", DUE, 1L);
     Conditions.set(status, Condition.SCHEDULED, true, "Scheduled", "due", DUE.plusSeconds(60), 1L);
-    assertThat(status.getConditions()).singleElement()
-        .satisfies(c -> assertThat(c.getLastTransitionTime()).isEqualTo("2026-12-03T07:00:00.000Z"));
+    assertThat(status.getConditions())
+        .singleElement()
+        .satisfies(
+            c -> assertThat(c.getLastTransitionTime()).isEqualTo("2026-12-03T07:00:00.000Z"));
 
     Conditions.set(status, Condition.SCHEDULED, false, "Fired", "fired", DUE.plusSeconds(120), 1L);
     Conditions.set(status, Condition.FIRED, true, "Fired", "fired", DUE.plusSeconds(120), 1L);
-    assertThat(status.getConditions()).extracting(Condition::getType).containsExactly("Scheduled", "Fired");
-    assertThat(status.getConditions().get(0).getLastTransitionTime()).isEqualTo("2026-12-03T07:02:00.000Z");
+    assertThat(status.getConditions())
+        .extracting(Condition::getType)
+        .containsExactly("Scheduled", "Fired");
+    assertThat(status.getConditions().get(0).getLastTransitionTime())
+        .isEqualTo("2026-12-03T07:02:00.000Z");
     assertThat(Conditions.lastTransition(status)).contains(DUE.plusSeconds(120));
     assertThat(Conditions.copy(status)).isEqualTo(status).isNotSameAs(status);
   }
 
   private static DelayedTask task(String runAt) {
     DelayedTask task = new DelayedTask();
-    task.setMetadata(new ObjectMetaBuilder().withName("t").withNamespace("ns").withUid("u")
-        .withCreationTimestamp("2026-12-01T00:00:00Z").build());
+    task.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("t")
+            .withNamespace("ns")
+            .withUid("u")
+            .withCreationTimestamp("2026-12-01T00:00:00Z")
+            .build());
     DelayedTaskSpec spec = new DelayedTaskSpec();
     spec.setRunAt(runAt);
     task.setSpec(spec);
