@@ -253,7 +253,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
       // 3. The leader's side: claiming due entries and handing them to the reconciler, and keeping
       //    the schedule in line with the tasks (from the informer cache, once it has synced).
-      // A sink is validated with the spec (SinkWiring: which kinds are Addressables); its delivery is
+      // A sink is validated with the spec (SinkWiring: which kinds are Addressables); its delivery
+      // is
       // built below, with the reconciler.
       SinkWiring sink = SinkWiring.of(config, client, stopInReverse::push);
       SpecValidator validator = new SpecValidator(sink.specRules());
@@ -282,8 +283,9 @@ public final class DelayedTaskOperator implements AutoCloseable {
       //    threads take the reconciles of claimed tasks first, then by turns the reconciles that
       //    record a sink delivery's answer (a few at once: they come in bursts) and the rest.
       DeliveryOutcomes deliveryOutcomes = sink.outcomes();
-      ReconcileExecutor reconcileThreads = new ReconcileExecutor(RECONCILE_THREADS, dueClaims::holdsClaim,
-          deliveryOutcomes::awaitsRecord);
+      ReconcileExecutor reconcileThreads =
+          new ReconcileExecutor(
+              RECONCILE_THREADS, dueClaims::holdsClaim, deliveryOutcomes::awaitsRecord);
       dueClaims.onClaim(reconcileThreads::promote);
       keeper.onActivate(
           firstResync -> reconcileThreads.holdOthersUntil(firstResync, SCHEDULE_FIRST_AT_MOST));
@@ -352,9 +354,12 @@ public final class DelayedTaskOperator implements AutoCloseable {
       }
       FireMetrics fireMetrics = new FireMetrics(registry);
       // Sink deliveries: sent without a reconcile thread waiting, answers back as events.
-      DeliveryStarter deliveryStarter = sink.deliveryStarter(options, registry, fireMetrics::lag, tracing);
-      // Queues: the due tasks a queue holds are marked Queued (reported by the leader's claims), the
-      // DelayedTaskQueues' pause and limits go to the claims, and their status is written while leading.
+      DeliveryStarter deliveryStarter =
+          sink.deliveryStarter(options, registry, fireMetrics::lag, tracing);
+      // Queues: the due tasks a queue holds are marked Queued (reported by the leader's claims),
+      // the
+      // DelayedTaskQueues' pause and limits go to the claims, and their status is written while
+      // leading.
       QueueHolds queueHolds = new QueueHolds();
       stopInReverse.push(schedule.onQueueHolds(queueHolds::report));
       BooleanSupplier firing = () -> !config.leaderElection() || leadership.isFiring();
@@ -378,39 +383,51 @@ public final class DelayedTaskOperator implements AutoCloseable {
                                       + queue.name()
                                       + " was deleted: this task is released from it and fires without its limits")));
       stopInReverse.push(queues);
-      DelayedTaskReconciler reconciler = new DelayedTaskReconciler(decider,
-          new TaskWorld(taskCache, admissionPolicies, queueHolds, clock, firing),
-          new ScheduleSide(schedule, dueClaims, keeper::scheduleBehind),
-          new Recording(events, fireMetrics, tracing),
-          new SinkDelivery(deliveryStarter, deliveryOutcomes));
-      operator.register(reconciler, c -> {
-        // Only spec changes (a new generation) and the fire-now annotation reconcile a task, besides
-        // its Jobs, its claims and deletion: its status has one writer, this reconciler, which sees
-        // its own writes.
-        c.withGenerationAware(false);
-        c.withOnUpdateFilter(new TaskUpdates());
-        // No finalizer (a delete never waits for the operator), yet deletions reach the reconciler,
-        // which removes the task's entry.
-        c.withTriggerReconcilerOnAllEvents(true);
-        // No periodic reconcile per task: the Job informer, the claims and the task's own watch
-        // bring every change, TTLs reschedule themselves, and the schedule resync repairs Redis in
-        // bulk. A timer per task would cost work per task forever and hide a missing event handler.
-        c.withReconciliationMaxInterval(null);
-        // The cache without managedFields and large tasks without their large fields, listed in
-        // pages: 50,000 tasks, or 2,000 large ones, neither fill the heap nor arrive in one response
-        // of hundreds of megabytes. Several namespaces mean an informer each, which cannot share one
-        // store (each relist would drop the others' objects): they keep everything.
-        if (config.watchesAllNamespaces() || config.namespaces().size() == 1) {
-          c.withItemStore(LeanItemStore.forTasks());
-        }
-        c.withInformerListLimit(INFORMER_PAGE);
-        if (config.watchesAllNamespaces()) {
-          c.watchingAllNamespaces();
-        } else {
-          c.settingNamespaces(config.namespaces());
-        }
-      });
-      // Once JOSDK has started, the resync may read the cache as soon as its informers have listed the
+      DelayedTaskReconciler reconciler =
+          new DelayedTaskReconciler(
+              decider,
+              new TaskWorld(taskCache, admissionPolicies, queueHolds, clock, firing),
+              new ScheduleSide(schedule, dueClaims, keeper::scheduleBehind),
+              new Recording(events, fireMetrics, tracing),
+              new SinkDelivery(deliveryStarter, deliveryOutcomes));
+      operator.register(
+          reconciler,
+          c -> {
+            // Only spec changes (a new generation) and the fire-now annotation reconcile a task,
+            // besides
+            // its Jobs, its claims and deletion: its status has one writer, this reconciler, which
+            // sees
+            // its own writes.
+            c.withGenerationAware(false);
+            c.withOnUpdateFilter(new TaskUpdates());
+            // No finalizer (a delete never waits for the operator), yet deletions reach the
+            // reconciler,
+            // which removes the task's entry.
+            c.withTriggerReconcilerOnAllEvents(true);
+            // No periodic reconcile per task: the Job informer, the claims and the task's own watch
+            // bring every change, TTLs reschedule themselves, and the schedule resync repairs Redis
+            // in
+            // bulk. A timer per task would cost work per task forever and hide a missing event
+            // handler.
+            c.withReconciliationMaxInterval(null);
+            // The cache without managedFields and large tasks without their large fields, listed in
+            // pages: 50,000 tasks, or 2,000 large ones, neither fill the heap nor arrive in one
+            // response
+            // of hundreds of megabytes. Several namespaces mean an informer each, which cannot
+            // share one
+            // store (each relist would drop the others' objects): they keep everything.
+            if (config.watchesAllNamespaces() || config.namespaces().size() == 1) {
+              c.withItemStore(LeanItemStore.forTasks());
+            }
+            c.withInformerListLimit(INFORMER_PAGE);
+            if (config.watchesAllNamespaces()) {
+              c.watchingAllNamespaces();
+            } else {
+              c.settingNamespaces(config.namespaces());
+            }
+          });
+      // Once JOSDK has started, the resync may read the cache as soon as its informers have listed
+      // the
       // tasks (their own hasSynced, see InformerTaskCache). Without leader election this instance
       // fires from then on (with it, from becoming leader).
       // Leader election: a leader that stops releases the Lease once its claims are settled and

@@ -22,8 +22,8 @@ import java.util.function.Consumer;
  * Builds a sink task's delivery (implemented in sink/), in two steps, because validating a task's
  * sink is needed before its delivery can be: {@link #of} makes what a spec's sink is checked
  * against (which kinds are Addressables) and where delivery outcomes arrive; {@link
- * #deliveryStarter} the sender and what it reads at each attempt. What must be stopped is handed
- * to {@code toStop} as it is made, so the process stops it in reverse.
+ * #deliveryStarter} the sender and what it reads at each attempt. What must be stopped is handed to
+ * {@code toStop} as it is made, so the process stops it in reverse.
  */
 final class SinkWiring {
   private final OperatorConfig config;
@@ -32,18 +32,21 @@ final class SinkWiring {
   private final Addressables addressables;
   private final DeliveryOutcomes outcomes = new DeliveryOutcomes();
 
-  private SinkWiring(OperatorConfig config, KubernetesClient client, Consumer<AutoCloseable> toStop) {
+  private SinkWiring(
+      OperatorConfig config, KubernetesClient client, Consumer<AutoCloseable> toStop) {
     this.config = config;
     this.client = client;
     this.toStop = toStop;
-    // A sink.ref to a Knative Addressable: which kinds are (asked off the reconcile threads), and an
+    // A sink.ref to a Knative Addressable: which kinds are (asked off the reconcile threads), and
+    // an
     // informer per such kind, started when a task first names it.
     this.addressables = new Addressables(client);
     toStop.accept(addressables);
   }
 
   /** The first step: what a sink is validated against; nothing is sent yet. */
-  static SinkWiring of(OperatorConfig config, KubernetesClient client, Consumer<AutoCloseable> toStop) {
+  static SinkWiring of(
+      OperatorConfig config, KubernetesClient client, Consumer<AutoCloseable> toStop) {
     return new SinkWiring(config, client, toStop);
   }
 
@@ -63,21 +66,32 @@ final class SinkWiring {
    *
    * @param firstAttemptLag where a first attempt's lag goes (the reconciler's fire-lag histogram)
    */
-  DeliveryStarter deliveryStarter(DelayedTaskOperator.Options options, MeterRegistry registry,
-      Consumer<Duration> firstAttemptLag, Tracing tracing) {
+  DeliveryStarter deliveryStarter(
+      DelayedTaskOperator.Options options,
+      MeterRegistry registry,
+      Consumer<Duration> firstAttemptLag,
+      Tracing tracing) {
     Clock clock = options.clock();
-    OkHttpSender sender = new OkHttpSender(config.sink(), registry, options.sinkResolver(), options.sinkSockets(),
-        clock);
+    OkHttpSender sender =
+        new OkHttpSender(
+            config.sink(), registry, options.sinkResolver(), options.sinkSockets(), clock);
     toStop.accept(sender);
     // A sink.ref's Service and EndpointSlices come from informers: no request per delivery.
     InformedServices services = new InformedServices(client, config.namespaces());
     toStop.accept(services);
     // sink.signing's secrets: an informer on the one Secret name, no request per attempt.
-    InformedSigningSecrets signingSecrets = new InformedSigningSecrets(client, config.sink().signingSecret(),
-        config.namespaces());
+    InformedSigningSecrets signingSecrets =
+        new InformedSigningSecrets(client, config.sink().signingSecret(), config.namespaces());
     toStop.accept(signingSecrets);
-    return new SinkDeliveryStarter(sender, new Destinations(services, addressables, config.sink()),
-        new ServiceAccountTokens(client, config.sink()), config.sink(), outcomes, firstAttemptLag, clock,
-        signingSecrets, tracing);
+    return new SinkDeliveryStarter(
+        sender,
+        new Destinations(services, addressables, config.sink()),
+        new ServiceAccountTokens(client, config.sink()),
+        config.sink(),
+        outcomes,
+        firstAttemptLag,
+        clock,
+        signingSecrets,
+        tracing);
   }
 }

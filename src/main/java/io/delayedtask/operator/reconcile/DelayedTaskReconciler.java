@@ -103,13 +103,17 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private volatile InformerEventSource<Job, DelayedTask> jobs;
 
   /**
-   * @param decider  decides each reconcile's plan from the facts (a plain function)
-   * @param world    what a decision reads beyond JOSDK's context: time, leadership, admission, queues
+   * @param decider decides each reconcile's plan from the facts (a plain function)
+   * @param world what a decision reads beyond JOSDK's context: time, leadership, admission, queues
    * @param schedule the task's Redis entry and its claim
-   * @param records  where what was done is recorded: Events, metrics, the firing's span
+   * @param records where what was done is recorded: Events, metrics, the firing's span
    * @param delivery how a sink task's attempt is sent, and its answer comes back
    */
-  public DelayedTaskReconciler(TaskDecider decider, TaskWorld world, ScheduleSide schedule, Recording records,
+  public DelayedTaskReconciler(
+      TaskDecider decider,
+      TaskWorld world,
+      ScheduleSide schedule,
+      Recording records,
       SinkDelivery delivery) {
     this.decider = decider;
     this.world = world;
@@ -119,7 +123,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   }
 
   @Override
-  public List<EventSource<?, DelayedTask>> prepareEventSources(EventSourceContext<DelayedTask> context) {
+  public List<EventSource<?, DelayedTask>> prepareEventSources(
+      EventSourceContext<DelayedTask> context) {
     world.tasks().attach(context.getPrimaryCache());
     // Only the Jobs we created (they carry the task-uid label), mapped to their controlling task;
     // kept without managedFields when the tasks are (one informer, see DelayedTaskOperator).
@@ -132,15 +137,16 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         instanceof LeanItemStore) {
       config.withItemStore(LeanItemStore.forJobs());
     }
-    jobs = new InformerEventSource<>(config.build(), context) {
-      @Override
-      public void onDelete(Job job, boolean deletedFinalStateUnknown) {
-        if (!deletedFinalStateUnknown) {
-          taskJobs.deleted(job); // its outcome, should the task's reconcile come after this
-        }
-        super.onDelete(job, deletedFinalStateUnknown);
-      }
-    };
+    jobs =
+        new InformerEventSource<>(config.build(), context) {
+          @Override
+          public void onDelete(Job job, boolean deletedFinalStateUnknown) {
+            if (!deletedFinalStateUnknown) {
+              taskJobs.deleted(job); // its outcome, should the task's reconcile come after this
+            }
+            super.onDelete(job, deletedFinalStateUnknown);
+          }
+        };
     return List.of(jobs, schedule.claims(), delivery.outcomes(), world.queueHolds());
   }
 
@@ -266,7 +272,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
       facts.delivery().ifPresent(outcome -> delivery.outcomes().recorded(read, outcome));
-      if (plan.status().getJobName() != null && plan.status().getPhase() != null
+      if (plan.status().getJobName() != null
+          && plan.status().getPhase() != null
           && plan.status().getPhase().isFinished()) {
         taskJobs.outcomeRecorded(task.getMetadata().getNamespace(), plan.status().getJobName());
       }
@@ -277,8 +284,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       firingRecorded(task, before, plan.status());
       if (plan.delivery().isPresent()) {
         // After the status write: a conflict above decides again, and must not have sent already.
-        delivery.starter().start(task, Times.parseOrNull(plan.status().getDueTime()), claim.orElseThrow(),
-            plan.delivery().get());
+        delivery
+            .starter()
+            .start(
+                task,
+                Times.parseOrNull(plan.status().getDueTime()),
+                claim.orElseThrow(),
+                plan.delivery().get());
       }
       plan.claim().ifPresent(verdict -> settle(claim.orElseThrow(), verdict));
       freeQueueSlot(task, before, claim, plan, facts);
@@ -368,8 +380,15 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
                     .withName(name)
                     .get());
     ResourceID id = ResourceID.fromResource(task);
-    return new TaskFacts(task, owned, claim, world.now(), context.getSecondaryResource(DeliveryOutcome.class),
-        delivery.outcomes().inFlight(id), Optional.empty()).withAdmission(world.admission().judge(task))
+    return new TaskFacts(
+            task,
+            owned,
+            claim,
+            world.now(),
+            context.getSecondaryResource(DeliveryOutcome.class),
+            delivery.outcomes().inFlight(id),
+            Optional.empty())
+        .withAdmission(world.admission().judge(task))
         .withQueueHold(world.queueHolds().of(task));
   }
 
@@ -393,13 +412,18 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     String id = ScheduleIds.idOf(task);
     try {
       if (change instanceof ScheduleChange.Write write) {
-        schedule.entries().schedule(id, write.due(), TaskQueues.placement(task), TaskQueues.named(task));
+        schedule
+            .entries()
+            .schedule(id, write.due(), TaskQueues.placement(task), TaskQueues.named(task));
       } else if (change instanceof ScheduleChange.Remove) {
         schedule.entries().cancel(id, TaskQueues.named(task));
       }
     } catch (ScheduleUnavailableException e) {
-      LOG.debug("Redis unavailable, schedule entry {} not changed yet ({}); the resync repairs it: {}", id,
-          change.getClass().getSimpleName(), e.getMessage());
+      LOG.debug(
+          "Redis unavailable, schedule entry {} not changed yet ({}); the resync repairs it: {}",
+          id,
+          change.getClass().getSimpleName(),
+          e.getMessage());
       schedule.fellBehind();
     }
   }
@@ -474,8 +498,15 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       return statusWriter.write(task, desired, context);
     } catch (KubernetesClientException e) {
       if (desired.getPhase() == Phase.Invalid) {
-        records.event(task, TaskEvent.warning(TaskEvents.INVALID, desired.getMessage() + " (the status could not be "
-            + "written: " + ApiErrors.reason(e) + ")"));
+        records.event(
+            task,
+            TaskEvent.warning(
+                TaskEvents.INVALID,
+                desired.getMessage()
+                    + " (the status could not be "
+                    + "written: "
+                    + ApiErrors.reason(e)
+                    + ")"));
       }
       throw e;
     }
@@ -493,16 +524,42 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       return;
     }
     TaskTrace trace = TaskTrace.of(task, due);
-    trace.invalidAnnotation().ifPresent(value -> records.events().warning(task, INVALID_TRACEPARENT, "annotation "
-        + TaskTrace.TRACEPARENT_ANNOTATION + " is not a W3C traceparent (" + shown(value) + "; expected "
-        + "00-<32 hex digits trace id>-<16 hex digits parent id>-<2 hex digits flags>): ignored, this firing has "
-        + "a trace of its own, " + trace.firing().getTraceId() + "; fix or remove the annotation"));
+    trace
+        .invalidAnnotation()
+        .ifPresent(
+            value ->
+                records
+                    .events()
+                    .warning(
+                        task,
+                        INVALID_TRACEPARENT,
+                        "annotation "
+                            + TaskTrace.TRACEPARENT_ANNOTATION
+                            + " is not a W3C traceparent ("
+                            + shown(value)
+                            + "; expected "
+                            + "00-<32 hex digits trace id>-<16 hex digits parent id>-<2 hex digits flags>): ignored, this firing has "
+                            + "a trace of its own, "
+                            + trace.firing().getTraceId()
+                            + "; fix or remove the annotation"));
     Instant now = world.now();
     Instant firedAt = Optional.ofNullable(Times.parseOrNull(written.getFiredTime())).orElse(now);
-    String kind = task.getSpec().getJobTemplate() != null ? "job" : task.getSpec().getSink() != null ? "sink" : "status";
-    records.tracing().fired(trace, task.getMetadata().getNamespace(), task.getMetadata().getName(),
-        task.getMetadata().getUid(), due, Duration.between(due, firedAt), kind,
-        written.getPhase().name().toLowerCase(java.util.Locale.ROOT), now);
+    String kind =
+        task.getSpec().getJobTemplate() != null
+            ? "job"
+            : task.getSpec().getSink() != null ? "sink" : "status";
+    records
+        .tracing()
+        .fired(
+            trace,
+            task.getMetadata().getNamespace(),
+            task.getMetadata().getName(),
+            task.getMetadata().getUid(),
+            due,
+            Duration.between(due, firedAt),
+            kind,
+            written.getPhase().name().toLowerCase(java.util.Locale.ROOT),
+            now);
   }
 
   static final String INVALID_TRACEPARENT = "InvalidTraceparent";
@@ -580,7 +637,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     try {
       schedule.entries().cancel(ScheduleIds.idOf(task), TaskQueues.named(task));
     } catch (ScheduleUnavailableException e) {
-      LOG.debug("Redis unavailable, the deleted task's entry is left to the resync: {}", e.getMessage());
+      LOG.debug(
+          "Redis unavailable, the deleted task's entry is left to the resync: {}", e.getMessage());
       schedule.fellBehind();
     }
     claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));

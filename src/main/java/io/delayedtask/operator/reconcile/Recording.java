@@ -8,9 +8,10 @@ import io.delayedtask.operator.trace.Tracing;
  * Where a reconcile records what it did, after the status write that goes with it: Events on the
  * task, the operator's metrics, and the firing's span.
  *
- * @param events  the task's Events
+ * @param events the task's Events
  * @param metrics fire lag, claim outcomes, delivery attempts
- * @param tracing a {@code delayedtask.fire} span per firing (off unless OpenTelemetry's variables ask)
+ * @param tracing a {@code delayedtask.fire} span per firing (off unless OpenTelemetry's variables
+ *     ask)
  */
 public record Recording(TaskEvents events, FireMetrics metrics, Tracing tracing) {
 

@@ -8,9 +8,9 @@ import io.delayedtask.operator.schedule.TaskSchedule;
  * repairs the schedule when Redis could not be written.
  *
  * @param entries the Redis schedule (entries, queue slots)
- * @param claims  the leader's claims handed to the reconciler, settled when decided
- * @param behind  called when a Redis write failed: the schedule is repaired in bulk (resync) as
- *                soon as Redis answers, instead of entry by entry
+ * @param claims the leader's claims handed to the reconciler, settled when decided
+ * @param behind called when a Redis write failed: the schedule is repaired in bulk (resync) as soon
+ *     as Redis answers, instead of entry by entry
  */
 public record ScheduleSide(TaskSchedule entries, DueClaims claims, Runnable behind) {
 
