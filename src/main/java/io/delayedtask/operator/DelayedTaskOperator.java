@@ -16,22 +16,18 @@ import io.delayedtask.operator.reconcile.AdmissionPolicies;
 import io.delayedtask.operator.reconcile.DelayedTaskReconciler;
 import io.delayedtask.operator.reconcile.FireMetrics;
 import io.delayedtask.operator.reconcile.ReconcileExecutor;
+import io.delayedtask.operator.reconcile.Recording;
+import io.delayedtask.operator.reconcile.ScheduleSide;
+import io.delayedtask.operator.reconcile.SinkDelivery;
 import io.delayedtask.operator.reconcile.TaskCloner;
 import io.delayedtask.operator.reconcile.TaskDecider;
 import io.delayedtask.operator.reconcile.TaskEvents;
 import io.delayedtask.operator.reconcile.TaskUpdates;
+import io.delayedtask.operator.reconcile.TaskWorld;
 import io.delayedtask.operator.schedule.TaskSchedule;
-import io.delayedtask.operator.sink.Addressables;
 import io.delayedtask.operator.sink.DeliveryOutcomes;
 import io.delayedtask.operator.sink.DeliveryStarter;
-import io.delayedtask.operator.sink.Destinations;
-import io.delayedtask.operator.sink.InformedServices;
 import io.delayedtask.operator.sink.NameResolver;
-import io.delayedtask.operator.sink.OkHttpSender;
-import io.delayedtask.operator.sink.ServiceAccountTokens;
-import io.delayedtask.operator.sink.SinkDeliveryStarter;
-import io.delayedtask.operator.sink.SinkSpecRules;
-import io.delayedtask.operator.sink.signing.InformedSigningSecrets;
 import io.delayedtask.operator.task.cache.LeanItemStore;
 import io.delayedtask.operator.task.lifetime.SecondsSetting;
 import io.delayedtask.operator.task.spec.SpecValidator;
@@ -260,12 +256,11 @@ public final class DelayedTaskOperator implements AutoCloseable {
 
       // 3. The leader's side: claiming due entries and handing them to the reconciler, and keeping
       //    the schedule in line with the tasks (from the informer cache, once it has synced).
-      // A sink.ref to a Knative Addressable: which kinds are (asked off the reconcile threads), and
-      // an
-      // informer per such kind, started when a task first names it.
-      Addressables addressables = new Addressables(client);
-      stopInReverse.push(addressables);
-      SpecValidator validator = new SpecValidator(new SinkSpecRules(config.sink(), addressables));
+      // A sink is validated with the spec (SinkWiring: which kinds are Addressables); its delivery
+      // is
+      // built below, with the reconciler.
+      SinkWiring sink = SinkWiring.of(config, client, stopInReverse::push);
+      SpecValidator validator = new SpecValidator(sink.specRules());
       InformerTaskCache taskCache = new InformerTaskCache();
       ScheduleResync resync = new ScheduleResync(taskCache, client, schedule, validator, registry);
       ScheduleKeeper keeper =
@@ -290,7 +285,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
       //    It is the one writer of every task's status, and fires the tasks the leader claims: its
       //    threads take the reconciles of claimed tasks first, then by turns the reconciles that
       //    record a sink delivery's answer (a few at once: they come in bursts) and the rest.
-      DeliveryOutcomes deliveryOutcomes = new DeliveryOutcomes();
+      DeliveryOutcomes deliveryOutcomes = sink.outcomes();
       ReconcileExecutor reconcileThreads =
           new ReconcileExecutor(
               RECONCILE_THREADS, dueClaims::holdsClaim, deliveryOutcomes::awaitsRecord);
@@ -362,28 +357,8 @@ public final class DelayedTaskOperator implements AutoCloseable {
       }
       FireMetrics fireMetrics = new FireMetrics(registry);
       // Sink deliveries: sent without a reconcile thread waiting, answers back as events.
-      OkHttpSender sender =
-          new OkHttpSender(
-              config.sink(), registry, options.sinkResolver(), options.sinkSockets(), clock);
-      stopInReverse.push(sender);
-      // A sink.ref's Service and EndpointSlices come from informers: no request per delivery.
-      InformedServices services = new InformedServices(client, config.namespaces());
-      stopInReverse.push(services);
-      // sink.signing's secrets: an informer on the one Secret name, no request per attempt.
-      InformedSigningSecrets signingSecrets =
-          new InformedSigningSecrets(client, config.sink().signingSecret(), config.namespaces());
-      stopInReverse.push(signingSecrets);
       DeliveryStarter deliveryStarter =
-          new SinkDeliveryStarter(
-              sender,
-              new Destinations(services, addressables, config.sink()),
-              new ServiceAccountTokens(client, config.sink()),
-              config.sink(),
-              deliveryOutcomes,
-              fireMetrics::lag,
-              clock,
-              signingSecrets,
-              tracing);
+          sink.deliveryStarter(options, registry, fireMetrics::lag, tracing);
       // Queues: the due tasks a queue holds are marked Queued (reported by the leader's claims),
       // the
       // DelayedTaskQueues' pause and limits go to the claims, and their status is written while
@@ -411,22 +386,15 @@ public final class DelayedTaskOperator implements AutoCloseable {
                                       + queue.name()
                                       + " was deleted: this task is released from it and fires without its limits")));
       stopInReverse.push(queues);
-      operator.register(
+      DelayedTaskReconciler reconciler =
           new DelayedTaskReconciler(
-                  decider,
-                  schedule,
-                  dueClaims,
-                  taskCache,
-                  events,
-                  fireMetrics,
-                  clock,
-                  firing,
-                  keeper::scheduleBehind,
-                  deliveryOutcomes,
-                  deliveryStarter,
-                  admissionPolicies,
-                  tracing)
-              .withQueueHolds(queueHolds),
+              decider,
+              new TaskWorld(taskCache, admissionPolicies, queueHolds, clock, firing),
+              new ScheduleSide(schedule, dueClaims, keeper::scheduleBehind),
+              new Recording(events, fireMetrics, tracing),
+              new SinkDelivery(deliveryStarter, deliveryOutcomes));
+      operator.register(
+          reconciler,
           c -> {
             // Only spec changes (a new generation) and the fire-now annotation reconcile a task,
             // besides

@@ -8,8 +8,6 @@ import io.delayedtask.operator.decision.ClaimVerdict;
 import io.delayedtask.operator.decision.ScheduleChange;
 import io.delayedtask.operator.decision.TaskEvent;
 import io.delayedtask.operator.leader.DueClaims;
-import io.delayedtask.operator.leader.InformerTaskCache;
-import io.delayedtask.operator.leader.QueueHolds;
 import io.delayedtask.operator.leader.ScheduleIds;
 import io.delayedtask.operator.leader.TaskQueues;
 import io.delayedtask.operator.reconcile.TaskDecider.JobCheck;
@@ -18,7 +16,6 @@ import io.delayedtask.operator.schedule.ClaimedEntry;
 import io.delayedtask.operator.schedule.Disposition;
 import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.schedule.ScheduleUnavailableException;
-import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.DeliveryOutcome;
 import io.delayedtask.operator.sink.DeliveryOutcomes;
 import io.delayedtask.operator.sink.DeliveryStarter;
@@ -29,7 +26,6 @@ import io.delayedtask.operator.task.job.JobFactory;
 import io.delayedtask.operator.task.job.TaskLabels;
 import io.delayedtask.operator.task.job.TaskTrace;
 import io.delayedtask.operator.task.time.Times;
-import io.delayedtask.operator.trace.Tracing;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -41,7 +37,6 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -50,7 +45,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +68,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A sink task's delivery is sent without waiting ({@link DeliveryStarter}); its outcome comes
  * back through {@link DeliveryOutcomes} as an event, and the reconcile it causes records it.
+ *
+ * <p>Besides the decider it has four ports, each named for what a reconcile asks of it: what it
+ * reads about the task's world ({@link TaskWorld}), where it changes the schedule ({@link
+ * ScheduleSide}), where it records what it did ({@link Recording}), and how it delivers to a sink
+ * ({@link SinkDelivery}).
  */
 public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   /**
@@ -94,103 +93,39 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private static final Logger LOG = LoggerFactory.getLogger(DelayedTaskReconciler.class);
 
   private final TaskDecider decider;
-  private final TaskSchedule schedule;
-  private final DueClaims claims;
-  private final InformerTaskCache taskCache;
-  private final TaskEvents events;
-  private final FireMetrics metrics;
-  private final Clock clock;
-  private final BooleanSupplier leading;
-  private final Runnable scheduleBehind;
-  private final DeliveryOutcomes deliveries;
-  private final DeliveryStarter deliveryStarter;
-  private final AdmissionPolicies admissionPolicies;
+  private final TaskWorld world;
+  private final ScheduleSide schedule;
+  private final Recording records;
+  private final SinkDelivery delivery;
   private final StatusWriter statusWriter = new StatusWriter();
-  private final Tracing tracing;
   private final TaskJobs taskJobs = new TaskJobs();
   private final Semaphore largeTasks = new Semaphore(LARGE_TASKS_AT_ONCE);
   private volatile InformerEventSource<Job, DelayedTask> jobs;
-  private QueueHolds queueHolds = new QueueHolds();
 
   /**
-   * @param leading whether this instance leads; JOSDK keeps reconciling after the lease is lost
-   *     when the process does not exit (in-process tests), and a former leader must not write then
-   * @param scheduleBehind called when a Redis write failed: the schedule is repaired in bulk
-   *     (resync) as soon as Redis answers, instead of entry by entry
-   * @param admissionPolicies whether the admission policy is in place: without it no Job is created
-   *     and no token sent (the task waits)
+   * @param decider decides each reconcile's plan from the facts (a plain function)
+   * @param world what a decision reads beyond JOSDK's context: time, leadership, admission, queues
+   * @param schedule the task's Redis entry and its claim
+   * @param records where what was done is recorded: Events, metrics, the firing's span
+   * @param delivery how a sink task's attempt is sent, and its answer comes back
    */
   public DelayedTaskReconciler(
       TaskDecider decider,
-      TaskSchedule schedule,
-      DueClaims claims,
-      InformerTaskCache taskCache,
-      TaskEvents events,
-      FireMetrics metrics,
-      Clock clock,
-      BooleanSupplier leading,
-      Runnable scheduleBehind,
-      DeliveryOutcomes deliveries,
-      DeliveryStarter deliveryStarter,
-      AdmissionPolicies admissionPolicies) {
-    this(
-        decider,
-        schedule,
-        claims,
-        taskCache,
-        events,
-        metrics,
-        clock,
-        leading,
-        scheduleBehind,
-        deliveries,
-        deliveryStarter,
-        admissionPolicies,
-        Tracing.off());
-  }
-
-  /** With {@code tracing}: a {@code delayedtask.fire} span per firing, after its status write. */
-  public DelayedTaskReconciler(
-      TaskDecider decider,
-      TaskSchedule schedule,
-      DueClaims claims,
-      InformerTaskCache taskCache,
-      TaskEvents events,
-      FireMetrics metrics,
-      Clock clock,
-      BooleanSupplier leading,
-      Runnable scheduleBehind,
-      DeliveryOutcomes deliveries,
-      DeliveryStarter deliveryStarter,
-      AdmissionPolicies admissionPolicies,
-      Tracing tracing) {
-    this.tracing = tracing;
-    this.admissionPolicies = admissionPolicies;
-    this.deliveries = deliveries;
-    this.deliveryStarter = deliveryStarter;
+      TaskWorld world,
+      ScheduleSide schedule,
+      Recording records,
+      SinkDelivery delivery) {
     this.decider = decider;
+    this.world = world;
     this.schedule = schedule;
-    this.claims = claims;
-    this.taskCache = taskCache;
-    this.events = events;
-    this.metrics = metrics;
-    this.clock = clock;
-    this.leading = leading;
-    this.scheduleBehind = scheduleBehind;
-  }
-
-  /**
-   * Where the leader's claims of the queues report the tasks they hold (their condition Queued).
-   */
-  public DelayedTaskReconciler withQueueHolds(QueueHolds holds) {
-    this.queueHolds = holds;
-    return this;
+    this.records = records;
+    this.delivery = delivery;
   }
 
   @Override
   public List<EventSource<?, DelayedTask>> prepareEventSources(
       EventSourceContext<DelayedTask> context) {
-    taskCache.attach(context.getPrimaryCache());
+    world.tasks().attach(context.getPrimaryCache());
     // Only the Jobs we created (they carry the task-uid label), mapped to their controlling task;
     // kept without managedFields when the tasks are (one informer, see DelayedTaskOperator).
     var config =
@@ -212,7 +147,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
             super.onDelete(job, deletedFinalStateUnknown);
           }
         };
-    return List.of(jobs, claims, deliveries, queueHolds);
+    return List.of(jobs, schedule.claims(), delivery.outcomes(), world.queueHolds());
   }
 
   static Set<ResourceID> owningTask(Job job) {
@@ -229,8 +164,8 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   @Override
   public UpdateControl<DelayedTask> reconcile(DelayedTask task, Context<DelayedTask> context) {
     Optional<ClaimedEntry> claim = context.getSecondaryResource(ClaimedEntry.class);
-    if (!leading.getAsBoolean()) {
-      claim.ifPresent(entry -> claims.settle(entry, Disposition.retryAt(entry.due())));
+    if (!world.leads()) {
+      claim.ifPresent(entry -> schedule.claims().settle(entry, Disposition.retryAt(entry.due())));
       // Handed back without a dispatch: its queue's slot is free for the next leader's claim.
       claim.flatMap(ClaimedEntry::queue).ifPresent(queue -> freeSlot(queue, task));
       return UpdateControl.noUpdate();
@@ -246,13 +181,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       // backoff (Redis clock), and its next claim reconciles the task again; JOSDK's own retry
       // would be a second one on top. Without a claim (a spec change, a Job's outcome, a delivery's
       // answer) JOSDK retries the reconcile.
-      Optional<ClaimedEntry> waiting = claim.filter(claims::isWaiting);
+      Optional<ClaimedEntry> waiting = claim.filter(schedule.claims()::isWaiting);
       if (waiting.isEmpty()) {
         throw e;
       }
-      metrics.outcome(ClaimOutcome.RETRY);
+      records.metrics().outcome(ClaimOutcome.RETRY);
       LOG.warn("Firing failed; the claim goes back with backoff: {}", ApiErrors.reason(e));
-      claims.retryLater(waiting.get(), "reconciling failed: " + ApiErrors.reason(e));
+      schedule.claims().retryLater(waiting.get(), "reconciling failed: " + ApiErrors.reason(e));
       return UpdateControl.noUpdate();
     }
   }
@@ -260,7 +195,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private UpdateControl<DelayedTask> reconcileAsLeader(
       DelayedTask cached, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     if (claim.isPresent() && claim.get().queue().isPresent()) {
-      queueHolds.forget(ResourceID.fromResource(cached));
+      world.queueHolds().forget(ResourceID.fromResource(cached));
       if (!claim.get().queue().equals(TaskQueues.placement(cached))) {
         // Left in a queue the task no longer names (spec.queue changed): not this queue's to fire.
         settle(claim.get(), ClaimVerdict.Settle.stale());
@@ -336,24 +271,26 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
                         "the task kept changing while it was " + "being fired")));
         return UpdateControl.noUpdate(); // the newer version's own event reconciles it again
       }
-      facts.delivery().ifPresent(outcome -> deliveries.recorded(read, outcome));
+      facts.delivery().ifPresent(outcome -> delivery.outcomes().recorded(read, outcome));
       if (plan.status().getJobName() != null
           && plan.status().getPhase() != null
           && plan.status().getPhase().isFinished()) {
         taskJobs.outcomeRecorded(task.getMetadata().getNamespace(), plan.status().getJobName());
       }
-      plan.deliveryMetric().ifPresent(metrics::delivery);
+      plan.deliveryMetric().ifPresent(records.metrics()::delivery);
       for (TaskEvent event : plan.events()) {
-        record(task, event);
+        records.event(task, event);
       }
       firingRecorded(task, before, plan.status());
       if (plan.delivery().isPresent()) {
         // After the status write: a conflict above decides again, and must not have sent already.
-        deliveryStarter.start(
-            task,
-            Times.parseOrNull(plan.status().getDueTime()),
-            claim.orElseThrow(),
-            plan.delivery().get());
+        delivery
+            .starter()
+            .start(
+                task,
+                Times.parseOrNull(plan.status().getDueTime()),
+                claim.orElseThrow(),
+                plan.delivery().get());
       }
       plan.claim().ifPresent(verdict -> settle(claim.orElseThrow(), verdict));
       freeQueueSlot(task, before, claim, plan, facts);
@@ -413,13 +350,13 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
 
   private void freeSlot(QueueRef queue, DelayedTask task) {
     try {
-      schedule.freeSlots(queue, List.of(ScheduleIds.idOf(task)));
+      schedule.entries().freeSlots(queue, List.of(ScheduleIds.idOf(task)));
     } catch (ScheduleUnavailableException e) {
       LOG.debug(
           "Redis unavailable, the queue slot of {} is freed by the resync: {}",
           ScheduleIds.idOf(task),
           e.getMessage());
-      scheduleBehind.run();
+      schedule.fellBehind();
     }
   }
 
@@ -447,12 +384,12 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
             task,
             owned,
             claim,
-            clock.instant(),
+            world.now(),
             context.getSecondaryResource(DeliveryOutcome.class),
-            deliveries.inFlight(id),
+            delivery.outcomes().inFlight(id),
             Optional.empty())
-        .withAdmission(admissionPolicies.judge(task))
-        .withQueueHold(queueHolds.of(task));
+        .withAdmission(world.admission().judge(task))
+        .withQueueHold(world.queueHolds().of(task));
   }
 
   private Optional<DelayedTask> reread(DelayedTask task, Context<DelayedTask> context) {
@@ -475,9 +412,11 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     String id = ScheduleIds.idOf(task);
     try {
       if (change instanceof ScheduleChange.Write write) {
-        schedule.schedule(id, write.due(), TaskQueues.placement(task), TaskQueues.named(task));
+        schedule
+            .entries()
+            .schedule(id, write.due(), TaskQueues.placement(task), TaskQueues.named(task));
       } else if (change instanceof ScheduleChange.Remove) {
-        schedule.cancel(id, TaskQueues.named(task));
+        schedule.entries().cancel(id, TaskQueues.named(task));
       }
     } catch (ScheduleUnavailableException e) {
       LOG.debug(
@@ -485,7 +424,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
           id,
           change.getClass().getSimpleName(),
           e.getMessage());
-      scheduleBehind.run();
+      schedule.fellBehind();
     }
   }
 
@@ -559,7 +498,7 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
       return statusWriter.write(task, desired, context);
     } catch (KubernetesClientException e) {
       if (desired.getPhase() == Phase.Invalid) {
-        record(
+        records.event(
             task,
             TaskEvent.warning(
                 TaskEvents.INVALID,
@@ -589,34 +528,38 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
         .invalidAnnotation()
         .ifPresent(
             value ->
-                events.warning(
-                    task,
-                    INVALID_TRACEPARENT,
-                    "annotation "
-                        + TaskTrace.TRACEPARENT_ANNOTATION
-                        + " is not a W3C traceparent ("
-                        + shown(value)
-                        + "; expected "
-                        + "00-<32 hex digits trace id>-<16 hex digits parent id>-<2 hex digits flags>): ignored, this firing has "
-                        + "a trace of its own, "
-                        + trace.firing().getTraceId()
-                        + "; fix or remove the annotation"));
-    Instant now = clock.instant();
+                records
+                    .events()
+                    .warning(
+                        task,
+                        INVALID_TRACEPARENT,
+                        "annotation "
+                            + TaskTrace.TRACEPARENT_ANNOTATION
+                            + " is not a W3C traceparent ("
+                            + shown(value)
+                            + "; expected "
+                            + "00-<32 hex digits trace id>-<16 hex digits parent id>-<2 hex digits flags>): ignored, this firing has "
+                            + "a trace of its own, "
+                            + trace.firing().getTraceId()
+                            + "; fix or remove the annotation"));
+    Instant now = world.now();
     Instant firedAt = Optional.ofNullable(Times.parseOrNull(written.getFiredTime())).orElse(now);
     String kind =
         task.getSpec().getJobTemplate() != null
             ? "job"
             : task.getSpec().getSink() != null ? "sink" : "status";
-    tracing.fired(
-        trace,
-        task.getMetadata().getNamespace(),
-        task.getMetadata().getName(),
-        task.getMetadata().getUid(),
-        due,
-        Duration.between(due, firedAt),
-        kind,
-        written.getPhase().name().toLowerCase(java.util.Locale.ROOT),
-        now);
+    records
+        .tracing()
+        .fired(
+            trace,
+            task.getMetadata().getNamespace(),
+            task.getMetadata().getName(),
+            task.getMetadata().getUid(),
+            due,
+            Duration.between(due, firedAt),
+            kind,
+            written.getPhase().name().toLowerCase(java.util.Locale.ROOT),
+            now);
   }
 
   static final String INVALID_TRACEPARENT = "InvalidTraceparent";
@@ -639,31 +582,23 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
     return "\"" + (value.length() > 80 ? value.substring(0, 80) + "..." : value) + "\"";
   }
 
-  private void record(DelayedTask task, TaskEvent event) {
-    if (event.warning()) {
-      events.warning(task, event.reason(), event.message());
-    } else {
-      events.normal(task, event.reason(), event.message());
-    }
-  }
-
   private void settle(ClaimedEntry claim, ClaimVerdict verdict) {
     if (verdict instanceof ClaimVerdict.Settle settle) {
-      settle.lag().ifPresent(metrics::lag);
-      metrics.outcome(settle.outcome());
-      claims.settle(claim, Disposition.acknowledge());
+      settle.lag().ifPresent(records.metrics()::lag);
+      records.metrics().outcome(settle.outcome());
+      schedule.claims().settle(claim, Disposition.acknowledge());
     } else if (verdict instanceof ClaimVerdict.HandBack handBack) {
-      handBack.outcome().ifPresent(metrics::outcome);
+      handBack.outcome().ifPresent(records.metrics()::outcome);
       if (handBack.outcome().filter(ClaimOutcome.CLOCK_SKEW::equals).isPresent()) {
         LOG.warn(
             "Redis's clock says the task is due, this process's clock does not yet: the clocks disagree "
                 + "(check NTP on the Redis and operator hosts); firing when both say it is due, at {} by Redis's clock",
             handBack.at());
       }
-      claims.settle(claim, Disposition.retryAt(handBack.at()));
+      schedule.claims().settle(claim, Disposition.retryAt(handBack.at()));
     } else if (verdict instanceof ClaimVerdict.Backoff backoff) {
-      metrics.outcome(ClaimOutcome.RETRY);
-      claims.retryLater(claim, backoff.why());
+      records.metrics().outcome(ClaimOutcome.RETRY);
+      schedule.claims().retryLater(claim, backoff.why());
     }
   }
 
@@ -700,14 +635,14 @@ public class DelayedTaskReconciler implements Reconciler<DelayedTask> {
   private UpdateControl<DelayedTask> whileDeleting(
       DelayedTask task, Optional<ClaimedEntry> claim, Context<DelayedTask> context) {
     try {
-      schedule.cancel(ScheduleIds.idOf(task), TaskQueues.named(task));
+      schedule.entries().cancel(ScheduleIds.idOf(task), TaskQueues.named(task));
     } catch (ScheduleUnavailableException e) {
       LOG.debug(
           "Redis unavailable, the deleted task's entry is left to the resync: {}", e.getMessage());
-      scheduleBehind.run();
+      schedule.fellBehind();
     }
     claim.ifPresent(entry -> settle(entry, ClaimVerdict.Settle.stale()));
-    deliveries.forget(task);
+    delivery.outcomes().forget(task);
     if (!context.isPrimaryResourceDeleted()) {
       removeLegacyFinalizer(task, context);
     }
