@@ -97,6 +97,13 @@ public final class AdmissionPolicies implements AutoCloseable {
    */
   private static final Duration LIST_AFTER = Duration.ofMillis(1500);
 
+  /**
+   * Tasks per page of the baseline list: a page arrives and is parsed whole, and a task may be as
+   * large as the API server stores (about 1.5 MiB), so 500 of them would not fit the default heap;
+   * the same page as the informers' (DelayedTaskOperator).
+   */
+  private static final long BASELINE_PAGE = 50;
+
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionPolicies.class);
   private static final String CRD = HasMetadata.getFullResourceName(DelayedTask.class);
 
@@ -591,7 +598,11 @@ public final class AdmissionPolicies implements AutoCloseable {
                     (namespace == null
                             ? resources.inAnyNamespace()
                             : resources.inNamespace(namespace))
-                        .list(new ListOptionsBuilder().withLimit(500L).withContinue(next).build());
+                        .list(
+                            new ListOptionsBuilder()
+                                .withLimit(BASELINE_PAGE)
+                                .withContinue(next)
+                                .build());
                 for (DelayedTask task : list.getItems()) {
                   generations.put(task.getMetadata().getUid(), task.getMetadata().getGeneration());
                 }
