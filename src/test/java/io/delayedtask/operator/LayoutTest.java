@@ -9,6 +9,10 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -161,6 +165,31 @@ class LayoutTest {
             .sorted()
             .toList();
     assertThat(clashes).as("test types named like a main class").isEmpty();
+  }
+
+  /**
+   * Every package of the operator says its job where a reader of the package looks first: a {@code
+   * package-info.java} whose Javadoc DESIGN.md's map can point to.
+   */
+  @Test
+  void everyPackageSaysItsJobInItsPackageInfo() throws IOException {
+    Path sources = Path.of("src/main/java");
+    Set<String> packages =
+        operator.stream().map(JavaClass::getPackageName).collect(Collectors.toSet());
+    List<String> silent =
+        packages.stream()
+            .filter(
+                name -> {
+                  Path info = sources.resolve(name.replace('.', '/')).resolve("package-info.java");
+                  try {
+                    return !Files.exists(info) || !Files.readString(info).contains("/**");
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                })
+            .sorted()
+            .toList();
+    assertThat(silent).as("packages without a package-info.java Javadoc").isEmpty();
   }
 
   private static Set<String> named(Stream<JavaClass> classes) {
