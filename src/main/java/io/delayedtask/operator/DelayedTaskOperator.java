@@ -28,6 +28,7 @@ import io.delayedtask.operator.schedule.TaskSchedule;
 import io.delayedtask.operator.sink.DeliveryOutcomes;
 import io.delayedtask.operator.sink.DeliveryStarter;
 import io.delayedtask.operator.sink.NameResolver;
+import io.delayedtask.operator.task.cache.CachedObjects;
 import io.delayedtask.operator.task.cache.LeanItemStore;
 import io.delayedtask.operator.task.lifetime.SecondsSetting;
 import io.delayedtask.operator.task.spec.SpecValidator;
@@ -76,16 +77,6 @@ public final class DelayedTaskOperator implements AutoCloseable {
    * bound matters when it cannot run.
    */
   private static final Duration SCHEDULE_FIRST_AT_MOST = Duration.ofSeconds(5);
-
-  /**
-   * Objects per page when an informer lists the tasks: a page arrives as one byte array and is
-   * parsed whole before the store trims it (CachedObjects), and a task may be as large as the API
-   * server stores (about 1.5 MiB: 256 KiB of annotations, caCerts, a jobTemplate the operator then
-   * refuses). 200 such tasks (180 MB of JSON) made a restart at the default 512Mi limit run out of
-   * heap; 50 listed 2,000 of them with 45 MB live (docs/development/scale-lab.md, LargeTasksScale
-   * -Dshape=largest).
-   */
-  private static final long INFORMER_PAGE = 50;
 
   /** Everything to stop, latest first. */
   private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
@@ -422,7 +413,7 @@ public final class DelayedTaskOperator implements AutoCloseable {
             if (config.watchesAllNamespaces() || config.namespaces().size() == 1) {
               c.withItemStore(LeanItemStore.forTasks());
             }
-            c.withInformerListLimit(INFORMER_PAGE);
+            c.withInformerListLimit(CachedObjects.TASKS_PER_LIST_PAGE);
             if (config.watchesAllNamespaces()) {
               c.watchingAllNamespaces();
             } else {

@@ -172,7 +172,7 @@ class LayoutTest {
    * package-info.java} whose Javadoc DESIGN.md's map can point to.
    */
   @Test
-  void everyPackageSaysItsJobInItsPackageInfo() throws IOException {
+  void everyPackageSaysItsJobInItsPackageInfo() {
     Path sources = Path.of("src/main/java");
     Set<String> packages =
         operator.stream().map(JavaClass::getPackageName).collect(Collectors.toSet());

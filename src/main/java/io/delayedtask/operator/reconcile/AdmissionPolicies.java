@@ -1,6 +1,7 @@
 package io.delayedtask.operator.reconcile;
 
 import io.delayedtask.operator.api.v1alpha1.DelayedTask;
+import io.delayedtask.operator.task.cache.CachedObjects;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -96,13 +97,6 @@ public final class AdmissionPolicies implements AutoCloseable {
    * How long after the policy's objects change the list of the tasks is made: past their second.
    */
   private static final Duration LIST_AFTER = Duration.ofMillis(1500);
-
-  /**
-   * Tasks per page of the baseline list: a page arrives and is parsed whole, and a task may be as
-   * large as the API server stores (about 1.5 MiB), so 500 of them would not fit the default heap;
-   * the same page as the informers' (DelayedTaskOperator).
-   */
-  private static final long BASELINE_PAGE = 50;
 
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionPolicies.class);
   private static final String CRD = HasMetadata.getFullResourceName(DelayedTask.class);
@@ -600,7 +594,7 @@ public final class AdmissionPolicies implements AutoCloseable {
                             : resources.inNamespace(namespace))
                         .list(
                             new ListOptionsBuilder()
-                                .withLimit(BASELINE_PAGE)
+                                .withLimit(CachedObjects.TASKS_PER_LIST_PAGE)
                                 .withContinue(next)
                                 .build());
                 for (DelayedTask task : list.getItems()) {

@@ -31,6 +31,16 @@ import java.util.TreeMap;
  * cache keeps nothing else of it, whatever its size.
  */
 public final class CachedObjects {
+  /**
+   * Tasks per page when the operator lists them (its informers, the admission check's baseline): a
+   * page arrives as one byte array and is parsed whole before the store trims it (below), and a
+   * task may be as large as the API server stores (about 1.5 MiB: 256 KiB of annotations, caCerts,
+   * a jobTemplate the operator then refuses). 200 such tasks (180 MB of JSON) made a restart at the
+   * default 512Mi limit run out of heap; 50 listed 2,000 of them with 45 MB live
+   * (docs/development/scale-lab.md, LargeTasksScale -Dshape=largest).
+   */
+  public static final long TASKS_PER_LIST_PAGE = 50;
+
   /** Tasks whose large fields stay in the cache: every one at the contract's usual sizes. */
   public static final int KEEP_UP_TO_CHARS = 32 * 1024;
 
