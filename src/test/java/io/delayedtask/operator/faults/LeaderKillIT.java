@@ -37,7 +37,8 @@ class LeaderKillIT {
     OperatorProcess first = lab.startOperator("op-a");
     lab.awaitLiveLeader(Duration.ofSeconds(60));
     OperatorProcess second = lab.startOperator("op-b");
-    Instant due = Instant.now().plusSeconds(15);
+    // After the 100 are scheduled (about 3 s beside another test JVM) and op-b has started.
+    Instant due = Instant.now().plusSeconds(10);
     List<String> names = new ArrayList<>(lab.createTasks("at-due-job", 50, i -> due, true));
     names.addAll(lab.createTasks("at-due-status", 50, i -> due, false));
     lab.awaitScheduled(names, Duration.ofSeconds(60));
@@ -58,7 +59,7 @@ class LeaderKillIT {
     lab.startOperator("op-a");
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
     OperatorProcess standby = lab.startOperator("op-b");
-    Instant due = Instant.now().plusSeconds(12);
+    Instant due = Instant.now().plusSeconds(8); // after the 100 are scheduled, about 3 s
     List<String> names = new ArrayList<>(lab.createTasks("claimed-job", 50, i -> due, true));
     names.addAll(lab.createTasks("claimed-status", 50, i -> due, false));
     lab.awaitScheduled(names, Duration.ofSeconds(60));

@@ -42,7 +42,9 @@ class LeaseHandoverIT {
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
     OperatorProcess standby = lab.startOperatorWithDefaultLease("op-b");
     await("the standby is ready").atMost(Duration.ofSeconds(60)).until(standby::ready);
-    Instant start = Instant.now().plusSeconds(20);
+    // Every task created well before its due time (100 take about 2 s beside another test JVM):
+    // one created late would fire late, and read as the handover's lag.
+    Instant start = Instant.now().plusSeconds(10);
     List<String> names = lab.createTasks("rolling", 80, i -> start.plusMillis(100L * i), false);
     LeaseLog lease = LeaseLog.watch(lab);
 
@@ -76,7 +78,7 @@ class LeaseHandoverIT {
     OperatorProcess leader = lab.awaitLiveLeader(Duration.ofSeconds(60));
     OperatorProcess standby = lab.startOperatorWithDefaultLease("op-b");
     await("the standby is ready").atMost(Duration.ofSeconds(60)).until(standby::ready);
-    Instant start = Instant.now().plusSeconds(20);
+    Instant start = Instant.now().plusSeconds(10); // as in the SIGTERM test
     List<String> names = lab.createTasks("killed", 100, i -> start.plusMillis(100L * i), false);
 
     FaultLab.awaitInstant(start.plusSeconds(2));
