@@ -21,7 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * check, and a second Job creation meets the server's own AlreadyExists. ({@link
  * RepeatedLeaderKillIT} kills leader after leader while tasks keep falling due, and {@link
  * QueueLeaderKillIT} kills one in the middle of a queue's burst: classes of their own, so that
- * failsafe's two JVMs share the kills' minutes.)
+ * failsafe's JVMs share the kills' minutes.)
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * with SIGTERM (a rolling update) releases the Lease and the standby fires within a second; a
  * leader SIGKILLed (a lost node) costs at most 5 s of firing. Tasks fall due every 100 ms
  * throughout. (Apart from {@link LeaderKillIT}, whose kills at the worst moments prove nothing is
- * lost: the two classes run side by side in failsafe's two JVMs.)
+ * lost: the two classes run side by side in failsafe's JVMs.)
  */
 @RequiresRealKubernetes
 @ExtendWith(FaultLabExtension.class)
