@@ -56,7 +56,7 @@ public final class QueueCommandCost {
     int seconds = Integer.getInteger("bench.seconds", 15);
     int rounds = Integer.getInteger("bench.rounds", 2);
     StringBuilder report =
-        QueueBench.report(
+        BenchReport.report(
             "Redis commands: a queued task against one in no queue, and a paused queue",
             "The operator's schedule (`RedisSchedule`, one shard) and poller (`SchedulePoller`, default settings), "
                 + "a redis-server on 127.0.0.1.");

@@ -1,14 +1,11 @@
 package io.delayedtask.operator.bench;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.delayedtask.operator.schedule.Disposition;
 import io.delayedtask.operator.schedule.QueueLimits;
 import io.delayedtask.operator.schedule.QueueRef;
 import io.delayedtask.operator.schedule.RedisConnections;
 import io.delayedtask.operator.schedule.RedisSchedule;
 import io.delayedtask.operator.schedule.SchedulePoller;
-import io.delayedtask.operator.testing.BuildIdentity;
 import io.delayedtask.operator.testing.RedisProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -23,7 +20,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
-import org.slf4j.LoggerFactory;
 
 /**
  * What a {@code DelayedTaskQueue} does on a real redis-server, driven by the operator's own poller
@@ -51,19 +47,11 @@ public final class QueueCost {
   private QueueCost() {}
 
   public static void main(String[] args) throws Exception {
-    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
     StringBuilder report =
-        new StringBuilder("# A DelayedTaskQueue's cost on a real redis-server\n\n")
-            .append("Build ")
-            .append(BuildIdentity.workingTree())
-            .append(", ")
-            .append(Instant.now())
-            .append(", ")
-            .append(Runtime.getRuntime().availableProcessors())
-            .append(" cores, Java ")
-            .append(System.getProperty("java.version"))
-            .append(". The operator's poller (`SchedulePoller`, ")
-            .append("batch 100) over `RedisSchedule`, one shard, a redis-server on 127.0.0.1.\n\n");
+        BenchReport.report(
+            "A DelayedTaskQueue's cost on a real redis-server",
+            "The operator's poller (`SchedulePoller`, batch 100) over `RedisSchedule`, one shard, a"
+                + " redis-server on 127.0.0.1.");
     try (RedisProcess redis = RedisProcess.start()) {
       burst(redis, report);
       pausedQueue(redis, report);

@@ -48,7 +48,7 @@ public final class QueueNeighbourLag {
   public static void main(String[] args) throws Exception {
     int rounds = Integer.getInteger("bench.rounds", 3);
     StringBuilder report =
-        QueueBench.report(
+        BenchReport.report(
             "A task in no queue beside a saturated DelayedTaskQueue",
             "The operator's poller (`SchedulePoller`, default settings) over `RedisSchedule`, one shard, a redis-server "
                 + "on 127.0.0.1; the handler acknowledges each claim at once.");
@@ -93,8 +93,8 @@ public final class QueueNeighbourLag {
         .append(
             String.format(
                 "; p50 difference %d ms, p99 difference %d ms.%n",
-                QueueBench.percentile(with, 50) - QueueBench.percentile(without, 50),
-                QueueBench.percentile(with, 99) - QueueBench.percentile(without, 99)));
+                BenchReport.percentile(with, 50) - BenchReport.percentile(without, 50),
+                BenchReport.percentile(with, 99) - BenchReport.percentile(without, 99)));
     System.out.println(report);
     System.exit(0);
   }
@@ -167,9 +167,9 @@ public final class QueueNeighbourLag {
   }
 
   private static String summary(List<Long> sorted) {
-    return QueueBench.percentile(sorted, 50)
+    return BenchReport.percentile(sorted, 50)
         + " / "
-        + QueueBench.percentile(sorted, 99)
+        + BenchReport.percentile(sorted, 99)
         + " / "
         + sorted.get(sorted.size() - 1)
         + " ms";

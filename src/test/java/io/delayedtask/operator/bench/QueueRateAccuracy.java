@@ -39,7 +39,7 @@ public final class QueueRateAccuracy {
   public static void main(String[] args) throws Exception {
     int seconds = Integer.getInteger("bench.seconds", 60);
     StringBuilder report =
-        QueueBench.report(
+        BenchReport.report(
             "A DelayedTaskQueue's rate, held to the bound",
             "The operator's poller (`SchedulePoller`, default settings: batch 100) over `RedisSchedule`, one shard, "
                 + "a redis-server on 127.0.0.1; the handler acknowledges each claim at once.");

@@ -49,7 +49,7 @@ public final class QueueResume {
     int rounds = Integer.getInteger("bench.rounds", 3);
     int burst = (int) Math.ceil(rate);
     StringBuilder report =
-        QueueBench.report(
+        BenchReport.report(
             "Resuming a paused DelayedTaskQueue",
             "The operator's poller (`SchedulePoller`, default settings: batch 100) over `RedisSchedule`, one shard, "
                 + "a redis-server on 127.0.0.1; the handler acknowledges each claim at once.");
@@ -174,9 +174,9 @@ public final class QueueResume {
         .append(" | ")
         .append(summary(overBound))
         .append(" | ")
-        .append(QueueBench.percentile(firstThousand, 99))
+        .append(BenchReport.percentile(firstThousand, 99))
         .append(" / ")
-        .append(QueueBench.percentile(rest, 99))
+        .append(BenchReport.percentile(rest, 99))
         .append(" ms | ")
         .append(summary(claimOverBound))
         .append(" | ")
@@ -192,9 +192,9 @@ public final class QueueResume {
   }
 
   private static String summary(List<Long> sorted) {
-    return QueueBench.percentile(sorted, 50)
+    return BenchReport.percentile(sorted, 50)
         + " / "
-        + QueueBench.percentile(sorted, 99)
+        + BenchReport.percentile(sorted, 99)
         + " / "
         + sorted.get(sorted.size() - 1)
         + " ms";

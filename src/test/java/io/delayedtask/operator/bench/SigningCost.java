@@ -1,21 +1,13 @@
 package io.delayedtask.operator.bench;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import io.delayedtask.operator.config.SinkConfig;
 import io.delayedtask.operator.sink.DeliveryRequest;
 import io.delayedtask.operator.sink.DeliveryResult;
 import io.delayedtask.operator.sink.OkHttpSender;
 import io.delayedtask.operator.sink.Reach;
 import io.delayedtask.operator.sink.signing.SigningKeys;
-import io.delayedtask.operator.testing.BuildIdentity;
-import io.delayedtask.operator.testing.LoopbackOnlySockets;
 import io.delayedtask.operator.testing.Receiver;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.InetAddress;
 import java.net.URI;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.LoggerFactory;
 
 /**
  * What {@code sink.signing} costs an attempt: (1) the signature alone (HMAC-SHA256 over {@code
@@ -49,19 +40,10 @@ public final class SigningCost {
   private SigningCost() {}
 
   public static void main(String[] args) throws Exception {
-    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-    StringBuilder report = new StringBuilder();
+    StringBuilder report =
+        BenchReport.report(
+            "Signing's cost per attempt", "The signature alone, then whole attempts A/B.");
     report
-        .append("# Signing's cost per attempt\n\n")
-        .append("Build ")
-        .append(BuildIdentity.workingTree())
-        .append(", ")
-        .append(Instant.now())
-        .append(", ")
-        .append(Runtime.getRuntime().availableProcessors())
-        .append(" cores, Java ")
-        .append(System.getProperty("java.version"))
-        .append(".\n\n")
         .append("## The signature alone\n\n")
         .append("Median of ")
         .append(SIGN_ROUNDS)
@@ -108,13 +90,7 @@ public final class SigningCost {
             " attempts one after another (a 1 KiB payload) through `OkHttpSender` to a receiver on 127.0.0.1 ")
         .append("(`testing/Receiver`) and measures each attempt from `send` to its result.\n\n");
     try (Receiver receiver = Receiver.start()) {
-      OkHttpSender sender =
-          new OkHttpSender(
-              SinkConfig.defaults(),
-              new SimpleMeterRegistry(),
-              host -> List.of(InetAddress.getByName("127.0.0.1")),
-              new LoopbackOnlySockets(),
-              Clock.systemUTC());
+      OkHttpSender sender = LoopbackSender.open();
       try {
         List<Long> unsigned = new ArrayList<>();
         List<Long> signed = new ArrayList<>();
@@ -132,13 +108,13 @@ public final class SigningCost {
           }
         }
         report
-            .append("| attempts | n | p50 µs | p90 µs | p99 µs |\n|---|---|---|---|---|\n")
-            .append(row("unsigned", unsigned))
-            .append(row("signed (1 secret)", signed))
+            .append(BenchReport.microsTable("attempts"))
+            .append(BenchReport.microsRow("unsigned", unsigned))
+            .append(BenchReport.microsRow("signed (1 secret)", signed))
             .append(
                 String.format(
                     "%nSigned minus unsigned at p50: %.1f µs.%n",
-                    (percentile(signed, 0.5) - percentile(unsigned, 0.5)) / 1000.0));
+                    BenchReport.micros(signed, 50) - BenchReport.micros(unsigned, 50)));
       } finally {
         sender.close();
       }
@@ -181,21 +157,6 @@ public final class SigningCost {
         throw new IllegalStateException("the receiver did not answer 200: " + result);
       }
     }
-  }
-
-  private static String row(String name, List<Long> nanos) {
-    return String.format(
-        "| %s | %d | %.0f | %.0f | %.0f |%n",
-        name,
-        nanos.size(),
-        percentile(nanos, 0.5) / 1000.0,
-        percentile(nanos, 0.9) / 1000.0,
-        percentile(nanos, 0.99) / 1000.0);
-  }
-
-  private static double percentile(List<Long> values, double p) {
-    List<Long> sorted = values.stream().sorted().toList();
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
   }
 
   private static double median(List<Double> values) {
