@@ -75,8 +75,9 @@ public final class TracingCost {
         List<Long> on = new ArrayList<>();
         List<Long> offTracing = new ArrayList<>();
         List<Long> onTracing = new ArrayList<>();
+        // A warm-up round each, not counted.
         fireRound(sender, url, payload, Tracing.off(), new ArrayList<>(), new ArrayList<>());
-        fireRound(sender, url, payload, exported, new ArrayList<>(), new ArrayList<>()); // warm-up
+        fireRound(sender, url, payload, exported, new ArrayList<>(), new ArrayList<>());
         long exporterCpuBefore = exporterCpuNanos();
         for (int round = 0; round < ROUNDS; round++) {
           if (round % 2 == 0) {

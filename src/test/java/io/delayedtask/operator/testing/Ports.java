@@ -31,14 +31,11 @@ public final class Ports {
 
   private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
 
-  /** Where the next pick starts, advancing past every port handed out. */
-  private static final AtomicInteger NEXT = new AtomicInteger();
-
   private static final int END = ephemeralLow();
 
-  static {
-    NEXT.set(END > FIRST ? ThreadLocalRandom.current().nextInt(FIRST, END) : 0);
-  }
+  /** Where the next pick starts (a random point at first), advancing past every port handed out. */
+  private static final AtomicInteger NEXT =
+      new AtomicInteger(END > FIRST ? ThreadLocalRandom.current().nextInt(FIRST, END) : 0);
 
   private Ports() {}
 
